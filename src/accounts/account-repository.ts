@@ -1,0 +1,51 @@
+import type { Queryable } from '../store/database.ts';
+
+export type Account = { id: string; name: string; plan: string; isDefault: boolean; createdAt: Date };
+
+type AccountRow = { id: string; name: string; plan: string; is_default: boolean; created_at: Date };
+const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  name: row.name,
+  plan: row.plan,
+  isDefault: row.is_default,
+  createdAt: row.created_at,
+});
+const COLUMNS = 'id, name, plan, is_default, created_at';
+
+/** Creates the default account once; concurrent first starts agree on one row. */
+export async function ensureDefaultAccount(db: Queryable): Promise<{ account: Account; created: boolean }> {
+  const inserted = await db.query<AccountRow>(
+    `INSERT INTO accounts (name, is_default) VALUES ('default', true)
+     ON CONFLICT (is_default) WHERE is_default DO NOTHING RETURNING ${COLUMNS}`,
+  );
+  if (inserted.rows[0]) return { account: toAccount(inserted.rows[0]), created: true };
+  const existing = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE is_default`);
+  return { account: toAccount(existing.rows[0] as AccountRow), created: false };
+}
+
+export async function createAccount(db: Queryable, name: string, plan = 'default'): Promise<Account> {
+  const result = await db.query<AccountRow>(
+    `INSERT INTO accounts (name, plan) VALUES ($1, $2) RETURNING ${COLUMNS}`,
+    [name, plan],
+  );
+  return toAccount(result.rows[0] as AccountRow);
+}
+
+export async function findAccount(db: Queryable, id: string): Promise<Account | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const result = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id]);
+  return result.rows[0] ? toAccount(result.rows[0]) : undefined;
+}
+
+export async function listAccounts(db: Queryable): Promise<Account[]> {
+  const result = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at, id`);
+  return result.rows.map(toAccount);
+}
+
+export async function setAccountPlan(db: Queryable, id: string, plan: string): Promise<Account | undefined> {
+  const result = await db.query<AccountRow>(`UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
+    id,
+    plan,
+  ]);
+  return result.rows[0] ? toAccount(result.rows[0]) : undefined;
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { DEFAULT_USD_RATES, parseRatesEnv } from '../credits/currency-rates.ts';
+
+/** Everything the service reads from the environment, validated once at start-up. */
+const EnvSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATABASE_URL: z.string().min(1).optional(),
+  JUNCTION_DATA_DIR: z.string().min(1).default('./.junction'),
+  REDIS_URL: z.string().min(1).optional(),
+  JUNCTION_CONFIG: z.string().min(1).optional(),
+  JUNCTION_KEY_SECRET: z.string().min(1).optional(),
+  JUNCTION_FX_RATES: z.string().optional(),
+  JUNCTION_AGENTS_DIR: z.string().default('./agents'),
+  JUNCTION_TOOLS_DIR: z.string().default('./tools'),
+  JUNCTION_KNOWLEDGE_DIR: z.string().default('./knowledge'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type EnvConfig = {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  configPath: string | undefined;
+  /** HMAC key for API-key hashes. A built-in value when unset (see README, "Security"). */
+  keySecret: string;
+  usdRates: Record<string, string>;
+  agentsDir: string;
+  toolsDir: string;
+  knowledgeDir: string;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+};
+
+/** Used when JUNCTION_KEY_SECRET is unset: keys keep 256 bits of entropy, so hashes stay unguessable. */
+const DEFAULT_KEY_SECRET = 'junction-api-key-hash-v1';
+
+export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const values = parsed.data;
+  return {
+    host: values.HOST,
+    port: values.PORT,
+    databaseUrl: values.DATABASE_URL,
+    dataDir: values.JUNCTION_DATA_DIR,
+    redisUrl: values.REDIS_URL,
+    configPath: values.JUNCTION_CONFIG,
+    keySecret: values.JUNCTION_KEY_SECRET ?? DEFAULT_KEY_SECRET,
+    usdRates: { ...DEFAULT_USD_RATES, ...(values.JUNCTION_FX_RATES ? parseRatesEnv(values.JUNCTION_FX_RATES) : {}) },
+    agentsDir: values.JUNCTION_AGENTS_DIR,
+    toolsDir: values.JUNCTION_TOOLS_DIR,
+    knowledgeDir: values.JUNCTION_KNOWLEDGE_DIR,
+    logLevel: values.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,46 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isJunctionError, JunctionError } from '../core/errors.ts';
+import { errorBody, errorFormatForUrl } from './error-shapes.ts';
+
+/** Maps fastify's own errors (body parsing, size limits) into our code table. */
+function toJunctionError(error: FastifyError): JunctionError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new JunctionError('request_too_large', 'The request body is larger than this endpoint accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new JunctionError('unsupported_media_type', `Unsupported Content-Type. ${error.message}`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new JunctionError('invalid_request', 'The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new JunctionError('invalid_request', `The request body is not valid JSON: ${error.message}`);
+    default:
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+        return new JunctionError('invalid_request', error.message, { status: error.statusCode });
+      }
+      return new JunctionError('internal_error', 'Internal error. The request id identifies it in the logs.', {
+        cause: error,
+      });
+  }
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: JunctionError): FastifyReply {
+  const format = (request.routeOptions.config as { errorFormat?: string } | undefined)?.errorFormat;
+  const shape = format === 'anthropic' || format === 'google' || format === 'openai' ? format : errorFormatForUrl(request.url);
+  return reply.status(error.status).headers(error.headers).send(errorBody(error, shape));
+}
+
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((rawError: FastifyError, request, reply) => {
+    const error = isJunctionError(rawError) ? rawError : toJunctionError(rawError);
+    if (error.status >= 500) request.log.error({ err: rawError }, 'request failed');
+    return sendError(request, reply, error);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      request,
+      reply,
+      new JunctionError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`),
+    ),
+  );
+}

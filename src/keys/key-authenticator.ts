@@ -1,0 +1,89 @@
+import { JunctionError } from '../core/errors.ts';
+import type { Database } from '../store/database.ts';
+import { type KeyKind, parseKey } from './key-format.ts';
+import type { KeyHasher } from './key-hash.ts';
+import type { ApiKeyRecord } from './key-record.ts';
+import { findKeyByLookupId, KEY_CHANGES_CHANNEL } from './key-repository.ts';
+
+export type AuthenticateOptions = {
+  /** Key kinds this endpoint family serves; any other valid key gets 403 wrong_key_kind. */
+  kinds: readonly KeyKind[];
+  /** `GET /key` reports an expired or disabled key's state instead of refusing it. */
+  allowInactive?: boolean;
+};
+
+const KIND_HINT: Record<KeyKind, string> = {
+  model: 'model keys (sk-jn-…)',
+  provisioning: 'provisioning keys (pk-jn-…)',
+  agent: 'agent keys (sk-…)',
+};
+
+/**
+ * Finds and checks the key of a request. Keys are cached in memory by lookup id, so
+ * the hot path makes no database round trip; every change to a key is announced on
+ * a NOTIFY channel (same transaction as the change) and drops the cached copy in
+ * every process sharing the database.
+ */
+export class KeyAuthenticator {
+  readonly #db: Database;
+  readonly #hasher: KeyHasher;
+  readonly #cache = new Map<string, ApiKeyRecord>();
+  readonly #now: () => Date;
+  #unsubscribe: (() => Promise<void>) | undefined;
+
+  constructor(db: Database, hasher: KeyHasher, now: () => Date = () => new Date()) {
+    this.#db = db;
+    this.#hasher = hasher;
+    this.#now = now;
+  }
+
+  async start(): Promise<void> {
+    this.#unsubscribe = await this.#db.listen(KEY_CHANGES_CHANNEL, (lookupId) => this.forget(lookupId));
+  }
+
+  async stop(): Promise<void> {
+    await this.#unsubscribe?.();
+  }
+
+  /** Drops a cached key (called on NOTIFY, and directly by the process that made the change). */
+  forget(lookupId: string): void {
+    this.#cache.delete(lookupId);
+  }
+
+  async authenticate(plainKey: string | undefined, options: AuthenticateOptions): Promise<ApiKeyRecord> {
+    if (!plainKey) {
+      throw new JunctionError('invalid_api_key', 'No API key was given. Send it as "Authorization: Bearer <key>".');
+    }
+    const parsed = parseKey(plainKey);
+    const record = parsed ? await this.#lookup(parsed.lookupId) : undefined;
+    if (!parsed || !record || record.deletedAt || !this.#hasher.matches(parsed.secret, record.secretHash)) {
+      throw new JunctionError('invalid_api_key', 'The API key is not valid. Check it, or create a new one.');
+    }
+    if (!options.kinds.includes(record.kind)) {
+      const wanted = options.kinds.map((kind) => KIND_HINT[kind]).join(' or ');
+      throw new JunctionError('wrong_key_kind', `This endpoint takes ${wanted}; this is a ${record.kind} key.`);
+    }
+    if (!options.allowInactive) assertActive(record, this.#now());
+    return record;
+  }
+
+  async #lookup(lookupId: string): Promise<ApiKeyRecord | undefined> {
+    const cached = this.#cache.get(lookupId);
+    if (cached) return cached;
+    const record = await findKeyByLookupId(this.#db, lookupId);
+    if (record) this.#cache.set(lookupId, record);
+    return record;
+  }
+}
+
+export function assertActive(record: ApiKeyRecord, now: Date): void {
+  if (record.disabled) {
+    throw new JunctionError('key_disabled', 'This API key is disabled. Ask an administrator to enable it.');
+  }
+  if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) {
+    throw new JunctionError(
+      'key_expired',
+      `This API key expired at ${record.expiresAt.toISOString()}. Create a new key or extend its expiry.`,
+    );
+  }
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+
+export type KeyKind = 'model' | 'provisioning' | 'agent';
+
+/**
+ * Plain keys are `<prefix><lookup id><secret>`: a 12-character public lookup id that
+ * finds the row, then 43 base62 characters carrying 256 random bits that only ever
+ * exist hashed. Agent keys use `sk-` with no dash after it, so they never look like
+ * model keys (`sk-jn-`).
+ */
+const PREFIX: Record<KeyKind, string> = { model: 'sk-jn-', provisioning: 'pk-jn-', agent: 'sk-' };
+const LOOKUP_LENGTH = 12;
+const SECRET_LENGTH = 43;
+const BODY_PATTERN = new RegExp(`^[0-9A-Za-z]{${LOOKUP_LENGTH + SECRET_LENGTH}}$`);
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+function toBase62(bytes: Buffer, length: number): string {
+  let value = BigInt(`0x${bytes.toString('hex')}`);
+  let text = '';
+  while (value > 0n) {
+    text = BASE62[Number(value % 62n)] + text;
+    value /= 62n;
+  }
+  return text.padStart(length, '0');
+}
+
+export type GeneratedKey = { plain: string; lookupId: string; secret: string; label: string };
+
+export function generateKey(kind: KeyKind): GeneratedKey {
+  // 8 bytes → at most 12 base62 characters (62^12 > 2^64); 32 bytes → at most 43 (62^43 > 2^256).
+  const lookupId = toBase62(randomBytes(8), LOOKUP_LENGTH);
+  const secret = toBase62(randomBytes(32), SECRET_LENGTH);
+  const plain = `${PREFIX[kind]}${lookupId}${secret}`;
+  return { plain, lookupId, secret, label: displayLabel(kind, lookupId, secret) };
+}
+
+/** `sk-jn-3fA…9xQ`: enough to recognise a key in a list, nothing to guess it from. */
+export const displayLabel = (kind: KeyKind, lookupId: string, secret: string): string =>
+  `${PREFIX[kind]}${lookupId.slice(0, 3)}…${secret.slice(-3)}`;
+
+export type ParsedKey = { kind: KeyKind; lookupId: string; secret: string };
+
+export function parseKey(plain: string): ParsedKey | undefined {
+  const kind: KeyKind | undefined = plain.startsWith('sk-jn-')
+    ? 'model'
+    : plain.startsWith('pk-jn-')
+      ? 'provisioning'
+      : plain.startsWith('sk-')
+        ? 'agent'
+        : undefined;
+  if (!kind) return undefined;
+  const body = plain.slice(PREFIX[kind].length);
+  if (!BODY_PATTERN.test(body)) return undefined;
+  return { kind, lookupId: body.slice(0, LOOKUP_LENGTH), secret: body.slice(LOOKUP_LENGTH) };
+}

@@ -1,0 +1,95 @@
+import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../core/model-types.ts';
+
+/** How a provider is reached. One per configured provider (openai, anthropic, gemini, ollama…). */
+export type ProviderConfig = {
+  /** The `provider` part of `provider/model` ids, e.g. `openai`, `ollama`. */
+  id: string;
+  /** Which wire format the upstream speaks. */
+  kind: 'openai' | 'anthropic' | 'gemini' | 'openai-compatible';
+  /** Base URL including the version segment, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Extra headers sent upstream on every call (e.g. Azure's `api-key`, OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+  /** Query parameters appended to every call (e.g. Azure's `api-version`). */
+  query?: Record<string, string>;
+  /** Per-attempt timeout until response headers arrive, in ms. */
+  timeoutMs?: number;
+};
+
+export type EmbeddingRequest = {
+  model: string;
+  input: string[];
+  dimensions?: number;
+  /** Gemini task type (RETRIEVAL_QUERY, RETRIEVAL_DOCUMENT…); ignored by others. */
+  taskType?: string;
+};
+export type EmbeddingResponse = {
+  model: string;
+  embeddings: number[][];
+  usage: { inputTokens: number };
+};
+
+export type ImageRequest = {
+  model: string;
+  prompt: string;
+  n: number;
+  /** Remaining OpenAI image parameters (size, quality, style, response_format, background…), passed verbatim. */
+  params: Record<string, unknown>;
+};
+export type ImageResponse = {
+  created: number;
+  data: Array<{ url?: string; b64_json?: string; revised_prompt?: string }>;
+  /** Token usage some image models report (gpt-image-1); absent for per-image models. */
+  usage?: { inputTokens: number; outputTokens: number };
+  /** Any other top-level fields the upstream returned, echoed to the client. */
+  extra: Record<string, unknown>;
+};
+
+export type ModerationRequest = { model: string; input: unknown };
+export type ModerationResponse = { id: string; model: string; results: unknown[] };
+
+export type SpeechRequest = {
+  model: string;
+  input: string;
+  voice: string;
+  /** response_format, speed, instructions… passed verbatim. */
+  params: Record<string, unknown>;
+};
+/** Audio bytes streamed from upstream; the caller pipes `body` to the client. */
+export type SpeechResponse = { contentType: string; body: AsyncIterable<Uint8Array> };
+
+export type TranscriptionRequest = {
+  model: string;
+  task: 'transcription' | 'translation';
+  file: { data: Buffer; filename: string; contentType: string };
+  /** Other form fields (language, prompt, response_format, temperature…), passed verbatim. */
+  fields: Record<string, string>;
+};
+export type TranscriptionResponse = {
+  /** Body to return to the client, as the upstream sent it (JSON or text). */
+  contentType: string;
+  body: Buffer;
+  /** Duration of the audio in seconds, as reported upstream or measured from the file. */
+  durationSeconds: number | undefined;
+  /** Token usage when the model bills by token (gpt-4o-transcribe). */
+  usage?: { inputTokens: number; outputTokens: number };
+};
+
+export type CallOptions = { signal: AbortSignal };
+
+/**
+ * A provider adapter: translates canonical requests to one upstream wire format and
+ * the upstream's answers back. Methods a provider does not offer are absent.
+ * Errors from upstream are thrown as `UpstreamError` (see upstream-error.ts).
+ */
+export interface ProviderAdapter {
+  readonly config: ProviderConfig;
+  streamChat(request: ModelRequest, options: CallOptions): AsyncIterable<ModelStreamEvent>;
+  generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse>;
+  embed?(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse>;
+  generateImages?(request: ImageRequest, options: CallOptions): Promise<ImageResponse>;
+  moderate?(request: ModerationRequest, options: CallOptions): Promise<ModerationResponse>;
+  speech?(request: SpeechRequest, options: CallOptions): Promise<SpeechResponse>;
+  transcribe?(request: TranscriptionRequest, options: CallOptions): Promise<TranscriptionResponse>;
+}

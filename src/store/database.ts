@@ -1,0 +1,24 @@
+/**
+ * The one database interface every repository uses. Two engines implement it with
+ * the same SQL: embedded PGlite (default) and PostgreSQL through a `pg` pool.
+ * int8 columns come back as JS numbers on both (money is integer micro-USD, far
+ * below 2^53), numeric as strings, timestamptz as Date, jsonb as parsed values.
+ */
+export type QueryResult<Row> = { rows: Row[]; rowCount: number };
+
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export type NotificationHandler = (payload: string) => void;
+
+export interface Database extends Queryable {
+  readonly engine: 'pglite' | 'postgres';
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
+  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Database } from './database.ts';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+type Migration = { version: number; name: string; sql: string; checksum: string };
+
+async function readMigrations(dir: string): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file)).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const sql = await readFile(`${dir}/${file}`, 'utf8');
+      return {
+        version: Number(file.slice(0, 4)),
+        name: file.replace(/\.sql$/, ''),
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
+    }),
+  );
+}
+
+/**
+ * Applies pending migrations, each in its own transaction, recorded with a checksum.
+ * An advisory lock makes concurrent start-ups on one database apply each file once.
+ * A changed file that was already applied is an error: migrations are forward-only.
+ */
+export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now())`);
+  const applied: string[] = [];
+  for (const migration of await readMigrations(dir)) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(7365420001)');
+      const existing = await tx.query<{ checksum: string }>(
+        'SELECT checksum FROM schema_migrations WHERE version = $1',
+        [migration.version],
+      );
+      const row = existing.rows[0];
+      if (row) {
+        if (row.checksum !== migration.checksum) {
+          throw new Error(`migration ${migration.name} was changed after it was applied (checksum mismatch)`);
+        }
+        return false;
+      }
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        migration.checksum,
+      ]);
+      return true;
+    });
+    if (done) applied.push(migration.name);
+  }
+  return applied;
+}
