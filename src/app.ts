@@ -26,11 +26,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  const { db, authenticator, hasher, now } = services;
+  const { db, authenticator, hasher, keyChanges, now } = services;
   await app.register(
     async (v1) => {
       await v1.register(accountRoutes, { db, authenticator, now });
-      await v1.register(keysRoutes, { db, authenticator, hasher, now });
+      await v1.register(keysRoutes, { db, authenticator, hasher, keyChanges, now });
     },
     { prefix: '/v1' },
   );

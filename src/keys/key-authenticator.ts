@@ -1,9 +1,9 @@
 import { JunctionError } from '../core/errors.ts';
-import type { Database } from '../store/database.ts';
+import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
 import { type KeyKind, parseKey } from './key-format.ts';
 import type { KeyHasher } from './key-hash.ts';
 import type { ApiKeyRecord } from './key-record.ts';
-import { findKeyByLookupId, KEY_CHANGES_CHANNEL } from './key-repository.ts';
+import { findKeyByLookupId } from './key-repository.ts';
 
 export type AuthenticateOptions = {
   /** Key kinds this endpoint family serves; any other valid key gets 403 wrong_key_kind. */
@@ -20,16 +20,14 @@ const KIND_HINT: Record<KeyKind, string> = {
 
 /**
  * Finds and checks the key of a request. Keys are cached in memory by lookup id, so
- * the hot path makes no database round trip; every change to a key is announced on
- * a NOTIFY channel (same transaction as the change) and drops the cached copy in
- * every process sharing the database.
+ * the hot path makes no database round trip; KeyChangeSync drops the cached copy in
+ * every process sharing the database before a change is reported done.
  */
 export class KeyAuthenticator {
   readonly #db: Database;
   readonly #hasher: KeyHasher;
   readonly #cache = new Map<string, ApiKeyRecord>();
   readonly #now: () => Date;
-  #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(db: Database, hasher: KeyHasher, now: () => Date = () => new Date()) {
     this.#db = db;
@@ -37,17 +35,10 @@ export class KeyAuthenticator {
     this.#now = now;
   }
 
-  async start(): Promise<void> {
-    this.#unsubscribe = await this.#db.listen(KEY_CHANGES_CHANNEL, (lookupId) => this.forget(lookupId));
-  }
-
-  async stop(): Promise<void> {
-    await this.#unsubscribe?.();
-  }
-
-  /** Drops a cached key (called on NOTIFY, and directly by the process that made the change). */
+  /** Drops a cached key (called by KeyChangeSync on every announced change); `*` drops all. */
   forget(lookupId: string): void {
-    this.#cache.delete(lookupId);
+    if (lookupId === LOST_NOTIFICATIONS) this.#cache.clear();
+    else this.#cache.delete(lookupId);
   }
 
   async authenticate(plainKey: string | undefined, options: AuthenticateOptions): Promise<ApiKeyRecord> {

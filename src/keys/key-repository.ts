@@ -1,9 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../store/database.ts';
+import { KEY_CHANGES_CHANNEL, keyChangePayload } from './key-change-sync.ts';
 import type { KeyKind } from './key-format.ts';
 import { type ApiKeyRecord, type ApiKeyRow, type KeySettings, toApiKeyRecord } from './key-record.ts';
-
-/** Channel on which every change to a key is announced, so each process drops its cached copy. */
-export const KEY_CHANGES_CHANNEL = 'junction_key_changes';
 
 const COLUMN_OF: Record<keyof KeySettings, string> = {
   name: 'name',
@@ -58,6 +57,10 @@ export async function findManagedKey(db: Queryable, accountId: string, id: strin
   return row ? toApiKeyRecord(row) : undefined;
 }
 
+/** `managed`: what `/keys` may touch (not provisioning keys). `operator`: the CLI, which may touch any key. */
+export type KeyScope = 'managed' | 'operator';
+const scopeFilter = (scope: KeyScope): string => (scope === 'managed' ? "AND kind <> 'provisioning'" : '');
+
 export type KeyListOptions = { limit: number; offset: number; kinds?: KeyKind[] };
 
 export async function listKeys(
@@ -84,7 +87,8 @@ export async function updateKey(
   accountId: string,
   id: string,
   settings: KeySettings,
-): Promise<ApiKeyRecord | undefined> {
+  scope: KeyScope = 'managed',
+): Promise<{ record: ApiKeyRecord; changeId: string } | undefined> {
   if (!isUuid(id)) return undefined;
   const entries = Object.entries(settings).filter(([, value]) => value !== undefined) as Array<
     [keyof KeySettings, unknown]
@@ -93,19 +97,24 @@ export async function updateKey(
   return db.transaction(async (tx) => {
     const result = await tx.query<ApiKeyRow>(
       `UPDATE api_keys SET ${[...assignments, 'updated_at = now()'].join(', ')}
-       WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND kind <> 'provisioning' RETURNING *`,
+       WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL ${scopeFilter(scope)} RETURNING *`,
       [id, accountId, ...entries.map(([, value]) => value)],
     );
     const row = result.rows[0];
     if (!row) return undefined;
-    await tx.query('SELECT pg_notify($1, $2)', [KEY_CHANGES_CHANNEL, row.lookup_id]);
-    return toApiKeyRecord(row);
+    const changeId = randomUUID();
+    await tx.query('SELECT pg_notify($1, $2)', [KEY_CHANGES_CHANNEL, keyChangePayload(row.lookup_id, changeId)]);
+    return { record: toApiKeyRecord(row), changeId };
   });
 }
 
 /** Soft delete: usage rows keep pointing at the key; the key itself never works again. */
-export async function deleteKey(db: Database, accountId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
+export async function deleteKey(
+  db: Database,
+  accountId: string,
+  id: string,
+): Promise<{ lookupId: string; changeId: string } | undefined> {
+  if (!isUuid(id)) return undefined;
   return db.transaction(async (tx) => {
     const result = await tx.query<{ lookup_id: string }>(
       `UPDATE api_keys SET deleted_at = now(), disabled = true, updated_at = now()
@@ -113,9 +122,10 @@ export async function deleteKey(db: Database, accountId: string, id: string): Pr
       [id, accountId],
     );
     const row = result.rows[0];
-    if (!row) return false;
-    await tx.query('SELECT pg_notify($1, $2)', [KEY_CHANGES_CHANNEL, row.lookup_id]);
-    return true;
+    if (!row) return undefined;
+    const changeId = randomUUID();
+    await tx.query('SELECT pg_notify($1, $2)', [KEY_CHANGES_CHANNEL, keyChangePayload(row.lookup_id, changeId)]);
+    return { lookupId: row.lookup_id, changeId };
   });
 }
 

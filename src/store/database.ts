@@ -14,6 +14,9 @@ export interface Queryable {
 
 export type NotificationHandler = (payload: string) => void;
 
+/** Payload a handler receives when notifications may have been missed (listener reconnected). */
+export const LOST_NOTIFICATIONS = '*';
+
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, NotificationHandler, Queryable, QueryResult } from './database.ts';
+import { type Database, LOST_NOTIFICATIONS, type NotificationHandler, type Queryable, type QueryResult } from './database.ts';
 
 // int8 → number on this engine as on PGlite (money is integer micro-USD, well below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -7,6 +7,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 /** PostgreSQL (with pgvector) through a `pg` pool. */
 export async function openPostgresDatabase(connectionString: string, poolSize = 10): Promise<Database> {
   const pool = new pg.Pool({ connectionString, max: poolSize });
+  // An idle pooled connection the server closed (restart, admin kill) is replaced on
+  // next use; without this listener its error event would crash the process.
+  pool.on('error', () => undefined);
   const client = await pool.connect();
   try {
     await client.query('CREATE EXTENSION IF NOT EXISTS vector');
@@ -26,6 +29,7 @@ class PostgresDatabase implements Database {
   readonly #pool: pg.Pool;
   readonly #connectionString: string;
   #listener: pg.Client | undefined;
+  #closed = false;
   readonly #handlers = new Map<string, Set<NotificationHandler>>();
 
   constructor(pool: pg.Pool, connectionString: string) {
@@ -80,15 +84,39 @@ class PostgresDatabase implements Database {
   async #listenerClient(): Promise<pg.Client> {
     if (this.#listener) return this.#listener;
     const client = new pg.Client({ connectionString: this.#connectionString });
-    await client.connect();
     client.on('notification', (message) => {
       for (const handler of this.#handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });
+    client.on('error', () => this.#reconnectListener(client));
+    await client.connect();
     this.#listener = client;
     return client;
   }
 
+  /**
+   * Notifications sent while the LISTEN connection was down are lost, so after
+   * reconnecting every handler hears LOST_NOTIFICATIONS and must assume anything changed.
+   */
+  #reconnectListener(dead: pg.Client): void {
+    if (this.#listener !== dead || this.#closed) return;
+    this.#listener = undefined;
+    dead.end().catch(() => undefined);
+    const retry = async (): Promise<void> => {
+      if (this.#closed) return;
+      try {
+        const client = await this.#listenerClient();
+        for (const channel of this.#handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        for (const handlers of this.#handlers.values()) for (const handler of handlers) handler(LOST_NOTIFICATIONS);
+      } catch {
+        this.#listener = undefined;
+        setTimeout(() => void retry(), 1_000).unref();
+      }
+    };
+    void retry();
+  }
+
   async close(): Promise<void> {
+    this.#closed = true;
     await this.#listener?.end().catch(() => undefined);
     this.#listener = undefined;
     await this.#pool.end();

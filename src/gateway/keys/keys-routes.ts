@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { JunctionError } from '../../core/errors.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
+import type { KeyChangeSync } from '../../keys/key-change-sync.ts';
 import type { KeyHasher } from '../../keys/key-hash.ts';
 import { deleteKey, findManagedKey, listKeys, updateKey } from '../../keys/key-repository.ts';
 import { createKey } from '../../keys/key-service.ts';
@@ -11,7 +12,13 @@ import type { Database } from '../../store/database.ts';
 import { CreateKeySchema, KeyInputConflict, toKeySettings, UpdateKeySchema } from './key-input-schema.ts';
 import { toKeyObject } from './key-view.ts';
 
-export type KeysRoutesDeps = { db: Database; hasher: KeyHasher; authenticator: KeyAuthenticator; now: () => Date };
+export type KeysRoutesDeps = {
+  db: Database;
+  hasher: KeyHasher;
+  authenticator: KeyAuthenticator;
+  keyChanges: KeyChangeSync;
+  now: () => Date;
+};
 
 const ListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
@@ -86,18 +93,20 @@ export async function keysRoutes(app: FastifyInstance, deps: KeysRoutesDeps): Pr
     const caller = authenticatedKey(request);
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
     const settings = settingsOrBadRequest(parseInput(UpdateKeySchema, request.body));
-    const key = await updateKey(deps.db, caller.accountId, id, settings);
-    if (!key) throw notFound(id);
-    deps.authenticator.forget(key.lookupId);
-    return { data: toKeyObject(key, deps.now()) };
+    const updated = await updateKey(deps.db, caller.accountId, id, settings);
+    if (!updated) throw notFound(id);
+    deps.authenticator.forget(updated.record.lookupId);
+    await deps.keyChanges.propagated(updated.changeId);
+    return { data: toKeyObject(updated.record, deps.now()) };
   });
 
   app.delete('/keys/:id', async (request) => {
     const caller = authenticatedKey(request);
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
-    const key = await findManagedKey(deps.db, caller.accountId, id);
-    if (!key || !(await deleteKey(deps.db, caller.accountId, id))) throw notFound(id);
-    deps.authenticator.forget(key.lookupId);
+    const deleted = await deleteKey(deps.db, caller.accountId, id);
+    if (!deleted) throw notFound(id);
+    deps.authenticator.forget(deleted.lookupId);
+    await deps.keyChanges.propagated(deleted.changeId);
     return { deleted: true };
   });
 }

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { createAccount, findAccount, listAccounts } from '../accounts/account-repository.ts';
+import { microsToUsd } from '../core/money.ts';
+import { grantCredits, getCreditSummary } from '../credits/credit-repository.ts';
+import { toKeyObject } from '../gateway/keys/key-view.ts';
+import { listKeys, updateKey } from '../keys/key-repository.ts';
+import { createKey } from '../keys/key-service.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * Operator commands, as data. The CLI runs them against the store directly, or, when
+ * a server already holds the embedded store, sends them to that server's admin socket,
+ * which runs this same code. Either way one implementation.
+ */
+const account = z.string().optional();
+const usd = z.number().nonnegative().optional();
+
+export const AdminCommandSchema = z.discriminatedUnion('command', [
+  z.object({
+    command: z.literal('keys.create'),
+    account,
+    kind: z.enum(['model', 'provisioning', 'agent']),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    dailyLimitUsd: usd,
+    monthlyLimitUsd: usd,
+    totalLimitUsd: usd,
+    expiresAt: z.iso.datetime({ offset: true }).optional(),
+    allowedModels: z.array(z.string()).optional(),
+    rateLimitRpm: z.number().int().positive().optional(),
+  }),
+  z.object({ command: z.literal('keys.list'), account, includeProvisioning: z.boolean().default(true) }),
+  z.object({ command: z.literal('keys.set-disabled'), account, id: z.string(), disabled: z.boolean() }),
+  z.object({
+    command: z.literal('credits.grant'),
+    account,
+    amount: z.string().regex(/^\d+(\.\d{1,6})?$/, 'a positive decimal amount'),
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    note: z.string().optional(),
+  }),
+  z.object({ command: z.literal('credits.show'), account }),
+  z.object({ command: z.literal('accounts.create'), name: z.string().min(1), plan: z.string().default('default') }),
+  z.object({ command: z.literal('accounts.list') }),
+]);
+export type AdminCommand = z.input<typeof AdminCommandSchema>;
+
+export class AdminError extends Error {}
+
+async function resolveAccountId(services: Services, id: string | undefined): Promise<string> {
+  if (!id) return services.defaultAccount.id;
+  const found = await findAccount(services.db, id);
+  if (!found) throw new AdminError(`no account with id ${id}`);
+  return found.id;
+}
+
+const micros = (usdValue: number | undefined): number | undefined =>
+  usdValue === undefined ? undefined : Math.round(usdValue * 1_000_000);
+
+export async function runAdminCommand(services: Services, input: AdminCommand): Promise<unknown> {
+  const command = AdminCommandSchema.parse(input);
+  const now = services.now();
+  switch (command.command) {
+    case 'keys.create': {
+      const accountId = await resolveAccountId(services, command.account);
+      const created = await createKey(services.db, services.hasher, {
+        accountId,
+        kind: command.kind,
+        settings: {
+          name: command.name,
+          description: command.description,
+          dailyLimitMicros: micros(command.dailyLimitUsd),
+          monthlyLimitMicros: micros(command.monthlyLimitUsd),
+          totalLimitMicros: micros(command.totalLimitUsd),
+          expiresAt: command.expiresAt ? new Date(command.expiresAt) : undefined,
+          allowedModels: command.allowedModels,
+          rateLimitRpm: command.rateLimitRpm,
+        },
+      });
+      return { key: created.plainKey, data: toKeyObject(created.record, now) };
+    }
+    case 'keys.list': {
+      const accountId = await resolveAccountId(services, command.account);
+      const kinds = command.includeProvisioning ? (['model', 'agent', 'provisioning'] as const) : (['model', 'agent'] as const);
+      const page = await listKeys(services.db, accountId, { limit: 10_000, offset: 0, kinds: [...kinds] });
+      return { data: page.keys.map((key) => toKeyObject(key, now)) };
+    }
+    case 'keys.set-disabled': {
+      const accountId = await resolveAccountId(services, command.account);
+      const updated = await updateKey(services.db, accountId, command.id, { disabled: command.disabled }, 'operator');
+      if (!updated) throw new AdminError(`no key with id ${command.id} in account ${accountId}`);
+      services.authenticator.forget(updated.record.lookupId);
+      await services.keyChanges.propagated(updated.changeId);
+      return { data: toKeyObject(updated.record, now) };
+    }
+    case 'credits.grant': {
+      const accountId = await resolveAccountId(services, command.account);
+      const usdRate = services.config.usdRates[command.currency];
+      if (!usdRate) {
+        throw new AdminError(
+          `no conversion rate for ${command.currency}; configure one (JUNCTION_FX_RATES or currencies: in the config file). Known: ${Object.keys(services.config.usdRates).join(', ')}`,
+        );
+      }
+      const grant = await grantCredits(services.db, { accountId, currency: command.currency, amount: command.amount, usdRate, note: command.note });
+      return { data: { id: grant.id, currency: grant.currency, amount: grant.amount, usd_rate: grant.usdRate, usd_equivalent: microsToUsd(grant.usdMicros) } };
+    }
+    case 'credits.show': {
+      const accountId = await resolveAccountId(services, command.account);
+      const summary = await getCreditSummary(services.db, accountId);
+      return {
+        data: {
+          account: accountId,
+          balance_usd: microsToUsd(summary.grantedMicros - summary.usageMicros),
+          total_credits: microsToUsd(summary.grantedMicros),
+          total_usage: microsToUsd(summary.usageMicros),
+          currencies: summary.byCurrency.map((entry) => ({ currency: entry.currency, amount: entry.amount, usd_equivalent: microsToUsd(entry.usdMicros) })),
+        },
+      };
+    }
+    case 'accounts.create': {
+      const created = await createAccount(services.db, command.name, command.plan);
+      return { data: { id: created.id, name: created.name, plan: created.plan } };
+    }
+    case 'accounts.list': {
+      const accounts = await listAccounts(services.db);
+      return { data: accounts.map((entry) => ({ id: entry.id, name: entry.name, plan: entry.plan, default: entry.isDefault })) };
+    }
+  }
+}

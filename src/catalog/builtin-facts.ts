@@ -1,0 +1,230 @@
+/**
+ * BUILT-IN TABLE — facts the published price data (@pydantic/genai-prices) does not
+ * carry: which of its entries are real, callable chat-completions models, each
+ * model's capabilities and max output tokens, per-image / per-character /
+ * per-second prices, media parameter schemas, and the few OpenAI media models it
+ * does not list at all (dall-e-*, tts-1*, omni-moderation-*). Values follow the
+ * providers' public model pages and price lists; every entry can be overridden per
+ * model in the catalog config file (`models:` section).
+ *
+ * Prices here use the catalog's units: integer µUSD per million units, µUSD per image.
+ */
+import {
+  DALL_E_2_PARAMS,
+  DALL_E_3_PARAMS,
+  GPT_IMAGE_PARAMS,
+  GPT_TRANSCRIBE_PARAMS,
+  GPT_TTS_PARAMS,
+  TTS_PARAMS,
+  WHISPER_PARAMS,
+} from './media-schemas.ts';
+import type { PublishedProviderId } from './published-prices.ts';
+import type { Capability, JsonSchemaObject, ModelPrices } from './types.ts';
+
+export type ModelFacts = {
+  capabilities: readonly Capability[];
+  contextLength?: number;
+  maxOutputTokens?: number;
+  /** Merged over the published prices field by field. */
+  prices?: ModelPrices;
+  mediaParamsSchema?: JsonSchemaObject;
+};
+
+/** First rule whose globs match the upstream name wins. */
+export type FactRule = { match: readonly string[]; facts: ModelFacts };
+
+export type ExtraModel = {
+  name: string;
+  facts: ModelFacts;
+  /** Borrow token prices from the published entry that matches this name, if any. */
+  pricesFromPublished?: boolean;
+};
+
+export type ProviderFacts = {
+  /** Published names to keep (globs); everything else is dropped. */
+  include: readonly string[];
+  /** Published names to drop, with the reason kept next to them for reviewers. */
+  exclude: ReadonlyArray<{ match: readonly string[]; reason: string }>;
+  /** Published ids that are not accepted upstream as-is. */
+  upstreamNames: Readonly<Record<string, string>>;
+  rules: readonly FactRule[];
+  extras: readonly ExtraModel[];
+};
+
+const CHAT: readonly Capability[] = ['chat', 'tools', 'json_output'];
+const CHAT_VISION: readonly Capability[] = ['chat', 'tools', 'vision', 'json_output'];
+const CHAT_REASONING: readonly Capability[] = ['chat', 'tools', 'vision', 'reasoning', 'json_output'];
+
+const OPENAI: ProviderFacts = {
+  include: ['*'],
+  exclude: [
+    { match: ['ft:*', '*.ft-*', '*:*'], reason: 'fine-tune and variant price buckets, not model names' },
+    { match: ['moderation'], reason: 'price bucket; the real moderation models are extras below' },
+    {
+      match: ['ada', 'babbage', 'curie', 'davinci', 'text-davinci-*', 'gpt-3.5-turbo-instruct', 'gpt-3.5-0301'],
+      reason: 'legacy completions models, not on /chat/completions',
+    },
+    {
+      match: ['gpt-4-32k', 'gpt-4-vision-preview', 'gpt-3.5-turbo-0613', 'gpt-3.5-turbo-16k', 'gpt-4.5-preview'],
+      reason: 'retired upstream',
+    },
+    {
+      match: ['computer-use*', '*codex*', '*deep-research*', '*-pro', '*-pro-*'],
+      reason: 'Responses-API-only upstream; the openai adapter speaks chat completions',
+    },
+    { match: ['*realtime*'], reason: 'Realtime (WebSocket) API only' },
+    { match: ['gpt-oss-*'], reason: 'open-weight models OpenAI does not serve; use an openai-compatible provider' },
+    { match: ['gpt-5*-image*'], reason: 'router listings, not OpenAI API model names' },
+  ],
+  upstreamNames: {},
+  rules: [
+    { match: ['text-embedding-*'], facts: { capabilities: ['embeddings'] } },
+    { match: ['*moderation*'], facts: { capabilities: ['moderation'] } },
+    {
+      // Per-image list prices for when the response carries no token usage.
+      match: ['gpt-image-1'],
+      facts: {
+        capabilities: ['image_generation'],
+        mediaParamsSchema: GPT_IMAGE_PARAMS,
+        prices: {
+          perImage: 250_000,
+          imageVariants: {
+            'low/1024x1024': 11_000, 'low/1024x1536': 16_000, 'low/1536x1024': 16_000,
+            'medium/1024x1024': 42_000, 'medium/1024x1536': 63_000, 'medium/1536x1024': 63_000,
+            'high/1024x1024': 167_000, 'high/1024x1536': 250_000, 'high/1536x1024': 250_000,
+          },
+        },
+      },
+    },
+    {
+      match: ['gpt-image-1-mini'],
+      facts: {
+        capabilities: ['image_generation'],
+        mediaParamsSchema: GPT_IMAGE_PARAMS,
+        prices: {
+          perImage: 52_000,
+          imageVariants: {
+            'low/1024x1024': 5_000, 'low/1024x1536': 6_000, 'low/1536x1024': 6_000,
+            'medium/1024x1024': 11_000, 'medium/1024x1536': 15_000, 'medium/1536x1024': 15_000,
+            'high/1024x1024': 36_000, 'high/1024x1536': 52_000, 'high/1536x1024': 52_000,
+          },
+        },
+      },
+    },
+    { match: ['gpt-image-*'], facts: { capabilities: ['image_generation'], mediaParamsSchema: GPT_IMAGE_PARAMS } },
+    {
+      // OpenAI quotes gpt-4o-mini-tts at ~$0.015/minute of audio and bills audio
+      // tokens we never see; this per-character estimate matches tts-1.
+      match: ['gpt-4o-mini-tts'],
+      facts: { capabilities: ['audio_speech'], mediaParamsSchema: GPT_TTS_PARAMS, prices: { charactersPerMillion: 15_000_000 } },
+    },
+    { match: ['whisper-*'], facts: { capabilities: ['audio_transcription'], mediaParamsSchema: WHISPER_PARAMS } },
+    {
+      // Per-minute estimates OpenAI publishes ($0.006 / $0.003), used when upstream reports no tokens.
+      match: ['gpt-4o-transcribe*'],
+      facts: { capabilities: ['audio_transcription'], mediaParamsSchema: GPT_TRANSCRIBE_PARAMS, prices: { audioSecondsPerMillion: 100_000_000 } },
+    },
+    {
+      match: ['gpt-4o-mini-transcribe*'],
+      facts: { capabilities: ['audio_transcription'], mediaParamsSchema: GPT_TRANSCRIBE_PARAMS, prices: { audioSecondsPerMillion: 50_000_000 } },
+    },
+    { match: ['*transcribe*'], facts: { capabilities: ['audio_transcription'], mediaParamsSchema: GPT_TRANSCRIBE_PARAMS } },
+    { match: ['*search-preview*'], facts: { capabilities: ['chat', 'json_output'], maxOutputTokens: 16_384 } },
+    { match: ['o1-mini', 'o1-preview'], facts: { capabilities: ['chat', 'reasoning'], maxOutputTokens: 32_768 } },
+    { match: ['o3-mini'], facts: { capabilities: ['chat', 'tools', 'reasoning', 'json_output'], maxOutputTokens: 100_000 } },
+    { match: ['o1', 'o3', 'o4-mini'], facts: { capabilities: CHAT_REASONING, maxOutputTokens: 100_000 } },
+    { match: ['gpt-5*', 'gpt-6*'], facts: { capabilities: CHAT_REASONING, maxOutputTokens: 128_000 } },
+    { match: ['gpt-4.1*'], facts: { capabilities: CHAT_VISION, maxOutputTokens: 32_768 } },
+    { match: ['chatgpt-4o-latest'], facts: { capabilities: ['chat', 'vision', 'json_output'], maxOutputTokens: 16_384 } },
+    { match: ['gpt-4o-*audio*', 'gpt-audio*'], facts: { capabilities: CHAT, maxOutputTokens: 16_384 } },
+    { match: ['gpt-4o*'], facts: { capabilities: CHAT_VISION, maxOutputTokens: 16_384 } },
+    { match: ['gpt-4-turbo*'], facts: { capabilities: CHAT_VISION, maxOutputTokens: 4_096 } },
+    { match: ['gpt-4'], facts: { capabilities: ['chat', 'tools'], maxOutputTokens: 8_192 } },
+    { match: ['gpt-3.5-turbo*'], facts: { capabilities: CHAT, maxOutputTokens: 4_096 } },
+    { match: ['*'], facts: { capabilities: CHAT } },
+  ],
+  extras: [
+    {
+      name: 'dall-e-3',
+      facts: {
+        capabilities: ['image_generation'],
+        mediaParamsSchema: DALL_E_3_PARAMS,
+        prices: {
+          perImage: 120_000,
+          imageVariants: {
+            'standard/1024x1024': 40_000, 'standard/1792x1024': 80_000, 'standard/1024x1792': 80_000,
+            'hd/1024x1024': 80_000, 'hd/1792x1024': 120_000, 'hd/1024x1792': 120_000,
+          },
+        },
+      },
+    },
+    {
+      name: 'dall-e-2',
+      facts: {
+        capabilities: ['image_generation'],
+        mediaParamsSchema: DALL_E_2_PARAMS,
+        prices: { perImage: 20_000, imageVariants: { '256x256': 16_000, '512x512': 18_000, '1024x1024': 20_000 } },
+      },
+    },
+    {
+      name: 'tts-1',
+      facts: { capabilities: ['audio_speech'], mediaParamsSchema: TTS_PARAMS, prices: { charactersPerMillion: 15_000_000 } },
+    },
+    {
+      name: 'tts-1-hd',
+      facts: { capabilities: ['audio_speech'], mediaParamsSchema: TTS_PARAMS, prices: { charactersPerMillion: 30_000_000 } },
+    },
+    // Moderation is free upstream; the published "moderation" bucket confirms it.
+    { name: 'omni-moderation-latest', pricesFromPublished: true, facts: { capabilities: ['moderation'], prices: { inputPerMillion: 0 } } },
+    { name: 'text-moderation-latest', pricesFromPublished: true, facts: { capabilities: ['moderation'], prices: { inputPerMillion: 0 } } },
+  ],
+};
+
+const ANTHROPIC: ProviderFacts = {
+  include: ['claude-*'],
+  exclude: [
+    {
+      match: ['claude-v1', 'claude-2', 'claude-3-sonnet', 'claude-3-5-sonnet', 'claude-3-opus-latest'],
+      reason: 'retired upstream',
+    },
+  ],
+  // The published id is a family name; the API only accepts the dated snapshot.
+  upstreamNames: { 'claude-3-haiku': 'claude-3-haiku-20240307' },
+  rules: [
+    { match: ['claude-3-haiku*', 'claude-3-opus*'], facts: { capabilities: ['chat', 'tools', 'vision'], maxOutputTokens: 4_096 } },
+    { match: ['claude-3-5-haiku*'], facts: { capabilities: ['chat', 'tools'], maxOutputTokens: 8_192 } },
+    { match: ['claude-opus-4-0*', 'claude-opus-4-1*'], facts: { capabilities: ['chat', 'tools', 'vision', 'reasoning'], maxOutputTokens: 32_000 } },
+    { match: ['claude-*'], facts: { capabilities: ['chat', 'tools', 'vision', 'reasoning'], maxOutputTokens: 64_000 } },
+  ],
+  extras: [],
+};
+
+const GOOGLE: ProviderFacts = {
+  include: ['gemini-*'],
+  exclude: [
+    {
+      match: ['gemini-pro', 'gemini-1.0-*', 'gemini-1.5-*', 'gemini-flash-1.5*', 'gemini-pro-1.5'],
+      reason: 'retired upstream, or router names that the Gemini API does not accept',
+    },
+    { match: ['*-tts', '*live*'], reason: 'speech and Live API models, not generateContent chat' },
+    { match: ['*omni*'], reason: 'video-output preview, not a chat model' },
+    {
+      match: ['*-image*'],
+      reason: 'image output: the canonical chat types carry no image parts, and Usage cannot price image tokens apart',
+    },
+  ],
+  upstreamNames: {},
+  rules: [
+    // gemini-embedding-001 takes at most 2,048 input tokens per text.
+    { match: ['gemini-embedding-*'], facts: { capabilities: ['embeddings'], contextLength: 2_048 } },
+    { match: ['gemini-2.0-flash*'], facts: { capabilities: CHAT_VISION, contextLength: 1_048_576, maxOutputTokens: 8_192 } },
+    { match: ['gemini-*'], facts: { capabilities: CHAT_REASONING, contextLength: 1_048_576, maxOutputTokens: 65_536 } },
+  ],
+  extras: [],
+};
+
+export const BUILTIN_FACTS: Readonly<Record<PublishedProviderId, ProviderFacts>> = {
+  openai: OPENAI,
+  anthropic: ANTHROPIC,
+  google: GOOGLE,
+};

@@ -1,0 +1,189 @@
+/**
+ * The catalog config file (YAML, snake_case), validated strictly: unknown keys are
+ * rejected so a typo (`max_output_token`) fails start-up instead of silently doing
+ * nothing. Prices are written the way providers publish them — USD per million
+ * tokens, USD per image, USD per audio minute — and converted here, exactly, to the
+ * catalog's integer µUSD units; a price finer than the catalog can hold is an error.
+ */
+import { z } from 'zod';
+import { scaleDecimal, toSafeNumber } from './money.ts';
+import { CAPABILITIES, type ModelPrices, type PriceTier } from './types.ts';
+
+/** USD amount as a YAML number or a decimal string ("0.15"); floats are read via their decimal text. */
+const UsdSchema = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal like "0.15"')]);
+
+/** USD → integer µUSD × 10^extraDigits, rejecting values the integer cannot hold exactly. */
+const usdTo = (extraDigits: number, divisor = 1n) =>
+  UsdSchema.transform((usd, context) => {
+    const scaled = scaleDecimal(usd, 6 + extraDigits);
+    if (!scaled.exact || scaled.value % divisor !== 0n) {
+      context.addIssue({ code: 'custom', message: `price ${usd} is finer than the catalog stores exactly` });
+      return z.NEVER;
+    }
+    return toSafeNumber(scaled.value / divisor);
+  });
+
+const perMillion = usdTo(0);
+const TierSchema = z
+  .strictObject({
+    above_input_tokens: z.number().int().nonnegative(),
+    input: perMillion.optional(),
+    output: perMillion.optional(),
+    cached_input: perMillion.optional(),
+    cache_write: perMillion.optional(),
+  })
+  .transform(
+    (tier): PriceTier => ({
+      aboveInputTokens: tier.above_input_tokens,
+      ...dropUndefined({
+        inputPerMillion: tier.input,
+        outputPerMillion: tier.output,
+        cachedInputPerMillion: tier.cached_input,
+        cacheWritePerMillion: tier.cache_write,
+      }),
+    }),
+  );
+
+const PricesSchema = z
+  .strictObject({
+    /** USD per million input tokens. */
+    input: perMillion.optional(),
+    output: perMillion.optional(),
+    cached_input: perMillion.optional(),
+    cache_write: perMillion.optional(),
+    audio_input: perMillion.optional(),
+    input_tiers: z.array(TierSchema).optional(),
+    /** USD per image; used when the quality/size combination is not in image_variants. */
+    per_image: usdTo(0).optional(),
+    /** USD per image keyed `quality/size` (e.g. `hd/1024x1792`) or `size`. */
+    image_variants: z.record(z.string().min(1), usdTo(0)).optional(),
+    per_million_characters: perMillion.optional(),
+    /** USD per minute of audio → µUSD per million seconds (× 10^6, ÷ 60). */
+    per_audio_minute: usdTo(6, 60n).optional(),
+  })
+  .transform(
+    (prices): ModelPrices =>
+      dropUndefined({
+        inputPerMillion: prices.input,
+        outputPerMillion: prices.output,
+        cachedInputPerMillion: prices.cached_input,
+        cacheWritePerMillion: prices.cache_write,
+        audioInputPerMillion: prices.audio_input,
+        inputTiers: prices.input_tiers,
+        perImage: prices.per_image,
+        imageVariants: prices.image_variants,
+        charactersPerMillion: prices.per_million_characters,
+        audioSecondsPerMillion: prices.per_audio_minute,
+      }),
+  );
+
+const ModelFieldsSchema = {
+  display_name: z.string().min(1).optional(),
+  upstream_name: z.string().min(1).optional(),
+  capabilities: z.array(z.enum(CAPABILITIES)).optional(),
+  context_length: z.number().int().positive().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+  prices: PricesSchema.optional(),
+  media_params_schema: z.record(z.string(), z.unknown()).optional(),
+  /** Unix seconds shown as `created` in the models list. */
+  created: z.number().int().nonnegative().optional(),
+};
+
+type ModelFieldsInput = {
+  display_name?: string | undefined;
+  upstream_name?: string | undefined;
+  capabilities?: Array<(typeof CAPABILITIES)[number]> | undefined;
+  context_length?: number | undefined;
+  max_output_tokens?: number | undefined;
+  prices?: ModelPrices | undefined;
+  media_params_schema?: Record<string, unknown> | undefined;
+  created?: number | undefined;
+};
+
+const toModelOverride = (fields: ModelFieldsInput) =>
+  dropUndefined({
+    displayName: fields.display_name,
+    upstreamName: fields.upstream_name,
+    capabilities: fields.capabilities,
+    contextLength: fields.context_length,
+    maxOutputTokens: fields.max_output_tokens,
+    prices: fields.prices,
+    mediaParamsSchema: fields.media_params_schema,
+    created: fields.created,
+  });
+
+const ModelOverrideSchema = z
+  .strictObject({ ...ModelFieldsSchema, disabled: z.boolean().optional() })
+  .transform((fields) => ({ ...toModelOverride(fields), disabled: fields.disabled ?? false }));
+export type ModelOverride = z.output<typeof ModelOverrideSchema>;
+
+const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]*$/;
+export const MODEL_ID = /^[a-z0-9][a-z0-9_-]*\/\S+$/;
+/** Names the gateway already gives to env-configured providers. */
+export const RESERVED_PROVIDER_IDS = ['openai', 'anthropic', 'google'] as const;
+
+const CompatibleModelSchema = z.union([
+  z.string().min(1).transform((name) => ({ name, override: toModelOverride({}) })),
+  z
+    .strictObject({ name: z.string().min(1), ...ModelFieldsSchema })
+    .transform(({ name, ...fields }) => ({ name, override: toModelOverride(fields) })),
+]);
+
+const CompatibleProviderSchema = z
+  .strictObject({
+    kind: z.literal('openai-compatible'),
+    base_url: z.url({ protocol: /^https?$/ }),
+    /** Name of the environment variable holding the key; the key itself never goes in the file. */
+    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    query: z.record(z.string(), z.string()).optional(),
+    timeout_ms: z.number().int().positive().optional(),
+    models: z.array(CompatibleModelSchema).default([]),
+  })
+  .transform((provider) => ({
+    kind: provider.kind,
+    baseUrl: provider.base_url,
+    apiKeyEnv: provider.api_key_env,
+    headers: provider.headers,
+    query: provider.query,
+    timeoutMs: provider.timeout_ms,
+    models: provider.models,
+  }));
+export type CompatibleProviderConfig = z.output<typeof CompatibleProviderSchema>;
+
+const PlanSchema = z.strictObject({ models: z.array(z.string().min(1)) });
+
+export const CatalogConfigSchema = z
+  .strictObject({
+    providers: z
+      .record(
+        z
+          .string()
+          .regex(PROVIDER_ID, 'provider ids are lowercase letters, digits, "-" and "_"')
+          .refine((id) => !(RESERVED_PROVIDER_IDS as readonly string[]).includes(id), {
+            message: 'openai, anthropic and google are configured from the environment',
+          }),
+        CompatibleProviderSchema,
+      )
+      .default({}),
+    models: z.record(z.string().regex(MODEL_ID, 'model ids look like provider/model'), ModelOverrideSchema).default({}),
+    aliases: z
+      .record(
+        z.string().regex(/^[^/\s]+$/, 'alias names cannot contain "/" or spaces, so they never shadow a model id'),
+        z.string().regex(MODEL_ID, 'an alias points at a provider/model id'),
+      )
+      .default({}),
+    plans: z.record(z.string().min(1), PlanSchema).default({}),
+  });
+
+export type CatalogConfig = z.output<typeof CatalogConfigSchema>;
+export type CatalogConfigInput = z.input<typeof CatalogConfigSchema>;
+
+export const emptyCatalogConfig = (): CatalogConfig => ({ providers: {}, models: {}, aliases: {}, plans: {} });
+
+/** Removes keys whose value is undefined, so spreading an override never erases a base value. */
+function dropUndefined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}

@@ -1,0 +1,141 @@
+import { Command, InvalidArgumentError } from 'commander';
+import type { AdminCommand } from '../admin/admin-commands.ts';
+import { readEnvConfig } from '../config/env-config.ts';
+import { migrate } from '../store/migrate.ts';
+import { openDatabase } from '../store/open-database.ts';
+import { printResult } from './print-result.ts';
+import { runCommand } from './run-command.ts';
+
+const usdOption = (value: string): number => {
+  const amount = Number(value);
+  if (!/^\d+(\.\d{1,6})?$/.test(value) || !Number.isFinite(amount)) throw new InvalidArgumentError('expected a USD amount such as 5 or 2.50');
+  return amount;
+};
+const intOption = (value: string): number => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+};
+
+async function execute(command: AdminCommand, json: boolean): Promise<void> {
+  printResult(await runCommand(command), json);
+}
+
+export function buildCli(): Command {
+  const program = new Command('junction').description('Junction model gateway and Agents API').showHelpAfterError();
+
+  program.command('serve').description('start the server (same as npm start)').action(async () => {
+    await import('../main.ts');
+  });
+
+  program.command('migrate').description('apply pending database migrations').action(async () => {
+    const db = await openDatabase(readEnvConfig({ LOG_LEVEL: 'silent', ...process.env }));
+    try {
+      const applied = await migrate(db);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+    } finally {
+      await db.close();
+    }
+  });
+
+  const keys = program.command('keys').description('create, list and disable API keys');
+  keys
+    .command('create')
+    .requiredOption('--kind <kind>', 'model | provisioning | agent')
+    .requiredOption('--name <name>', 'a name to recognise the key by')
+    .option('--description <text>')
+    .option('--daily-limit-usd <usd>', 'spend limit per UTC day', usdOption)
+    .option('--monthly-limit-usd <usd>', 'spend limit per UTC calendar month', usdOption)
+    .option('--total-limit-usd <usd>', 'lifetime spend limit', usdOption)
+    .option('--expires-at <iso>', 'expiry, ISO-8601 (UTC)')
+    .option('--allowed-models <ids>', 'comma-separated model ids this key may use')
+    .option('--rate-limit-rpm <n>', 'requests per minute', intOption)
+    .option('--account <id>', 'account id (default account when omitted)')
+    .option('--json', 'print one JSON object; the plain key is in field "key"')
+    .action(async (options: Record<string, string | number | boolean | undefined>) => {
+      const kind = String(options.kind);
+      if (kind !== 'model' && kind !== 'provisioning' && kind !== 'agent') {
+        throw new InvalidArgumentError(`--kind must be model, provisioning or agent, not ${kind}`);
+      }
+      await execute(
+        {
+          command: 'keys.create',
+          kind,
+          name: String(options.name),
+          ...(options.description !== undefined && { description: String(options.description) }),
+          ...(options.dailyLimitUsd !== undefined && { dailyLimitUsd: Number(options.dailyLimitUsd) }),
+          ...(options.monthlyLimitUsd !== undefined && { monthlyLimitUsd: Number(options.monthlyLimitUsd) }),
+          ...(options.totalLimitUsd !== undefined && { totalLimitUsd: Number(options.totalLimitUsd) }),
+          ...(options.expiresAt !== undefined && { expiresAt: String(options.expiresAt) }),
+          ...(options.allowedModels !== undefined && { allowedModels: String(options.allowedModels).split(',').map((id) => id.trim()).filter(Boolean) }),
+          ...(options.rateLimitRpm !== undefined && { rateLimitRpm: Number(options.rateLimitRpm) }),
+          ...(options.account !== undefined && { account: String(options.account) }),
+        },
+        options.json === true,
+      );
+    });
+  keys
+    .command('list')
+    .option('--account <id>')
+    .option('--json')
+    .action(async (options: { account?: string; json?: boolean }) =>
+      execute({ command: 'keys.list', ...(options.account && { account: options.account }) }, options.json === true),
+    );
+  for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
+    keys
+      .command(`${name} <id>`)
+      .description(`${name} a key (takes effect on the next request)`)
+      .option('--account <id>')
+      .option('--json')
+      .action(async (id: string, options: { account?: string; json?: boolean }) =>
+        execute({ command: 'keys.set-disabled', id, disabled, ...(options.account && { account: options.account }) }, options.json === true),
+      );
+  }
+
+  const credits = program.command('credits').description('grant and show account credit');
+  credits
+    .command('grant')
+    .requiredOption('--amount <n>', 'amount in the given currency')
+    .requiredOption('--currency <code>', 'USD, EUR, GBP or another configured currency')
+    .option('--note <text>')
+    .option('--account <id>')
+    .option('--json')
+    .action(async (options: { amount: string; currency: string; note?: string; account?: string; json?: boolean }) =>
+      execute(
+        {
+          command: 'credits.grant',
+          amount: options.amount,
+          currency: options.currency.toUpperCase(),
+          ...(options.note && { note: options.note }),
+          ...(options.account && { account: options.account }),
+        },
+        options.json === true,
+      ),
+    );
+  credits
+    .command('show')
+    .option('--account <id>')
+    .option('--json')
+    .action(async (options: { account?: string; json?: boolean }) =>
+      execute({ command: 'credits.show', ...(options.account && { account: options.account }) }, options.json === true),
+    );
+
+  const accounts = program.command('accounts').description('accounts of this deployment');
+  accounts
+    .command('create')
+    .requiredOption('--name <name>')
+    .option('--plan <plan>', 'plan name from the config file', 'default')
+    .option('--json')
+    .action(async (options: { name: string; plan: string; json?: boolean }) =>
+      execute({ command: 'accounts.create', name: options.name, plan: options.plan }, options.json === true),
+    );
+  accounts.command('list').option('--json').action(async (options: { json?: boolean }) => execute({ command: 'accounts.list' }, options.json === true));
+
+  return program;
+}
+
+try {
+  await buildCli().parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`junction: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,33 @@
+import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../core/model-types.ts';
+import type { CallOptions, EmbeddingRequest, EmbeddingResponse, ProviderAdapter, ProviderConfig } from '../adapter.ts';
+import { readSseEvents } from '../http/sse-events.ts';
+import { postJson, postStream } from '../http/upstream-client.ts';
+import { convertGenerateRequest } from './convert-generate-request.ts';
+import { embedWithGemini } from './embeddings.ts';
+import { geminiCall, geminiModelPath } from './gemini-call.ts';
+import { mapGenerateResponse } from './map-generate-response.ts';
+import { mapGenerateStream } from './map-generate-stream.ts';
+
+/** Adapter for the Gemini API (`baseUrl` like `https://generativelanguage.googleapis.com/v1beta`). */
+export function createGeminiAdapter(config: ProviderConfig): ProviderAdapter {
+  return {
+    config,
+    async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
+      const path = geminiModelPath(request.model, 'generateContent');
+      const response = await postJson(config, { ...geminiCall(config, path, options), body: convertGenerateRequest(request) });
+      return mapGenerateResponse(response.body, request.model);
+    },
+    async *streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+      const path = geminiModelPath(request.model, 'streamGenerateContent');
+      const response = await postStream(config, {
+        ...geminiCall(config, path, options),
+        query: { alt: 'sse' },
+        body: convertGenerateRequest(request),
+      });
+      yield* mapGenerateStream(readSseEvents(response.body));
+    },
+    embed(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse> {
+      return embedWithGemini(config, request, options);
+    },
+  };
+}

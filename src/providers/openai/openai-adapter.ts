@@ -1,0 +1,48 @@
+/**
+ * The adapter for OpenAI and every server that speaks its wire format (Ollama, vLLM,
+ * Groq, Mistral, DeepSeek, Together, OpenRouter, Azure OpenAI): only `config` differs.
+ *
+ * `streamChat` is lazy: the HTTP request starts on the first `next()`. An error thrown
+ * by that first `next()` before any event came is a pre-first-byte failure, safe to
+ * retry when `UpstreamError.retryable` says so; later errors are not.
+ */
+import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../core/model-types.ts';
+import type { CallOptions, ProviderAdapter, ProviderConfig } from '../adapter.ts';
+import { postJson, postStream } from '../http/upstream-client.ts';
+import { readSseEvents } from '../http/sse-events.ts';
+import { createSpeech, createTranscription } from './audio.ts';
+import { convertChatRequest } from './convert-chat-request.ts';
+import { createEmbeddings } from './embeddings.ts';
+import { generateImages } from './images.ts';
+import { mapChatResponse } from './map-chat-response.ts';
+import { mapChatStream } from './map-chat-stream.ts';
+import { moderate } from './moderations.ts';
+import { openAICall } from './openai-call.ts';
+
+export function createOpenAIAdapter(config: ProviderConfig): ProviderAdapter {
+  const chatBody = (request: ModelRequest, stream: boolean) =>
+    convertChatRequest(request, { stream, kind: config.kind, providerId: config.id });
+
+  return {
+    config,
+    async *streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+      const response = await postStream(config, {
+        ...openAICall(config, '/chat/completions', options.signal),
+        body: chatBody(request, true),
+      });
+      yield* mapChatStream(readSseEvents(response.body));
+    },
+    async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
+      const response = await postJson(config, {
+        ...openAICall(config, '/chat/completions', options.signal),
+        body: chatBody(request, false),
+      });
+      return mapChatResponse(response.body, request.model);
+    },
+    embed: (request, options) => createEmbeddings(config, request, options),
+    generateImages: (request, options) => generateImages(config, request, options),
+    moderate: (request, options) => moderate(config, request, options),
+    speech: (request, options) => createSpeech(config, request, options),
+    transcribe: (request, options) => createTranscription(config, request, options),
+  };
+}

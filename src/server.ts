@@ -1,0 +1,47 @@
+import type { Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { startAdminSocket } from './admin/admin-socket.ts';
+import { buildApp } from './app.ts';
+import type { EnvConfig } from './config/env-config.ts';
+import { createServices, type Services } from './services.ts';
+
+export type RunningServer = { app: FastifyInstance; services: Services; url: string; stop(): Promise<void> };
+
+const FIRST_START_HELP = `
+Junction created its default account. Nothing secret was generated or written to disk.
+Create your first keys with the CLI (works while the server runs):
+
+  npx junction keys create --kind provisioning --name admin     # manages keys over /v1/keys
+  npx junction keys create --kind model --name my-app           # calls models under /v1
+  npx junction credits grant --amount 10 --currency USD         # model calls need credit
+
+Each plain key is printed once, at creation. Keep it; only its hash is stored.
+`;
+
+/** Opens the store, applies migrations, listens. `stop()` drains in-flight requests first. */
+export async function startServer(config: EnvConfig): Promise<RunningServer> {
+  const services = await createServices(config);
+  let adminSocket: Server | undefined;
+  try {
+    const embedded = !config.databaseUrl && !config.dataDir.startsWith('memory://');
+    if (embedded) adminSocket = await startAdminSocket(services, config.dataDir);
+    const app = await buildApp(services);
+    const url = await app.listen({ host: config.host, port: config.port });
+    if (services.firstStart) process.stdout.write(FIRST_START_HELP);
+    app.log.info({ engine: services.db.engine, url }, 'junction is ready');
+    return {
+      app,
+      services,
+      url,
+      async stop() {
+        await app.close();
+        await new Promise<void>((done) => (adminSocket ? adminSocket.close(() => done()) : done()));
+        await services.close();
+      },
+    };
+  } catch (error) {
+    adminSocket?.close();
+    await services.close();
+    throw error;
+  }
+}
