@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountRoutes } from './gateway/account-routes.ts';
+import { chatCompletionsRoute } from './gateway/chat-completions/chat-completions-route.ts';
+import { modelsRoute } from './gateway/models-route.ts';
+import { usageRoutes } from './gateway/usage-routes.ts';
 import { keysRoutes } from './gateway/keys/keys-routes.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { loggerOptions } from './http/logger-options.ts';
 import type { Services } from './services.ts';
-
-/** Chat and embedding bodies may be this large; everything else keeps fastify's 1 MiB default. */
-export const LARGE_BODY_LIMIT = 50 * 1024 * 1024;
 
 /** Builds the HTTP app on already-opened services, without listening (tests use inject()). */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -26,11 +26,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  const { db, authenticator, hasher, keyChanges, now } = services;
+  const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, settlements } = services;
   await app.register(
     async (v1) => {
       await v1.register(accountRoutes, { db, authenticator, now });
       await v1.register(keysRoutes, { db, authenticator, hasher, keyChanges, now });
+      await v1.register(modelsRoute, { authenticator, catalog, plans });
+      await v1.register(chatCompletionsRoute, { authenticator, chat });
+      await v1.register(usageRoutes, { db, authenticator, settlements });
     },
     { prefix: '/v1' },
   );

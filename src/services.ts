@@ -1,12 +1,26 @@
+import type { Redis } from 'ioredis';
 import { type Account, ensureDefaultAccount } from './accounts/account-repository.ts';
+import { BudgetLeases } from './billing/budget-leases.ts';
+import { reclaimStaleLeases } from './billing/lease-sql.ts';
+import { SettlementQueue } from './billing/settlement-queue.ts';
+import { buildCatalog } from './catalog/build-catalog.ts';
+import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
+import type { Catalog } from './catalog/types.ts';
 import type { EnvConfig } from './config/env-config.ts';
+import { DEFAULT_USD_RATES } from './credits/currency-rates.ts';
 import { KeyAuthenticator } from './keys/key-authenticator.ts';
 import { KeyChangeSync } from './keys/key-change-sync.ts';
 import { KeyHasher } from './keys/key-hash.ts';
+import { AccountPlans } from './pipeline/account-plans.ts';
+import { ChatPipeline } from './pipeline/chat-pipeline.ts';
+import { KeyRateLimiter } from './pipeline/rate-limiter.ts';
+import { UnaryPipeline } from './pipeline/unary-pipeline.ts';
+import type { RetryPolicy } from './pipeline/upstream-attempts.ts';
+import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from './providers/provider-registry.ts';
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { openDatabase } from './store/open-database.ts';
-import { ProcessRegistration } from './store/process-registry.ts';
+import { ProcessRegistration, STALE_AFTER_SECONDS } from './store/process-registry.ts';
 
 /** Everything a running Junction holds: opened once, shared by the HTTP app and the CLI. */
 export type Services = {
@@ -17,10 +31,18 @@ export type Services = {
   keyChanges: KeyChangeSync;
   /** This process's row in the registry of live processes (leases, change acknowledgements). */
   registration: ProcessRegistration | undefined;
+  catalog: Catalog;
+  providers: ProviderRegistry;
+  plans: AccountPlans;
+  settlements: SettlementQueue;
+  budgets: BudgetLeases;
+  chat: ChatPipeline;
+  unary: UnaryPipeline;
   defaultAccount: Account;
   /** True when this start created the default account (a brand-new store). */
   firstStart: boolean;
   now: () => Date;
+  warnings: string[];
   close(): Promise<void>;
 };
 
@@ -29,20 +51,51 @@ export type ServiceOptions = {
   database?: Database;
   /** False for short-lived tools (the CLI): they serve no requests and hold no leases. */
   registerProcess?: boolean;
+  /** Where provider credentials and the config file path are read (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  retry?: RetryPolicy;
+  redis?: Redis;
 };
 
+const RECLAIM_INTERVAL_MS = 15_000;
+
 export async function createServices(config: EnvConfig, options: ServiceOptions = {}): Promise<Services> {
+  const env = options.env ?? process.env;
   const db = options.database ?? (await openDatabase(config));
   const now = options.now ?? (() => new Date());
+  const stops: Array<() => Promise<void> | void> = [];
   try {
     await migrate(db);
     const { account, created } = await ensureDefaultAccount(db);
     const hasher = new KeyHasher(config.keySecret);
     const authenticator = new KeyAuthenticator(db, hasher, now);
     const registration = options.registerProcess === false ? undefined : new ProcessRegistration(db);
-    await registration?.start();
+    if (registration) {
+      // Leases of processes that died without returning them go back first.
+      await reclaimStaleLeases(db, STALE_AFTER_SECONDS);
+      await registration.start();
+      const timer = setInterval(() => void reclaimStaleLeases(db, STALE_AFTER_SECONDS).catch(() => undefined), RECLAIM_INTERVAL_MS);
+      timer.unref();
+      stops.push(() => clearInterval(timer));
+    }
     const keyChanges = new KeyChangeSync(db, registration, (lookupId) => authenticator.forget(lookupId));
     await keyChanges.start();
+    stops.push(() => keyChanges.stop());
+
+    const catalogConfig = await loadCatalogConfig(config.configPath, env);
+    const extraProviders = providerConfigsFromCatalogConfig(catalogConfig, env);
+    const providerConfigs = [...providersFromEnv(env), ...extraProviders.providers];
+    const catalog = buildCatalog({ providers: providerConfigs.map(({ id, kind }) => ({ id, kind })), config: catalogConfig, now: now() });
+    const providers = buildProviderRegistry(providerConfigs);
+    config.usdRates = { ...DEFAULT_USD_RATES, ...catalogConfig.currencies, ...config.envUsdRates };
+
+    const plans = new AccountPlans(db);
+    await plans.start();
+    stops.push(() => plans.stop());
+    const settlements = new SettlementQueue(db, registration?.id, (error) => console.error('settlement flush failed; will retry', error));
+    const budgets = new BudgetLeases(db, registration?.id ?? '00000000-0000-0000-0000-000000000000', settlements, now);
+    const rateLimiter = new KeyRateLimiter(options.redis);
+    const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, ...(options.retry && { retry: options.retry }) };
     return {
       config,
       db,
@@ -50,16 +103,27 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       authenticator,
       keyChanges,
       registration,
+      catalog,
+      providers,
+      plans,
+      settlements,
+      budgets,
+      chat: new ChatPipeline(pipelineDeps),
+      unary: new UnaryPipeline(pipelineDeps),
       defaultAccount: account,
       firstStart: created,
       now,
+      warnings: [...catalog.warnings, ...extraProviders.skipped.map((skip) => `provider ${skip.id} skipped: ${skip.reason}`)],
       async close() {
-        await keyChanges.stop();
+        // Unused budget goes back and pending settlements are written before the store closes.
+        await budgets.close();
+        for (const stop of stops.reverse()) await stop();
         await registration?.stop();
         await db.close();
       },
     };
   } catch (error) {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;
   }

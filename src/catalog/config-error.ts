@@ -1,7 +1,7 @@
 /**
  * A catalog config that cannot be used. Start-up fails with it, so the message names
  * the file and the exact path of every problem (TensorZero style), e.g.
- * `catalog.yaml: models["openai/gpt-4o"].prices.input: expected a decimal`.
+ * `junction.yaml: models["openai/gpt-4o"].prices.input: expected a decimal`.
  */
 
 export type ConfigIssue = { path: string; message: string };

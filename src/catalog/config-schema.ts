@@ -5,6 +5,7 @@
  * tokens, USD per image, USD per audio minute — and converted here, exactly, to the
  * catalog's integer µUSD units; a price finer than the catalog can hold is an error.
  */
+import { CurrencyRatesSchema } from '../credits/currency-rates.ts';
 import { z } from 'zod';
 import { scaleDecimal, toSafeNumber } from './money.ts';
 import { CAPABILITIES, type ModelPrices, type PriceTier } from './types.ts';
@@ -174,12 +175,14 @@ export const CatalogConfigSchema = z
       )
       .default({}),
     plans: z.record(z.string().min(1), PlanSchema).default({}),
+    // The same file carries the credit currencies' USD rates (see src/credits/currency-rates.ts).
+    currencies: CurrencyRatesSchema.default({}),
   });
 
 export type CatalogConfig = z.output<typeof CatalogConfigSchema>;
 export type CatalogConfigInput = z.input<typeof CatalogConfigSchema>;
 
-export const emptyCatalogConfig = (): CatalogConfig => ({ providers: {}, models: {}, aliases: {}, plans: {} });
+export const emptyCatalogConfig = (): CatalogConfig => ({ providers: {}, models: {}, aliases: {}, plans: {}, currencies: {} });
 
 /** Removes keys whose value is undefined, so spreading an override never erases a base value. */
 function dropUndefined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {

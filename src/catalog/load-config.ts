@@ -8,13 +8,13 @@ import type { ProviderConfig } from '../providers/adapter.ts';
 import { CatalogConfigError, formatConfigPath } from './config-error.ts';
 import { CatalogConfigSchema, emptyCatalogConfig, type CatalogConfig } from './config-schema.ts';
 
-/** Env var naming the config file; without it `./catalog.yaml` is used when present. */
-export const CATALOG_FILE_ENV = 'JUNCTION_CATALOG_FILE';
-export const DEFAULT_CATALOG_FILE = 'catalog.yaml';
+/** Env var naming the config file; without it `./junction.yaml` is used when present. */
+export const CATALOG_FILE_ENV = 'JUNCTION_CONFIG';
+export const DEFAULT_CATALOG_FILE = 'junction.yaml';
 
 /**
  * Loads and validates the catalog config. An explicit path (argument or
- * JUNCTION_CATALOG_FILE) must exist; the default file is optional, so a bare
+ * JUNCTION_CONFIG) must exist; the default file is optional, so a bare
  * checkout runs with the published catalog and no aliases or plans.
  */
 export const loadCatalogConfig = async (

@@ -26,7 +26,10 @@ export type EnvConfig = {
   configPath: string | undefined;
   /** HMAC key for API-key hashes. A built-in value when unset (see README, "Security"). */
   keySecret: string;
+  /** USD rates in force: defaults, then the config file's `currencies:`, then JUNCTION_FX_RATES. */
   usdRates: Record<string, string>;
+  /** Rates given by JUNCTION_FX_RATES alone (they win over the config file). */
+  envUsdRates: Record<string, string>;
   agentsDir: string;
   toolsDir: string;
   knowledgeDir: string;
@@ -43,6 +46,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     throw new Error(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const values = parsed.data;
+  const envUsdRates = values.JUNCTION_FX_RATES ? parseRatesEnv(values.JUNCTION_FX_RATES) : {};
   return {
     host: values.HOST,
     port: values.PORT,
@@ -51,7 +55,8 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     redisUrl: values.REDIS_URL,
     configPath: values.JUNCTION_CONFIG,
     keySecret: values.JUNCTION_KEY_SECRET ?? DEFAULT_KEY_SECRET,
-    usdRates: { ...DEFAULT_USD_RATES, ...(values.JUNCTION_FX_RATES ? parseRatesEnv(values.JUNCTION_FX_RATES) : {}) },
+    usdRates: { ...DEFAULT_USD_RATES, ...envUsdRates },
+    envUsdRates,
     agentsDir: values.JUNCTION_AGENTS_DIR,
     toolsDir: values.JUNCTION_TOOLS_DIR,
     knowledgeDir: values.JUNCTION_KNOWLEDGE_DIR,

@@ -30,8 +30,8 @@ describe('loadCatalogConfig', () => {
   });
 
   it('returns an empty config when no file is named and the default file is absent', async () => {
-    const config = await loadCatalogConfig(undefined, { JUNCTION_CATALOG_FILE: undefined });
-    expect(config).toEqual({ providers: {}, models: {}, aliases: {}, plans: {} });
+    const config = await loadCatalogConfig(undefined, { JUNCTION_CONFIG: undefined });
+    expect(config).toEqual({ providers: {}, models: {}, aliases: {}, plans: {}, currencies: {} });
   });
 
   it('fails when a named file is missing', async () => {

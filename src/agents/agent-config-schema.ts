@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * The file format of `agents/<id>.yaml`. Strict: an unknown key is an error (a typo
+ * such as `temprature` must not be silently ignored). Cross-references (model,
+ * tools, knowledge folders, instructions_file) are checked by the registry, which
+ * knows the catalog and the folders. The YAML is snake_case; the parsed config is
+ * camelCase, converted here at the edge.
+ */
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+// A collection is a direct child folder of the knowledge dir, never a path.
+const COLLECTION = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;
+
+export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+export const DEFAULT_MAX_STEPS = 10;
+
+const uniqueList = <T extends z.ZodType<string>>(item: T, what: string) =>
+  z.array(item).superRefine((values, context) => {
+    values.forEach((value, index) => {
+      if (values.indexOf(value) !== index) context.addIssue({ code: 'custom', path: [index], message: `duplicate ${what} "${value}"` });
+    });
+  });
+
+export const AgentFileSchema = z
+  .strictObject({
+    name: z.string().min(1).max(200),
+    description: z.string().max(2_000).optional(),
+    model: z.string().min(1),
+    fallback_models: uniqueList(z.string().min(1), 'model').optional(),
+    instructions: z.string().min(1).optional(),
+    instructions_file: z
+      .string()
+      .min(1)
+      .refine((path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'), 'must be a path inside the agents folder')
+      .optional(),
+    tools: uniqueList(z.string().regex(NAME, 'must be a tool name'), 'tool').default([]),
+    knowledge: uniqueList(z.string().regex(COLLECTION, 'must be a folder name under the knowledge folder'), 'collection').default([]),
+    temperature: z.number().min(0).max(2).optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+    reasoning: z.strictObject({ effort: z.enum(REASONING_EFFORTS) }).optional(),
+    max_steps: z.number().int().min(1).max(100).default(DEFAULT_MAX_STEPS),
+  })
+  .superRefine((file, context) => {
+    if ((file.instructions === undefined) === (file.instructions_file === undefined)) {
+      context.addIssue({ code: 'custom', path: ['instructions'], message: 'give exactly one of instructions or instructions_file' });
+    }
+  });
+
+export type AgentFile = z.input<typeof AgentFileSchema>;
+
+export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
+  name: file.name,
+  description: file.description ?? '',
+  model: file.model,
+  fallbackModels: file.fallback_models ?? [],
+  instructions: file.instructions,
+  instructionsFile: file.instructions_file,
+  tools: file.tools,
+  knowledge: file.knowledge,
+  temperature: file.temperature,
+  maxOutputTokens: file.max_output_tokens,
+  reasoning: file.reasoning,
+  maxSteps: file.max_steps,
+}));
+
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { describeZodIssues } from '../tools/compile-tool.ts';
+import { displayPath, watchFolders, type FolderWatcher } from '../tools/folder-watcher.ts';
+import { AgentConfigSchema, type AgentConfig } from './agent-config-schema.ts';
+
+/**
+ * Agents as files: every `agents/<id>.yaml|yml` is one agent. Each file is parsed,
+ * validated strictly and cross-checked (model in the catalog, tools in the tool
+ * registry, knowledge folders on disk, instructions_file readable). The folders are
+ * watched; a broken edit is reported through `onError` and the agent's last good
+ * version keeps serving, so a typo never takes an agent down.
+ */
+
+export type LoadedAgent = {
+  /** The file name without extension. */
+  id: string;
+  file: string;
+  config: AgentConfig;
+  /** `instructions`, or the content of `instructions_file`. */
+  instructions: string;
+  /** Content hash of the YAML and the instructions file; changes on every effective edit. */
+  version: string;
+  /** The latest modification time of the YAML and its instructions file. */
+  updatedAt: Date;
+};
+
+export type ToolLookup = {
+  has(name: string): boolean;
+  /** When given, agents are re-checked after tools change. */
+  onChange?(listener: () => void): () => void;
+};
+
+export type AgentRegistryOptions = {
+  agentsDir: string;
+  knowledgeDir: string;
+  tools: ToolLookup;
+  /** The catalog lives elsewhere; it answers for model ids and aliases. */
+  isKnownModel(id: string): boolean;
+  watch?: boolean;
+  debounceMs?: number;
+  onError?: (error: AgentConfigError) => void;
+};
+
+export type AgentRegistry = {
+  get(id: string): LoadedAgent | undefined;
+  list(): LoadedAgent[];
+  /** Files whose current content is refused (their last good version, if any, still serves). */
+  errors(): AgentConfigError[];
+  reload(): Promise<void>;
+  close(): void;
+};
+
+export type AgentIssue = { path: string; message: string };
+
+/** One refused agent file; every line of the message reads `file: path: problem`. */
+export class AgentConfigError extends Error {
+  readonly file: string;
+  readonly issues: AgentIssue[];
+  /** The version still serving, when an earlier edit of this file was good. */
+  keptVersion: string | undefined;
+  constructor(file: string, issues: AgentIssue[]) {
+    super(issues.map((issue) => `${displayPath(file)}: ${issue.path}: ${issue.message}`).join('\n'));
+    this.name = 'AgentConfigError';
+    this.file = file;
+    this.issues = issues;
+  }
+}
+
+type FileState = { lastGood: LoadedAgent | undefined; error: AgentConfigError | undefined };
+
+const AGENT_FILE = /^[^.].*\.ya?ml$/;
+const AGENT_ID = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
+const KNOWLEDGE_SEARCH_TOOL = 'knowledge_search';
+
+export async function createAgentRegistry(options: AgentRegistryOptions): Promise<AgentRegistry> {
+  const agentsDir = resolve(options.agentsDir);
+  const knowledgeDir = resolve(options.knowledgeDir);
+  const reportError = options.onError ?? ((error: AgentConfigError) => console.error(error.message));
+  const files = new Map<string, FileState>();
+  let agents = new Map<string, LoadedAgent>();
+
+  const reloadNow = async (): Promise<void> => {
+    const names = existsSync(agentsDir) ? (await readdir(agentsDir)).filter((name) => AGENT_FILE.test(name)).sort() : [];
+    const present = new Set(names.map((name) => join(agentsDir, name)));
+    for (const file of files.keys()) if (!present.has(file)) files.delete(file);
+
+    const next = new Map<string, LoadedAgent>();
+    for (const file of present) {
+      const state = files.get(file) ?? { lastGood: undefined, error: undefined };
+      files.set(file, state);
+      const id = basename(file, extname(file));
+      let issues: AgentIssue[];
+      try {
+        const result = next.has(id)
+          ? { issues: [{ path: '(file)', message: `another file already defines agent "${id}"` }] }
+          : await loadAgent(file, id, { ...options, agentsDir, knowledgeDir });
+        if ('agent' in result) {
+          state.lastGood = result.agent;
+          issues = [];
+        } else {
+          issues = result.issues;
+        }
+      } catch (error) {
+        issues = [{ path: '(file)', message: (error as Error).message }];
+      }
+      if (issues.length === 0) {
+        state.error = undefined;
+      } else {
+        const error = new AgentConfigError(file, issues);
+        error.keptVersion = state.lastGood?.version;
+        if (state.error?.message !== error.message) reportError(error);
+        state.error = error;
+      }
+      if (state.lastGood && !next.has(id)) next.set(id, state.lastGood);
+    }
+    agents = next;
+  };
+
+  // Reloads run one at a time, whether the watcher, the tools or a caller asked.
+  let queue: Promise<void> = Promise.resolve();
+  const reload = (): Promise<void> => (queue = queue.then(reloadNow, reloadNow));
+
+  await reload();
+  const unsubscribeTools = options.tools.onChange?.(() => void reload());
+  const watcher: FolderWatcher | undefined =
+    options.watch === false
+      ? undefined
+      : watchFolders({
+          // Recursive for agents so an edit of prompts/*.md reloads; the knowledge folder
+          // only for collections appearing or disappearing.
+          folders: [
+            { path: agentsDir, recursive: true },
+            { path: knowledgeDir, recursive: false },
+          ],
+          debounceMs: options.debounceMs ?? 100,
+          onChange: reload,
+          onWatchError: (error) => reportError(new AgentConfigError(agentsDir, [{ path: '(watch)', message: error.message }])),
+        });
+
+  return {
+    get: (id) => agents.get(id),
+    list: () => [...agents.values()],
+    errors: () => [...files.values()].flatMap((state) => (state.error ? [state.error] : [])),
+    reload,
+    close() {
+      watcher?.close();
+      unsubscribeTools?.();
+    },
+  };
+}
+
+type LoadContext = Pick<AgentRegistryOptions, 'tools' | 'isKnownModel'> & { agentsDir: string; knowledgeDir: string };
+type LoadResult = { agent: LoadedAgent } | { issues: AgentIssue[] };
+
+async function loadAgent(file: string, id: string, context: LoadContext): Promise<LoadResult> {
+  if (!AGENT_ID.test(id)) return { issues: [{ path: '(file)', message: `"${id}" is not a valid agent id (letters, digits, "_" and "-")` }] };
+  const [text, fileStat] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+  const document = parseDocument(text, { prettyErrors: true });
+  if (document.errors.length > 0) {
+    return {
+      issues: document.errors.map((error) => ({
+        path: error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '(yaml)',
+        message: error.message.split('\n')[0] ?? error.code,
+      })),
+    };
+  }
+  const parsed = AgentConfigSchema.safeParse(document.toJS());
+  if (!parsed.success) {
+    return { issues: describeZodIssues(parsed.error.issues) };
+  }
+  const config = parsed.data;
+  const issues = checkReferences(config, context);
+
+  let instructions = config.instructions ?? '';
+  let updatedAt = fileStat.mtime;
+  let instructionsText = '';
+  if (config.instructionsFile !== undefined) {
+    const instructionsPath = join(context.agentsDir, config.instructionsFile);
+    try {
+      const [content, instructionsStat] = await Promise.all([readFile(instructionsPath, 'utf8'), stat(instructionsPath)]);
+      instructions = content.trim();
+      instructionsText = content;
+      if (instructionsStat.mtime > updatedAt) updatedAt = instructionsStat.mtime;
+      if (instructions === '') issues.push({ path: 'instructions_file', message: `${config.instructionsFile} is empty` });
+    } catch {
+      issues.push({ path: 'instructions_file', message: `cannot read ${config.instructionsFile} (relative to the agents folder)` });
+    }
+  }
+  if (issues.length > 0) return { issues };
+
+  const version = createHash('sha256').update(text).update('\0').update(instructionsText).digest('hex').slice(0, 16);
+  return { agent: { id, file, config, instructions, version, updatedAt } };
+}
+
+function checkReferences(config: AgentConfig, context: LoadContext): AgentIssue[] {
+  const issues: AgentIssue[] = [];
+  if (!context.isKnownModel(config.model)) issues.push({ path: 'model', message: `unknown model "${config.model}"` });
+  config.fallbackModels.forEach((model, index) => {
+    if (!context.isKnownModel(model)) issues.push({ path: `fallback_models[${index}]`, message: `unknown model "${model}"` });
+  });
+  config.tools.forEach((tool, index) => {
+    if (!context.tools.has(tool)) issues.push({ path: `tools[${index}]`, message: `unknown tool "${tool}"` });
+    else if (tool === KNOWLEDGE_SEARCH_TOOL && config.knowledge.length === 0) {
+      issues.push({ path: `tools[${index}]`, message: `${KNOWLEDGE_SEARCH_TOOL} needs at least one collection under knowledge` });
+    }
+  });
+  config.knowledge.forEach((collection, index) => {
+    if (!isDirectory(join(context.knowledgeDir, collection))) {
+      issues.push({ path: `knowledge[${index}]`, message: `no knowledge collection "${collection}" (expected a folder ${displayPath(join(context.knowledgeDir, collection))})` });
+    }
+  });
+  return issues;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

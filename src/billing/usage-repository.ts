@@ -1,0 +1,75 @@
+import type { Queryable } from '../store/database.ts';
+
+export type UsageRow = {
+  id: string;
+  key_id: string | null;
+  request_id: string;
+  endpoint: string;
+  requested_model: string | null;
+  model: string | null;
+  provider: string | null;
+  upstream_model: string | null;
+  status: string;
+  http_status: number | null;
+  error_code: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+  units: Record<string, number> | null;
+  cost_micros: number;
+  latency_ms: number | null;
+  attempts: number;
+  streamed: boolean;
+  agent_id: string | null;
+  agent_run_id: string | null;
+  created_at: Date;
+};
+
+const COLUMNS = `id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status,
+  error_code, input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, units, cost_micros, latency_ms,
+  attempts, streamed, agent_id, agent_run_id, created_at`;
+
+/** One generation, only if it belongs to this key (a caller reads its own generations). */
+export async function findGeneration(db: Queryable, keyId: string, id: string): Promise<UsageRow | undefined> {
+  const result = await db.query<UsageRow>(`SELECT ${COLUMNS} FROM usage_log WHERE id = $1 AND key_id = $2`, [id, keyId]);
+  return result.rows[0];
+}
+
+export type UsageFilters = {
+  keyId?: string;
+  model?: string;
+  status?: string;
+  endpoint?: string;
+  from?: Date;
+  to?: Date;
+  /** Keyset cursor: rows strictly older than this (created_at, id). */
+  before?: { createdAt: Date; id: string };
+  limit: number;
+};
+
+/** The account's log, newest first, filtered; keyset-paged so pages stay stable while rows arrive. */
+export async function listUsage(db: Queryable, accountId: string, filters: UsageFilters): Promise<UsageRow[]> {
+  const conditions = ['account_id = $1'];
+  const params: unknown[] = [accountId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    conditions.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filters.keyId) add('key_id = ?', filters.keyId);
+  if (filters.model) add('model = ?', filters.model);
+  if (filters.status) add('status = ?', filters.status);
+  if (filters.endpoint) add('endpoint = ?', filters.endpoint);
+  if (filters.from) add('created_at >= ?', filters.from);
+  if (filters.to) add('created_at < ?', filters.to);
+  if (filters.before) {
+    params.push(filters.before.createdAt, filters.before.id);
+    conditions.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+  }
+  params.push(filters.limit);
+  const result = await db.query<UsageRow>(
+    `SELECT ${COLUMNS} FROM usage_log WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return result.rows;
+}

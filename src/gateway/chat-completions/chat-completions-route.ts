@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
+import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { requireKey } from '../../http/auth-hook.ts';
+import { parseInput } from '../../http/parse-body.ts';
+import { SseWriter } from '../../http/sse-writer.ts';
+import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
+import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
+import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
+import { callContextFrom } from '../call-context-from-request.ts';
+import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
+import { ChatRequestSchema } from './chat-request-schema.ts';
+import { toChatInput } from './convert-chat-request.ts';
+import { renderChatCompletion } from './render-chat-response.ts';
+
+export type ChatRouteDeps = { authenticator: KeyAuthenticator; chat: ChatPipeline };
+
+/** `POST /v1/chat/completions`: the OpenAI wire format in front of every provider. */
+export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
+  app.post(
+    '/chat/completions',
+    { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) },
+    async (request, reply) => {
+      const body = parseInput(ChatRequestSchema, request.body);
+      const input = toChatInput(body);
+      const context = callContextFrom(request, reply, 'chat.completions');
+      const created = Math.floor(Date.now() / 1000);
+
+      if (!body.stream) {
+        const result = await deps.chat.generate(context, input);
+        if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
+        return renderChatCompletion(result.response, {
+          id: result.generationId,
+          model: result.model.id,
+          created,
+          costMicros: result.costMicros,
+          provider: result.model.providerId,
+        });
+      }
+
+      // Errors up to here (limits, unknown model, upstream refusing before its first
+      // byte) are ordinary JSON errors; after the headers they become an error frame.
+      const call = await deps.chat.stream(context, input);
+      const sse = new SseWriter(reply, call.rateLimit ? rateLimitHeaders(call.rateLimit) : {});
+      const encoder = new ChatChunkEncoder({ id: call.generationId, model: call.model.id, created, provider: call.model.providerId });
+      try {
+        for await (const event of call.events) {
+          for (const chunk of encoder.encode(event)) await sse.send(chunk);
+        }
+        const outcome = call.outcome();
+        for (const chunk of encoder.finish(outcome?.costMicros ?? 0, body.stream_options?.include_usage === true, outcome?.usage)) {
+          await sse.send(chunk);
+        }
+        sse.end('data: [DONE]\n\n');
+      } catch (error) {
+        const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The stream failed.', { cause: error });
+        if (failure.code !== 'client_closed_request') request.log.warn({ err: error }, 'stream ended with an error');
+        await sse.send(failure.toOpenAIBody());
+        sse.end();
+      }
+      return reply;
+    },
+  );
+}

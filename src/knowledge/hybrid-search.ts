@@ -1,0 +1,149 @@
+import type { Database } from '../store/database.ts';
+import { embedChecked, type Embedder, toVectorLiteral } from './embedder.ts';
+import { type ChunkMatch, listIndexedCollections, searchByText, searchByVector } from './knowledge-repository.ts';
+
+export type KnowledgeHit = {
+  chunkId: number;
+  collection: string;
+  /** Source file inside the collection folder. */
+  path: string;
+  title: string | null;
+  heading: string | null;
+  content: string;
+  /** Reciprocal-rank-fusion score: higher is better; comparable only within one search. */
+  score: number;
+  /** 1-based positions in the vector and full-text candidate lists, when the chunk was in them. */
+  vectorRank?: number;
+  textRank?: number;
+};
+
+export type KnowledgeSearchMode = 'hybrid' | 'text';
+
+export type KnowledgeSearchResult = {
+  hits: KnowledgeHit[];
+  mode: KnowledgeSearchMode;
+  /** Why a search ran on full text only although an embedder was given. */
+  fallbackReason?: string;
+};
+
+export type KnowledgeSearchOptions = {
+  db: Database;
+  accountId: string;
+  collections: readonly string[];
+  query: string;
+  embedder?: Embedder;
+  /** Hits returned (default 5). */
+  limit?: number;
+  /** Candidates taken from each retriever before fusion (default 30). */
+  candidates?: number;
+};
+
+/** The constant from Cormack et al. (2009); it damps the weight of the very top ranks. */
+export const RRF_K = 60;
+
+/**
+ * Hybrid retrieval: the nearest chunks by embedding and the best full-text matches,
+ * fused by reciprocal rank. Ranks, not scores, are fused because cosine distances and
+ * ts_rank values live on unrelated scales. Full text alone serves when there is no
+ * embedder, when the collections were indexed without one or with another model
+ * (their vectors are not comparable with this model's), or when embedding the query
+ * fails: an agent still gets knowledge while the embedding model is down.
+ */
+export async function searchKnowledge(options: KnowledgeSearchOptions): Promise<KnowledgeSearchResult> {
+  const limit = options.limit ?? 5;
+  const candidates = Math.max(limit, options.candidates ?? 30);
+  const scope = { accountId: options.accountId, collections: options.collections, limit: candidates };
+  if (options.collections.length === 0 || options.query.trim() === '') return { hits: [], mode: 'text' };
+
+  const text = await searchByText(options.db, { ...scope, query: fullTextQuery(options.query), question: options.query });
+  const vector = await vectorCandidates(options, candidates);
+  if (vector.matches === undefined) {
+    const hits = fuseByReciprocalRank([text]).slice(0, limit).map(toHit);
+    return { hits, mode: 'text', ...(vector.reason ? { fallbackReason: vector.reason } : {}) };
+  }
+  const hits = fuseByReciprocalRank([vector.matches, text]).slice(0, limit).map(toHit);
+  return { hits, mode: 'hybrid' };
+}
+
+async function vectorCandidates(
+  options: KnowledgeSearchOptions,
+  candidates: number,
+): Promise<{ matches?: ChunkMatch[]; reason?: string }> {
+  const { embedder } = options;
+  if (!embedder) return {};
+  const indexed = (await listIndexedCollections(options.db, options.accountId)).filter((collection) =>
+    options.collections.includes(collection.name),
+  );
+  if (!indexed.some((collection) => collection.embeddingModel === embedder.modelId)) {
+    const models = [...new Set(indexed.map((collection) => collection.embeddingModel ?? 'no embedder'))];
+    return { reason: `collections are indexed with ${models.join(', ') || 'nothing yet'}, not ${embedder.modelId}` };
+  }
+  let queryVector: number[] | undefined;
+  try {
+    [queryVector] = await embedChecked(embedder, [options.query], 'query');
+  } catch (error) {
+    return { reason: `embedding the query failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (!queryVector) return { reason: 'the embedder returned no vector' };
+  const matches = await searchByVector(options.db, {
+    accountId: options.accountId,
+    collections: options.collections,
+    limit: candidates,
+    embeddingModel: embedder.modelId,
+    vector: toVectorLiteral(queryVector),
+    dims: queryVector.length,
+  });
+  return { matches };
+}
+
+type Fused = ChunkMatch & { fused: number; ranks: (number | undefined)[] };
+
+/**
+ * Reciprocal rank fusion: each list adds 1 / (k + rank) for every chunk in it.
+ * Ties keep the order of the earlier lists (then chunk id), so results are stable.
+ */
+export function fuseByReciprocalRank(lists: readonly (readonly ChunkMatch[])[], k = RRF_K): Fused[] {
+  const byId = new Map<number, Fused>();
+  lists.forEach((list, listIndex) => {
+    list.forEach((match, position) => {
+      const rank = position + 1;
+      const entry = byId.get(match.id) ?? { ...match, fused: 0, ranks: lists.map(() => undefined) };
+      entry.fused += 1 / (k + rank);
+      entry.ranks[listIndex] = rank;
+      byId.set(match.id, entry);
+    });
+  });
+  const firstRank = (entry: Fused) => Math.min(...entry.ranks.map((rank) => rank ?? Number.POSITIVE_INFINITY));
+  return [...byId.values()].sort((a, b) => b.fused - a.fused || firstRank(a) - firstRank(b) || a.id - b.id);
+}
+
+function toHit(entry: Fused): KnowledgeHit {
+  // With one list it is the text list; with two, vector first (see searchKnowledge).
+  const [first, second] = entry.ranks;
+  const ranks = entry.ranks.length === 2 ? { vectorRank: first, textRank: second } : { textRank: first };
+  return {
+    chunkId: entry.id,
+    collection: entry.collection,
+    path: entry.path,
+    title: entry.title,
+    heading: entry.heading,
+    content: entry.content,
+    score: entry.fused,
+    ...(ranks.vectorRank !== undefined ? { vectorRank: ranks.vectorRank } : {}),
+    ...(ranks.textRank !== undefined ? { textRank: ranks.textRank } : {}),
+  };
+}
+
+const OPERATOR_WORDS = new Set(['or', 'and', 'not']);
+
+/**
+ * Turns a question into a websearch query that ORs its words. websearch_to_tsquery
+ * alone ANDs every word, and a natural question ("how long do I have to send a
+ * jacket back?") rarely has all its words in one chunk; the ranking then puts chunks
+ * matching more of the words first.
+ */
+export function fullTextQuery(question: string): string {
+  const words = question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const unique = [...new Set(words.filter((word) => !OPERATOR_WORDS.has(word)))].slice(0, 32);
+  return unique.join(' or ');
+}

@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '../store/database.ts';
+import { embedChecked, type Embedder, toVectorLiteral } from './embedder.ts';
+import {
+  type ChunkInput,
+  deleteCollection,
+  deleteDocuments,
+  findStoredEmbeddings,
+  listDocuments,
+  listIndexedCollections,
+  replaceDocument,
+  type StoredEmbedding,
+  upsertCollection,
+} from './knowledge-repository.ts';
+import { type KnowledgeDocument, listCollections, loadCollection } from './load-documents.ts';
+import { type KnowledgeChunk, splitDocument, type SplitOptions } from './split-documents.ts';
+
+export type IndexProgress = {
+  collection: string;
+  documentsDone: number;
+  documentsTotal: number;
+  /** Chunks sent to the embedder so far in this collection. */
+  chunksEmbedded: number;
+  /** Chunks whose stored embedding (or, without an embedder, stored row) was kept. */
+  chunksReused: number;
+};
+
+export type IndexOptions = {
+  db: Database;
+  accountId: string;
+  /** The knowledge root, holding one folder per collection. */
+  rootDir: string;
+  /** Without one, chunks are stored for full-text search only. */
+  embedder?: Embedder;
+  /** Only these collections; default: every folder, and collections whose folder is gone are dropped. */
+  collections?: string[];
+  /** Texts per embedding call. */
+  batchSize?: number;
+  split?: SplitOptions;
+  onProgress?: (progress: IndexProgress) => void;
+};
+
+export type CollectionReport = IndexProgress & { documentsRemoved: number; chunksTotal: number };
+export type IndexReport = { collections: CollectionReport[]; collectionsRemoved: string[] };
+
+type PlannedChunk = KnowledgeChunk & { contentHash: string; embedText: string };
+type PlannedDocument = { document: KnowledgeDocument; chunks: PlannedChunk[]; sourceHash: string; unchanged?: boolean };
+
+/**
+ * Indexes `rootDir/<collection>/` for one account, incrementally. Each chunk's hash
+ * covers the exact text that is embedded and the model id, so a stored embedding is
+ * reused wherever the same hash appears again (unchanged parts of an edited document,
+ * a renamed file) and a model change re-embeds everything. A document whose chunk
+ * hashes all match is not touched at all. Missing embeddings are gathered across
+ * documents into full batches; each document is written in its own transaction as
+ * soon as its vectors are there, so an interrupted run keeps what it finished.
+ */
+export async function indexKnowledge(options: IndexOptions): Promise<IndexReport> {
+  const { db, accountId, rootDir } = options;
+  const onDisk = await listCollections(rootDir);
+  const names = options.collections ?? onDisk;
+  const collectionsRemoved: string[] = [];
+  if (!options.collections) {
+    for (const stored of await listIndexedCollections(db, accountId)) {
+      if (onDisk.includes(stored.name)) continue;
+      await deleteCollection(db, accountId, stored.name);
+      collectionsRemoved.push(stored.name);
+    }
+  }
+  const collections: CollectionReport[] = [];
+  for (const name of names) collections.push(await indexCollection(options, name));
+  return { collections, collectionsRemoved };
+}
+
+async function indexCollection(options: IndexOptions, collection: string): Promise<CollectionReport> {
+  const { db, accountId, embedder } = options;
+  const batchSize = Math.max(1, options.batchSize ?? 64);
+  const documents = await loadCollection(options.rootDir, collection);
+  const stored = new Map((await listDocuments(db, accountId, collection)).map((document) => [document.path, document]));
+  await upsertCollection(db, accountId, collection, embedder?.modelId ?? null);
+
+  const progress: IndexProgress = { collection, documentsDone: 0, documentsTotal: documents.length, chunksEmbedded: 0, chunksReused: 0 };
+  let chunksTotal = 0;
+  const report = () => options.onProgress?.({ ...progress });
+  report();
+
+  // Vectors by chunk hash: stored ones looked up per document, new ones from the embedder.
+  const vectors = new Map<string, StoredEmbedding>();
+  const waiting: PlannedDocument[] = [];
+  const pending = new Map<string, string>(); // hash → text still to embed
+
+  const writeReady = async () => {
+    while (waiting.length > 0) {
+      const next = waiting[0];
+      if (!next) return;
+      if (!next.unchanged && embedder && next.chunks.some((chunk) => !vectors.has(chunk.contentHash))) return;
+      waiting.shift();
+      if (!next.unchanged) await writeDocument(options, next, vectors);
+      progress.documentsDone += 1;
+      report();
+    }
+  };
+  const embedPending = async (all: boolean) => {
+    while (embedder && (pending.size >= batchSize || (all && pending.size > 0))) {
+      const batch = [...pending].slice(0, batchSize);
+      const embedded = await embedChecked(embedder, batch.map(([, text]) => text), 'document');
+      batch.forEach(([hash], position) => {
+        const vector = embedded[position] ?? [];
+        vectors.set(hash, { embedding: toVectorLiteral(vector), dims: vector.length });
+        pending.delete(hash);
+      });
+      progress.chunksEmbedded += batch.length;
+      await writeReady();
+    }
+  };
+
+  for (const document of documents) {
+    const plan = await planDocument(document, embedder?.modelId, options.split);
+    chunksTotal += plan.chunks.length;
+    const previous = stored.get(document.path);
+    stored.delete(document.path);
+    if (previous && previous.sourceHash === plan.sourceHash) {
+      progress.chunksReused += plan.chunks.length;
+      // Queued rather than counted at once so documentsDone only ever covers a prefix of the documents.
+      waiting.push({ ...plan, unchanged: true });
+      await writeReady();
+      continue;
+    }
+    if (embedder) {
+      const missing = plan.chunks.map((chunk) => chunk.contentHash).filter((hash) => !vectors.has(hash) && !pending.has(hash));
+      for (const [hash, vector] of await findStoredEmbeddings(db, options.accountId, missing)) vectors.set(hash, vector);
+      for (const chunk of plan.chunks) {
+        // A hash already stored, or already queued by another chunk, is embedded at most once.
+        if (vectors.has(chunk.contentHash) || pending.has(chunk.contentHash)) progress.chunksReused += 1;
+        else pending.set(chunk.contentHash, chunk.embedText);
+      }
+    }
+    waiting.push(plan);
+    await writeReady();
+    await embedPending(false);
+  }
+  await embedPending(true);
+  await writeReady();
+
+  const removed = [...stored.values()];
+  await deleteDocuments(db, accountId, removed.map((document) => document.id));
+  return { ...progress, documentsRemoved: removed.length, chunksTotal };
+}
+
+/** Splits a document and hashes its chunks; pure apart from the splitter. */
+export async function planDocument(
+  document: KnowledgeDocument,
+  modelId: string | undefined,
+  split?: SplitOptions,
+): Promise<PlannedDocument> {
+  const chunks = (await splitDocument(document, split)).map((chunk) => {
+    const embedText = embeddingText(document.title, chunk);
+    return { ...chunk, embedText, contentHash: chunkHash(embedText, modelId) };
+  });
+  const sourceHash = sha256([modelId ?? '', document.title, ...chunks.map((chunk) => chunk.contentHash)].join('\n'));
+  return { document, chunks, sourceHash };
+}
+
+/**
+ * The text that is embedded: the chunk with its document title and heading path in
+ * front, so a chunk that says "within 30 days" still lands near questions about
+ * returns (contextual chunk headers).
+ */
+export function embeddingText(title: string, chunk: Pick<KnowledgeChunk, 'heading' | 'content'>): string {
+  const header = [title, chunk.heading].filter(Boolean).join(' > ');
+  return `${header}\n\n${chunk.content}`;
+}
+
+/** Whitespace differences (re-wrapped paragraphs, CRLF) do not change meaning, so not the hash. */
+export function chunkHash(text: string, modelId: string | undefined): string {
+  const normalized = text.normalize('NFC').replace(/\s+/g, ' ').trim();
+  return sha256(`${modelId ?? 'full-text-only'}\n${normalized}`);
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+async function writeDocument(options: IndexOptions, plan: PlannedDocument, vectors: Map<string, StoredEmbedding>): Promise<void> {
+  const { document } = plan;
+  const chunks: ChunkInput[] = plan.chunks.map((chunk) => {
+    const vector = options.embedder ? vectors.get(chunk.contentHash) : undefined;
+    return {
+      chunkIndex: chunk.chunkIndex,
+      ...(chunk.heading ? { heading: chunk.heading } : {}),
+      content: chunk.content,
+      contentHash: chunk.contentHash,
+      embedding: vector?.embedding ?? null,
+      dims: vector?.dims ?? null,
+    };
+  });
+  await options.db.transaction((tx) =>
+    replaceDocument(tx, {
+      accountId: options.accountId,
+      collection: document.collection,
+      path: document.path,
+      title: document.title,
+      sourceHash: plan.sourceHash,
+      embeddingModel: options.embedder?.modelId ?? null,
+      chunks,
+    }),
+  );
+}

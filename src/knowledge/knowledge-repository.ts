@@ -1,0 +1,228 @@
+import type { Database, Queryable } from '../store/database.ts';
+
+/**
+ * All SQL of the knowledge subsystem. Every statement filters on account_id: the
+ * knowledge folders are shared files, the indexed rows are not.
+ */
+
+/** Sizes with an HNSW index in migrations/0003_knowledge.sql (vector up to 2,000 dims). */
+export const HNSW_VECTOR_DIMENSIONS: readonly number[] = [256, 384, 512, 768, 1024, 1536];
+/** Larger sizes are indexed as halfvec, whose HNSW limit is 4,000 dims. */
+export const HNSW_HALFVEC_DIMENSIONS: readonly number[] = [3072];
+
+export type IndexedCollection = { name: string; embeddingModel: string | null };
+export type StoredDocument = { id: number; path: string; sourceHash: string; chunkCount: number };
+export type StoredEmbedding = { embedding: string; dims: number };
+
+export type ChunkInput = {
+  chunkIndex: number;
+  heading?: string;
+  content: string;
+  contentHash: string;
+  /** pgvector text literal, or null when indexed without an embedder. */
+  embedding: string | null;
+  dims: number | null;
+};
+
+export type DocumentInput = {
+  accountId: string;
+  collection: string;
+  path: string;
+  title: string;
+  sourceHash: string;
+  embeddingModel: string | null;
+  chunks: ChunkInput[];
+};
+
+export type ChunkMatch = {
+  id: number;
+  collection: string;
+  path: string;
+  title: string | null;
+  heading: string | null;
+  content: string;
+  /** Cosine distance (vector search) or matched words + cover density (full-text search). */
+  score: number;
+};
+
+export type SearchScope = { accountId: string; collections: readonly string[]; limit: number };
+
+export async function upsertCollection(db: Queryable, accountId: string, name: string, embeddingModel: string | null): Promise<void> {
+  await db.query(
+    `INSERT INTO knowledge_collections (account_id, name, embedding_model) VALUES ($1, $2, $3)
+     ON CONFLICT (account_id, name) DO UPDATE SET embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
+    [accountId, name, embeddingModel],
+  );
+}
+
+export async function listIndexedCollections(db: Queryable, accountId: string): Promise<IndexedCollection[]> {
+  const result = await db.query<{ name: string; embedding_model: string | null }>(
+    'SELECT name, embedding_model FROM knowledge_collections WHERE account_id = $1 ORDER BY name',
+    [accountId],
+  );
+  return result.rows.map((row) => ({ name: row.name, embeddingModel: row.embedding_model }));
+}
+
+/** Removes a collection with its documents and chunks (ON DELETE CASCADE). */
+export async function deleteCollection(db: Queryable, accountId: string, name: string): Promise<void> {
+  await db.query('DELETE FROM knowledge_collections WHERE account_id = $1 AND name = $2', [accountId, name]);
+}
+
+export async function listDocuments(db: Queryable, accountId: string, collection: string): Promise<StoredDocument[]> {
+  const result = await db.query<{ id: number; path: string; source_hash: string; chunk_count: number }>(
+    `SELECT id, path, source_hash, chunk_count FROM knowledge_documents
+     WHERE account_id = $1 AND collection = $2 ORDER BY path`,
+    [accountId, collection],
+  );
+  return result.rows.map((row) => ({ id: row.id, path: row.path, sourceHash: row.source_hash, chunkCount: row.chunk_count }));
+}
+
+export async function deleteDocuments(db: Queryable, accountId: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query('DELETE FROM knowledge_documents WHERE account_id = $1 AND id = ANY($2::bigint[])', [accountId, ids]);
+}
+
+/** Embeddings already stored for these chunk hashes (the hash includes the model id). */
+export async function findStoredEmbeddings(
+  db: Queryable,
+  accountId: string,
+  hashes: readonly string[],
+): Promise<Map<string, StoredEmbedding>> {
+  if (hashes.length === 0) return new Map();
+  const result = await db.query<{ content_hash: string; embedding: string; dims: number }>(
+    `SELECT DISTINCT ON (content_hash) content_hash, embedding::text AS embedding, dims FROM knowledge_chunks
+     WHERE account_id = $1 AND content_hash = ANY($2::text[]) AND embedding IS NOT NULL`,
+    [accountId, hashes],
+  );
+  return new Map(result.rows.map((row) => [row.content_hash, { embedding: row.embedding, dims: row.dims }]));
+}
+
+/** Rows per INSERT: keeps one statement's parameters to a few MB even at 3,072 dims. */
+const INSERT_BATCH = 200;
+
+/** Writes a document and replaces all of its chunks; run it in a transaction. */
+export async function replaceDocument(tx: Queryable, input: DocumentInput): Promise<void> {
+  const document = await tx.query<{ id: number }>(
+    `INSERT INTO knowledge_documents (account_id, collection, path, title, source_hash, chunk_count)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (account_id, collection, path) DO UPDATE SET title = EXCLUDED.title,
+       source_hash = EXCLUDED.source_hash, chunk_count = EXCLUDED.chunk_count, indexed_at = now()
+     RETURNING id`,
+    [input.accountId, input.collection, input.path, input.title, input.sourceHash, input.chunks.length],
+  );
+  const documentId = document.rows[0]?.id;
+  if (documentId === undefined) throw new Error('knowledge document upsert returned no row');
+  await tx.query('DELETE FROM knowledge_chunks WHERE document_id = $1', [documentId]);
+  for (let start = 0; start < input.chunks.length; start += INSERT_BATCH) {
+    const batch = input.chunks.slice(start, start + INSERT_BATCH);
+    await insertChunks(tx, { ...input, documentId }, batch);
+  }
+}
+
+async function insertChunks(
+  tx: Queryable,
+  document: Pick<DocumentInput, 'accountId' | 'collection' | 'path' | 'title' | 'embeddingModel'> & { documentId: number },
+  chunks: readonly ChunkInput[],
+): Promise<void> {
+  // unnest() of parallel arrays: one statement per batch with a fixed parameter count.
+  await tx.query(
+    `INSERT INTO knowledge_chunks (account_id, document_id, collection, path, title, chunk_index, heading,
+       content, content_hash, embedding_model, dims, embedding)
+     SELECT $1, $2, $3, $4, $5, c.chunk_index, c.heading, c.content, c.content_hash,
+       CASE WHEN c.embedding IS NULL THEN NULL ELSE $6 END, c.dims, c.embedding::vector
+     FROM unnest($7::int[], $8::text[], $9::text[], $10::text[], $11::int[], $12::text[])
+       AS c (chunk_index, heading, content, content_hash, dims, embedding)`,
+    [
+      document.accountId,
+      document.documentId,
+      document.collection,
+      document.path,
+      document.title,
+      document.embeddingModel,
+      chunks.map((chunk) => chunk.chunkIndex),
+      chunks.map((chunk) => chunk.heading ?? null),
+      chunks.map((chunk) => chunk.content),
+      chunks.map((chunk) => chunk.contentHash),
+      chunks.map((chunk) => chunk.dims),
+      chunks.map((chunk) => chunk.embedding),
+    ],
+  );
+}
+
+/** Counts for status output and tests. */
+export async function countChunks(
+  db: Queryable,
+  accountId: string,
+  collection?: string,
+): Promise<{ chunks: number; embedded: number; documents: number }> {
+  const result = await db.query<{ chunks: number; embedded: number; documents: number }>(
+    `SELECT count(*)::int AS chunks, count(embedding)::int AS embedded, count(DISTINCT document_id)::int AS documents
+     FROM knowledge_chunks WHERE account_id = $1 AND ($2::text IS NULL OR collection = $2)`,
+    [accountId, collection ?? null],
+  );
+  return result.rows[0] ?? { chunks: 0, embedded: 0, documents: 0 };
+}
+
+type MatchRow = Omit<ChunkMatch, 'score'> & { score: number | string };
+const toMatch = (row: MatchRow): ChunkMatch => ({ ...row, score: Number(row.score) });
+const MATCH_COLUMNS = 'id, collection, path, title, heading, content';
+
+/**
+ * Nearest chunks by cosine distance. The distance expression repeats the index's cast
+ * and the `dims = N` predicate so the partial HNSW index for that size is chosen
+ * (checked with EXPLAIN on PostgreSQL 15 and PGlite). Iterative scan keeps returning
+ * candidates when the account/collection filter rejects the first ones the graph
+ * offers; relaxed order is fine because the caller only uses the rank.
+ */
+export async function searchByVector(
+  db: Database,
+  scope: SearchScope & { embeddingModel: string; vector: string; dims: number },
+): Promise<ChunkMatch[]> {
+  const distance = distanceExpression(scope.dims);
+  return db.transaction(async (tx) => {
+    await tx.query(
+      `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
+      [String(Math.min(1000, Math.max(40, scope.limit)))],
+    );
+    const result = await tx.query<MatchRow>(
+      `SELECT ${MATCH_COLUMNS}, ${distance} AS score FROM knowledge_chunks
+       WHERE dims = ${scope.dims} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
+       ORDER BY ${distance} LIMIT $5`,
+      [scope.vector, scope.accountId, scope.collections, scope.embeddingModel, scope.limit],
+    );
+    return result.rows.map(toMatch).sort((a, b) => a.score - b.score || a.id - b.id);
+  });
+}
+
+function distanceExpression(dims: number): string {
+  // dims is interpolated into SQL (a type modifier cannot be a parameter): integers only.
+  if (!Number.isInteger(dims) || dims <= 0 || dims > 16000) throw new Error(`invalid embedding dimensions: ${dims}`);
+  if (HNSW_VECTOR_DIMENSIONS.includes(dims)) return `embedding::vector(${dims}) <=> $1::vector(${dims})`;
+  if (HNSW_HALFVEC_DIMENSIONS.includes(dims)) return `embedding::halfvec(${dims}) <=> $1::halfvec(${dims})`;
+  return 'embedding <=> $1::vector';
+}
+
+/**
+ * Full-text matches. `query` is websearch syntax ORing the question's words (no user
+ * input can make it a syntax error) and selects candidates through the GIN index.
+ * Ranking first counts how many distinct words of `question` a chunk contains, then
+ * breaks ties by cover density (ts_rank_cd, normalised into [0, 1)): cover density
+ * alone has no notion of word rarity, so a chunk repeating "device" ten times would
+ * beat the one chunk that mentions "restocking fee". The 'english' config must match
+ * the generated `tsv` column; the per-word queries use 'simple' because their lexemes
+ * are already stemmed (and 'simple' has no stop words to warn about).
+ */
+export async function searchByText(db: Queryable, scope: SearchScope & { query: string; question: string }): Promise<ChunkMatch[]> {
+  const result = await db.query<MatchRow>(
+    `WITH terms AS (
+       SELECT DISTINCT plainto_tsquery('simple', lexeme) AS term FROM unnest(to_tsvector('english', $5)) LIMIT 32
+     )
+     SELECT ${MATCH_COLUMNS},
+       (SELECT count(*) FROM terms WHERE tsv @@ terms.term) + ts_rank_cd(tsv, query, 32) AS score
+     FROM knowledge_chunks, websearch_to_tsquery('english', $1) AS query
+     WHERE account_id = $2 AND collection = ANY($3::text[]) AND tsv @@ query
+     ORDER BY score DESC, id LIMIT $4`,
+    [scope.query, scope.accountId, scope.collections, scope.limit, scope.question],
+  );
+  return result.rows.map(toMatch);
+}

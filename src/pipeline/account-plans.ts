@@ -1,0 +1,37 @@
+import type { Database } from '../store/database.ts';
+
+export const ACCOUNT_CHANGES_CHANNEL = 'junction_account_changes';
+
+/**
+ * Account id → plan name, cached in memory (the plan is read on every model call).
+ * A plan change is announced on ACCOUNT_CHANGES_CHANNEL and drops the cached entry.
+ */
+export class AccountPlans {
+  readonly #db: Database;
+  readonly #plans = new Map<string, string>();
+  #unsubscribe: (() => Promise<void>) | undefined;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async start(): Promise<void> {
+    this.#unsubscribe = await this.#db.listen(ACCOUNT_CHANGES_CHANNEL, (accountId) => {
+      if (accountId === '*') this.#plans.clear();
+      else this.#plans.delete(accountId);
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.#unsubscribe?.();
+  }
+
+  async planOf(accountId: string): Promise<string> {
+    const cached = this.#plans.get(accountId);
+    if (cached) return cached;
+    const result = await this.#db.query<{ plan: string }>('SELECT plan FROM accounts WHERE id = $1', [accountId]);
+    const plan = result.rows[0]?.plan ?? 'default';
+    this.#plans.set(accountId, plan);
+    return plan;
+  }
+}

@@ -1,0 +1,75 @@
+import type { BudgetLeases, Reservation } from '../billing/budget-leases.ts';
+import type { Catalog, CatalogModel, Capability } from '../catalog/types.ts';
+import { isJunctionError, type JunctionError } from '../core/errors.ts';
+import type { AccountPlans } from './account-plans.ts';
+import type { CallContext } from './call-context.ts';
+import { resolveAllowedModel } from './model-access.ts';
+import type { KeyRateLimiter, RateLimitState } from './rate-limiter.ts';
+
+export type AdmissionDeps = {
+  catalog: Catalog;
+  budgets: BudgetLeases;
+  rateLimiter: KeyRateLimiter;
+  plans: AccountPlans;
+};
+
+export type Admitted = {
+  candidates: CatalogModel[];
+  rateLimit: RateLimitState | undefined;
+};
+
+/**
+ * The gate every model call passes before anything reaches a provider: requests per
+ * minute, then the model (and each fallback) against catalog, plan and allowlist.
+ * The reservation of the worst-case cost follows (see `reserveOrCap`).
+ */
+export async function admit(
+  deps: AdmissionDeps,
+  context: CallContext,
+  request: { model: string; fallbackModels?: readonly string[]; capability: Capability },
+): Promise<Admitted> {
+  const key = context.key;
+  const rateLimit = await deps.rateLimiter.consume(key.id, key.rateLimitRpm);
+  const plan = await deps.plans.planOf(key.accountId);
+  const candidates = [
+    resolveAllowedModel(deps.catalog, key, plan, request.model, request.capability),
+    ...(request.fallbackModels ?? []).map((id, index) =>
+      resolveAllowedModel(deps.catalog, key, plan, id, request.capability, `models[${index}]`),
+    ),
+  ];
+  const unique = candidates.filter((model, index) => candidates.findIndex((other) => other.id === model.id) === index);
+  return { candidates: unique, rateLimit };
+}
+
+/** Smallest output cap worth calling a model with when the budget cannot pay for more. */
+export const MIN_CAPPED_OUTPUT_TOKENS = 16;
+
+/**
+ * Reserves the worst case. When the request set no output cap and the budget cannot
+ * cover the model's maximum output, the output is capped at what the remaining budget
+ * can pay for (and the cap is sent upstream), rather than refusing a call that would
+ * most likely have fit; below MIN_CAPPED_OUTPUT_TOKENS it is refused.
+ */
+export async function reserveOrCap(
+  budgets: BudgetLeases,
+  context: CallContext,
+  options: {
+    explicitCap: number | undefined;
+    worstCase: (maxOutputTokens: number | undefined) => number;
+    /** Output tokens the given budget can pay for after the input. */
+    affordableOutput: (budgetMicros: number) => number;
+  },
+): Promise<{ reservation: Reservation; cappedOutputTokens: number | undefined }> {
+  try {
+    return { reservation: await budgets.reserve(context.key, options.worstCase(options.explicitCap)), cappedOutputTokens: undefined };
+  } catch (error) {
+    if (options.explicitCap !== undefined || !isBudgetRefusal(error)) throw error;
+    const affordable = options.affordableOutput(await budgets.headroom(context.key));
+    if (affordable < MIN_CAPPED_OUTPUT_TOKENS) throw error;
+    return { reservation: await budgets.reserve(context.key, options.worstCase(affordable)), cappedOutputTokens: affordable };
+  }
+}
+
+/** Whether an error is a budget refusal (the only kind an output cap can cure). */
+export const isBudgetRefusal = (error: unknown): error is JunctionError =>
+  isJunctionError(error) && (error.code === 'insufficient_credits' || error.code === 'key_limit_exceeded');

@@ -1,0 +1,13 @@
+import type { ApiKeyRecord } from '../keys/key-record.ts';
+
+/** Who is calling and on whose behalf: every pipeline call carries one. */
+export type CallContext = {
+  key: ApiKeyRecord;
+  requestId: string;
+  /** Wire endpoint for the usage log, e.g. `chat.completions`, `messages`, `agents.responses`. */
+  endpoint: string;
+  /** Aborted when the client disconnects: the upstream call is aborted with it. */
+  signal: AbortSignal;
+  /** Set for model steps of an agent run, so its usage rows can be summed per run. */
+  agent?: { agentId: string; runId: string };
+};

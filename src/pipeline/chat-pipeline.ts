@@ -1,0 +1,197 @@
+import type { BudgetLeases, Reservation } from '../billing/budget-leases.ts';
+import { computeChatCost, worstCaseChatCost } from '../catalog/costs.ts';
+import type { CatalogModel } from '../catalog/types.ts';
+import { JunctionError } from '../core/errors.ts';
+import type { ModelRequest, ModelResponse, ModelStreamEvent, Usage } from '../core/model-types.ts';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import { admit, type AdmissionDeps, reserveOrCap } from './admission.ts';
+import type { CallContext } from './call-context.ts';
+import { estimateInputTokens, estimateTokensFromText } from './estimate-input-tokens.ts';
+import { newGenerationId } from './generation-id.ts';
+import type { RateLimitState } from './rate-limiter.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
+import { usageLogEntry } from './usage-log-entry.ts';
+
+export type ChatInput = {
+  /** Catalog id or alias as the client sent it. */
+  model: string;
+  /** Tried in order when the model fails before its first byte (OpenRouter's `models`). */
+  fallbackModels?: readonly string[];
+  request: Omit<ModelRequest, 'model'>;
+};
+
+export type ChatOutcome = { usage: Usage; costMicros: number; model: CatalogModel; generationId: string };
+
+export type ChatStream = {
+  generationId: string;
+  model: CatalogModel;
+  rateLimit: RateLimitState | undefined;
+  /** The upstream's events; the first is already fetched. Iterate once. */
+  events: AsyncIterable<ModelStreamEvent>;
+  /** Usage and cost, once `events` has finished (normally, with an error, or abandoned). */
+  outcome(): ChatOutcome | undefined;
+};
+
+export type ChatResult = ChatOutcome & { response: ModelResponse; rateLimit: RateLimitState | undefined };
+
+export type ChatPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy };
+
+/**
+ * The one path of every chat model call, from any front-end or agent step:
+ * admit (rate, model, plan, allowlist) → reserve the worst case (or cap the output to
+ * the budget) → call the provider with retries and fallbacks before the first byte →
+ * meter → settle the actual cost with the usage row, releasing the rest.
+ */
+export class ChatPipeline {
+  readonly #deps: ChatPipelineDeps;
+
+  constructor(deps: ChatPipelineDeps) {
+    this.#deps = deps;
+  }
+
+  async stream(context: CallContext, input: ChatInput): Promise<ChatStream> {
+    const call = await this.#begin(context, input, true);
+    const controller = linkedController(context.signal);
+    let opened;
+    try {
+      opened = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, controller.signal, async (adapter, model) => {
+        const iterator = adapter.streamChat({ ...call.request, model: model.upstreamName }, { signal: controller.signal })[Symbol.asyncIterator]();
+        // The first event proves the upstream accepted the call; until then a retry is safe.
+        const first = await iterator.next();
+        return { iterator, first };
+      });
+    } catch (error) {
+      throw this.#failBeforeStart(context, call, error, true);
+    }
+    const { iterator, first } = opened.value;
+    const model = opened.model;
+    const meter = new StreamMeter();
+    let outcome: ChatOutcome | undefined;
+    const finish = (status: 'success' | 'upstream_error' | 'client_disconnect', httpStatus: number, errorCode?: string) => {
+      if (outcome) return;
+      const usage = meter.usage ?? meter.estimate(call.inputEstimate);
+      const costMicros = computeChatCost(model, usage);
+      outcome = { usage, costMicros, model, generationId: call.generationId };
+      this.#settle(context, call, model, status, httpStatus, usage, costMicros, opened.attempts, true, errorCode);
+    };
+    const events = async function* (): AsyncGenerator<ModelStreamEvent> {
+      let completed = false;
+      try {
+        if (!first.done) {
+          meter.observe(first.value);
+          yield first.value;
+        }
+        for (let next = first.done ? first : await iterator.next(); !next.done; next = await iterator.next()) {
+          meter.observe(next.value);
+          yield next.value;
+        }
+        completed = true;
+        finish('success', 200);
+      } catch (error) {
+        if (context.signal.aborted) {
+          finish('client_disconnect', 499, 'client_closed_request');
+          throw new JunctionError('client_closed_request', 'The client closed the connection.');
+        }
+        const clientError = toClientError(error, model);
+        finish('upstream_error', clientError.status, clientError.code);
+        throw clientError;
+      } finally {
+        if (!completed) {
+          // The consumer stopped early (client gone): stop the upstream, bill what was produced.
+          controller.abort(new JunctionError('client_closed_request', 'The client closed the connection.'));
+          await iterator.return?.().catch(() => undefined);
+          finish('client_disconnect', 499, 'client_closed_request');
+        }
+      }
+    };
+    return { generationId: call.generationId, model, rateLimit: call.rateLimit, events: events(), outcome: () => outcome };
+  }
+
+  async generate(context: CallContext, input: ChatInput): Promise<ChatResult> {
+    const call = await this.#begin(context, input, false);
+    let result;
+    try {
+      result = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, (adapter, model) =>
+        adapter.generateChat({ ...call.request, model: model.upstreamName }, { signal: context.signal }),
+      );
+    } catch (error) {
+      throw this.#failBeforeStart(context, call, error, false);
+    }
+    const usage = result.value.usage;
+    const costMicros = computeChatCost(result.model, usage);
+    this.#settle(context, call, result.model, 'success', 200, usage, costMicros, result.attempts, false);
+    return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit };
+  }
+
+  async #begin(context: CallContext, input: ChatInput, streamed: boolean) {
+    const startedAt = performance.now();
+    const generationId = newGenerationId();
+    const request = { ...input.request };
+    const inputTokens = estimateInputTokens(request);
+    try {
+      const admitted = await admit(this.#deps, context, { model: input.model, fallbackModels: input.fallbackModels ?? [], capability: 'chat' });
+      const candidates = admitted.candidates;
+      const { reservation, cappedOutputTokens } = await reserveOrCap(this.#deps.budgets, context, {
+        explicitCap: request.maxOutputTokens,
+        worstCase: (maxOutputTokens) => Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens }))),
+        affordableOutput: (budget) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budget))),
+      });
+      if (cappedOutputTokens !== undefined) request.maxOutputTokens = cappedOutputTokens;
+      return { generationId, request, candidates, reservation, rateLimit: admitted.rateLimit, startedAt, inputEstimate: Math.ceil(inputTokens / 4), requestedModel: input.model, streamed };
+    } catch (error) {
+      if (error instanceof JunctionError) {
+        // Refusals are logged too (no cost): the account can see what was turned away.
+        this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: generationId, context, requestedModel: input.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt, streamed }), context.key);
+      }
+      throw error;
+    }
+  }
+
+  #failBeforeStart(context: CallContext, call: BeganCall, error: unknown, streamed: boolean): JunctionError {
+    const aborted = context.signal.aborted;
+    const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, call.candidates[0]);
+    this.#settle(context, call, call.candidates[0], aborted ? 'client_disconnect' : 'upstream_error', clientError.status, undefined, 0, 1, streamed, clientError.code);
+    return clientError;
+  }
+
+  #settle(context: CallContext, call: BeganCall, model: CatalogModel | undefined, status: 'success' | 'upstream_error' | 'client_disconnect', httpStatus: number, usage: Usage | undefined, costMicros: number, attempts: number, streamed: boolean, errorCode?: string): void {
+    const entry = usageLogEntry({ id: call.generationId, context, requestedModel: call.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt: call.startedAt, attempts, streamed });
+    this.#deps.budgets.settle(call.reservation, costMicros, entry, context.key);
+  }
+}
+
+type BeganCall = { generationId: string; candidates: CatalogModel[]; reservation: Reservation; startedAt: number; requestedModel: string };
+
+/** Output tokens `budgetMicros` pays for after the input at worst-case rates. */
+function affordableOutputTokens(model: CatalogModel, inputTokens: number, budgetMicros: number): number {
+  const inputCost = worstCaseChatCost(model, { inputTokens, maxOutputTokens: 0 });
+  const perMillion = model.prices.outputPerMillion ?? 0;
+  if (perMillion <= 0) return Number.MAX_SAFE_INTEGER;
+  const left = budgetMicros - inputCost;
+  return left <= 0 ? 0 : Math.floor((left * 1_000_000) / perMillion);
+}
+
+/** Tracks what a stream produced, for billing a stream that ended without usage. */
+class StreamMeter {
+  usage: Usage | undefined;
+  #characters = 0;
+
+  observe(event: ModelStreamEvent): void {
+    if (event.type === 'usage') this.usage = event.usage;
+    else if (event.type === 'text-delta' || event.type === 'reasoning-delta') this.#characters += event.delta.length;
+    else if (event.type === 'tool-call-delta') this.#characters += event.argumentsDelta.length;
+  }
+
+  estimate(inputTokens: number): Usage {
+    return { inputTokens, outputTokens: estimateTokensFromText(this.#characters) };
+  }
+}
+
+function linkedController(signal: AbortSignal): AbortController {
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  return controller;
+}
+
+

@@ -1,0 +1,86 @@
+import type { BudgetLeases } from '../billing/budget-leases.ts';
+import type { CatalogModel, Capability } from '../catalog/types.ts';
+import { JunctionError } from '../core/errors.ts';
+import type { Usage } from '../core/model-types.ts';
+import type { ProviderAdapter } from '../providers/adapter.ts';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import { admit, type AdmissionDeps } from './admission.ts';
+import type { CallContext } from './call-context.ts';
+import { newGenerationId } from './generation-id.ts';
+import type { RateLimitState } from './rate-limiter.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
+import { usageLogEntry } from './usage-log-entry.ts';
+
+export type Metered = { costMicros: number; usage?: Usage; units?: Record<string, number> };
+
+export type UnaryCall<T> = {
+  model: string;
+  capability: Capability;
+  /** The most this call can cost on `model`, reserved before the provider is called. */
+  worstCase(model: CatalogModel): number;
+  /** The provider call; absent methods on an adapter mean the provider cannot do it. */
+  call(adapter: ProviderAdapter, model: CatalogModel, signal: AbortSignal): Promise<T>;
+  /** The actual cost and units of a finished call. */
+  meter(result: T, model: CatalogModel): Metered;
+};
+
+export type UnaryResult<T> = { value: T; model: CatalogModel; costMicros: number; generationId: string; rateLimit: RateLimitState | undefined; usage?: Usage };
+
+export type UnaryPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy };
+
+/**
+ * Embeddings, images, moderation and audio: one request, one answer. Same gates,
+ * reservation and settlement as chat (see ChatPipeline), without streaming.
+ */
+export class UnaryPipeline {
+  readonly #deps: UnaryPipelineDeps;
+
+  constructor(deps: UnaryPipelineDeps) {
+    this.#deps = deps;
+  }
+
+  async run<T>(context: CallContext, spec: UnaryCall<T>): Promise<UnaryResult<T>> {
+    const startedAt = performance.now();
+    const generationId = newGenerationId();
+    let candidates: CatalogModel[];
+    let rateLimit: RateLimitState | undefined;
+    let reservation;
+    try {
+      ({ candidates, rateLimit } = await admit(this.#deps, context, { model: spec.model, capability: spec.capability }));
+      reservation = await this.#deps.budgets.reserve(context.key, Math.max(...candidates.map((model) => spec.worstCase(model))));
+    } catch (error) {
+      if (error instanceof JunctionError) {
+        this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt }), context.key);
+      }
+      throw error;
+    }
+    let result;
+    try {
+      result = await withRetriesAndFallbacks(candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, (adapter, model) =>
+        spec.call(adapter, model, context.signal),
+      );
+    } catch (error) {
+      const aborted = context.signal.aborted;
+      const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, candidates[0]);
+      this.#deps.budgets.settle(reservation, 0, usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: candidates[0], status: aborted ? 'client_disconnect' : 'upstream_error', httpStatus: clientError.status, errorCode: clientError.code, costMicros: 0, startedAt }), context.key);
+      throw clientError;
+    }
+    const metered = spec.meter(result.value, result.model);
+    this.#deps.budgets.settle(
+      reservation,
+      metered.costMicros,
+      usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: result.model, status: 'success', httpStatus: 200, ...(metered.usage && { usage: metered.usage }), units: metered.units ?? null, costMicros: metered.costMicros, startedAt, attempts: result.attempts }),
+      context.key,
+    );
+    return { value: result.value, model: result.model, costMicros: metered.costMicros, generationId, rateLimit, ...(metered.usage && { usage: metered.usage }) };
+  }
+}
+
+type MediaMethod = 'embed' | 'generateImages' | 'moderate' | 'speech' | 'transcribe';
+
+/** The adapter's method for a media call, bound; a provider without it is a configuration error, not the caller's. */
+export function requireMethod<M extends MediaMethod>(adapter: ProviderAdapter, method: M, model: CatalogModel): NonNullable<ProviderAdapter[M]> {
+  const found = adapter[method];
+  if (!found) throw new JunctionError('provider_not_configured', `The provider of '${model.id}' does not offer ${method}.`);
+  return found.bind(adapter) as NonNullable<ProviderAdapter[M]>;
+}

@@ -1,0 +1,79 @@
+import type { CatalogModel } from '../catalog/types.ts';
+import { JunctionError } from '../core/errors.ts';
+import { UpstreamError } from '../providers/upstream-error.ts';
+import type { ProviderAdapter } from '../providers/adapter.ts';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+
+export type RetryPolicy = { retries: number; baseDelayMs: number; maxRetryAfterMs: number };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 250, maxRetryAfterMs: 5_000 };
+
+export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number };
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((done, fail) => {
+    if (signal.aborted) return fail(signal.reason);
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      fail(signal.reason);
+    }, { once: true });
+  });
+
+/**
+ * Tries each candidate model in order; on each, retries retryable upstream errors
+ * (429, 5xx, timeouts) with exponential backoff, honouring a short Retry-After, then
+ * moves to the next candidate (fallbacks). `attempt` must not have sent anything to
+ * the client yet: callers only use this before the first byte.
+ */
+export async function withRetriesAndFallbacks<T>(
+  candidates: readonly CatalogModel[],
+  providers: ProviderRegistry,
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>,
+): Promise<AttemptResult<T>> {
+  let attempts = 0;
+  let lastError: unknown;
+  for (const model of candidates) {
+    const adapter = providers.get(model.providerId);
+    if (!adapter) {
+      lastError = new JunctionError('provider_not_configured', `The provider '${model.providerId}' is not configured.`);
+      continue;
+    }
+    for (let retry = 0; retry <= policy.retries; retry += 1) {
+      attempts += 1;
+      try {
+        return { value: await attempt(adapter, model), model, attempts };
+      } catch (error) {
+        if (signal.aborted) throw error;
+        lastError = error;
+        if (!(error instanceof UpstreamError) || !error.retryable) {
+          if (error instanceof UpstreamError && error.status >= 400 && error.status < 500) throw error;
+          break;
+        }
+        if (retry === policy.retries) break;
+        const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
+        if (askedMs > policy.maxRetryAfterMs) break;
+        const backoff = policy.baseDelayMs * 2 ** retry * (0.75 + Math.random() * 0.5);
+        await sleep(Math.max(askedMs, backoff), signal);
+      }
+    }
+  }
+  throw lastError ?? new JunctionError('upstream_error', 'No upstream could serve the request.');
+}
+
+/** An upstream failure as the caller sees it: the provider's status class and message, never our key. */
+export function toClientError(error: unknown, model: CatalogModel | undefined): JunctionError {
+  if (error instanceof JunctionError) return error;
+  if (error instanceof UpstreamError) {
+    const provider = model?.providerId ?? 'the provider';
+    if (error.status === 0) {
+      return new JunctionError('upstream_timeout', `${provider} did not answer in time or the connection failed: ${error.upstreamMessage}`, { status: 504 });
+    }
+    // 4xx from upstream is the caller's request being refused (bad parameter, content
+    // policy): keep the status. 5xx and 429 after retries are our 502.
+    const status = error.status >= 400 && error.status < 500 && error.status !== 429 ? error.status : 502;
+    return new JunctionError(status === 502 ? 'upstream_error' : 'invalid_request', `${provider} returned ${error.status}: ${error.upstreamMessage}`, { status });
+  }
+  return new JunctionError('internal_error', 'The upstream call failed unexpectedly.', { cause: error });
+}

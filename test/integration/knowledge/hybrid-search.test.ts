@@ -1,0 +1,115 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../../src/accounts/account-repository.ts';
+import { RRF_K, searchKnowledge } from '../../../src/knowledge/hybrid-search.ts';
+import { indexKnowledge } from '../../../src/knowledge/knowledge-indexer.ts';
+import type { Database } from '../../../src/store/database.ts';
+import { EXAMPLE_KNOWLEDGE_DIR, openKnowledgeDatabase } from '../../support/knowledge-fixtures.ts';
+import { createLexicalEmbedder } from '../../support/lexical-embedder.ts';
+import { engineName } from '../../support/test-database.ts';
+
+let db: Database;
+let accountId: string;
+let textOnlyAccountId: string;
+let close: () => Promise<void>;
+const embedder = createLexicalEmbedder();
+const collections = ['handbook', 'product-docs'];
+
+beforeAll(async () => {
+  ({ db, accountId, close } = await openKnowledgeDatabase());
+  await indexKnowledge({ db, accountId, rootDir: EXAMPLE_KNOWLEDGE_DIR, embedder });
+  textOnlyAccountId = (await createAccount(db, 'text-only')).id;
+  await indexKnowledge({ db, accountId: textOnlyAccountId, rootDir: EXAMPLE_KNOWLEDGE_DIR });
+});
+afterAll(async () => close());
+
+describe(`hybrid search on ${engineName()}`, () => {
+  it('finds the answer on full text alone when the account has no embeddings and no embedder is given', async () => {
+    for (const id of [accountId, textOnlyAccountId]) {
+      const result = await searchKnowledge({ db, accountId: id, collections, query: 'Is there a restocking fee on opened devices?' });
+      expect(result.mode).toBe('text');
+      expect(result.fallbackReason).toBeUndefined();
+      expect(result.hits[0]).toMatchObject({ collection: 'handbook', path: 'returns-and-refunds.md', title: 'Returns and refunds' });
+      expect(result.hits[0]?.content).toContain('15% restocking');
+    }
+  });
+
+  it('fuses vector and full-text ranks: scores are the RRF sums, in descending order', async () => {
+    const result = await searchKnowledge({ db, accountId, collections, query: 'hub light ring solid red no internet', embedder, limit: 10 });
+    expect(result.mode).toBe('hybrid');
+    expect(result.hits).toHaveLength(10);
+    const rrf = (rank: number | undefined) => (rank === undefined ? 0 : 1 / (RRF_K + rank));
+    for (const hit of result.hits) expect(hit.score).toBeCloseTo(rrf(hit.vectorRank) + rrf(hit.textRank), 12);
+    const scores = result.hits.map((hit) => hit.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // Found by both retrievers beats found by one at any rank.
+    const top = result.hits[0];
+    expect(top?.vectorRank).toBeDefined();
+    expect(top?.textRank).toBeDefined();
+    expect(result.hits.slice(0, 3).map((hit) => `${hit.path}#${hit.heading}`)).toContain('troubleshooting.md#The hub shows as offline');
+  });
+
+  it('searches only the requested collections', async () => {
+    const result = await searchKnowledge({ db, accountId, collections: ['product-docs'], query: 'rate limit 429 API key', embedder });
+    expect(result.hits.length).toBeGreaterThan(0);
+    expect(result.hits.every((hit) => hit.collection === 'product-docs')).toBe(true);
+    expect(result.hits[0]?.path).toBe('cloud-api-quickstart.html');
+  });
+
+  it('falls back to full text when the embeddings come from another model or the embedder fails', async () => {
+    const other = createLexicalEmbedder({ modelId: 'test/another-model' });
+    const mismatch = await searchKnowledge({ db, accountId, collections, query: 'student discount', embedder: other });
+    expect(mismatch.mode).toBe('text');
+    expect(mismatch.fallbackReason).toMatch(/indexed with test\/lexical-256, not test\/another-model/);
+    expect(other.counts.query).toBe(0);
+    expect(mismatch.hits[0]?.path).toBe('pricing-plans.html');
+
+    const failing = { ...embedder, embed: async () => Promise.reject(new Error('upstream 503')) };
+    const failed = await searchKnowledge({ db, accountId, collections, query: 'student discount', embedder: failing });
+    expect(failed).toMatchObject({ mode: 'text', fallbackReason: 'embedding the query failed: upstream 503' });
+    expect(failed.hits[0]?.path).toBe('pricing-plans.html');
+  });
+
+  it('never returns another account’s chunks', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'junction-knowledge-'));
+    await mkdir(join(root, 'handbook'));
+    await writeFile(join(root, 'handbook', 'secret.md'), '# Internal\n\nThe vault combination is zebra-4471.');
+    const other = (await createAccount(db, 'other')).id;
+    await indexKnowledge({ db, accountId: other, rootDir: root, embedder });
+    await rm(root, { recursive: true, force: true });
+
+    const query = 'vault combination zebra';
+    const own = await searchKnowledge({ db, accountId: other, collections: ['handbook'], query, embedder });
+    expect(own.hits[0]?.path).toBe('secret.md');
+    expect(own.hits.every((hit) => hit.path === 'secret.md')).toBe(true);
+    const mine = await searchKnowledge({ db, accountId, collections: ['handbook'], query, embedder, limit: 50 });
+    expect(mine.hits.length).toBeGreaterThan(0);
+    expect(mine.hits.some((hit) => hit.path === 'secret.md')).toBe(false);
+    const nobody = await searchKnowledge({ db, accountId: (await createAccount(db, 'empty')).id, collections: ['handbook'], query, embedder });
+    expect(nobody).toMatchObject({ hits: [], mode: 'text' });
+  });
+
+  it('uses the partial HNSW index for the embedding size and the GIN index for full text', async () => {
+    const plans = await db.transaction(async (tx) => {
+      // The tables are tiny, so sequential scans are switched off to ask whether the index applies at all,
+      // and the account filter is left out: on a tiny table the (account, collection) index plus a sort
+      // is rightly cheaper. bench/knowledge-search.ts checks the full query's plan at 100k chunks.
+      await tx.query('SET LOCAL enable_seqscan = off');
+      const vector = `[${new Array(256).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(',')}]`;
+      const vectorPlan = await tx.query<Record<string, string>>(
+        `EXPLAIN SELECT id FROM knowledge_chunks WHERE dims = 256 AND embedding_model = $2
+         ORDER BY embedding::vector(256) <=> $1::vector(256) LIMIT 10`,
+        [vector, embedder.modelId],
+      );
+      const textPlan = await tx.query<Record<string, string>>(
+        `EXPLAIN SELECT id FROM knowledge_chunks, websearch_to_tsquery('english', $1) AS query WHERE tsv @@ query`,
+        ['refund'],
+      );
+      return [vectorPlan, textPlan].map((plan) => plan.rows.map((row) => Object.values(row).join('')).join('\n'));
+    });
+    expect(plans[0]).toMatch(/Index Scan using knowledge_chunks_hnsw_256/);
+    expect(plans[1]).toMatch(/knowledge_chunks_tsv/);
+  });
+});
