@@ -162,10 +162,10 @@ export class BudgetLeases {
 
   async #take(lease: Lease, amount: number, topUp: (need: number, want: number) => Promise<JunctionError | undefined>): Promise<void> {
     lease.lastUsed = Date.now();
-    let refusal: JunctionError | undefined;
-    // Calls that find a top-up under way wait for it, then re-check; one that finds
-    // the lease short starts the next top-up. A refused top-up refuses the call.
-    for (let attempt = 0; attempt < 4 && !refusal; attempt += 1) {
+    // Calls that find a top-up under way wait for it and look again; a call that finds
+    // the lease short with none under way tops up itself. Its refusal refuses the call:
+    // the database found less headroom than this call needs.
+    for (;;) {
       if (lease.available >= amount) {
         lease.reserved += amount;
         return;
@@ -176,17 +176,14 @@ export class BudgetLeases {
       }
       const need = amount - Math.max(0, lease.available);
       lease.topUp = topUp(need, Math.max(need, amount * LEASE_MULTIPLE, PREFERRED_LEASE_MICROS));
+      let refusal: JunctionError | undefined;
       try {
         refusal = await lease.topUp;
       } finally {
         lease.topUp = undefined;
       }
+      if (refusal && lease.available < amount) throw refusal;
     }
-    if (lease.available >= amount) {
-      lease.reserved += amount;
-      return;
-    }
-    throw refusal ?? new JunctionError('service_unavailable', 'The budget is busy; retry the request.');
   }
 
   async #topUpKey(key: ApiKeyRecord, need: number, want: number): Promise<JunctionError | undefined> {

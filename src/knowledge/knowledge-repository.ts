@@ -218,7 +218,7 @@ export async function searchByText(db: Queryable, scope: SearchScope & { query: 
        SELECT DISTINCT plainto_tsquery('simple', lexeme) AS term FROM unnest(to_tsvector('english', $5)) LIMIT 32
      )
      SELECT ${MATCH_COLUMNS},
-       (SELECT count(*) FROM terms WHERE tsv @@ terms.term) + ts_rank_cd(tsv, query, 32) AS score
+       ts_rank(tsv, query) AS score
      FROM knowledge_chunks, websearch_to_tsquery('english', $1) AS query
      WHERE account_id = $2 AND collection = ANY($3::text[]) AND tsv @@ query
      ORDER BY score DESC, id LIMIT $4`,

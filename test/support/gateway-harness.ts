@@ -15,6 +15,8 @@ export type GatewayHarness = TestApp & {
   baseUrl: string;
   /** Writes every queued settlement (tests then read the database). */
   settle(): Promise<void>;
+  /** The environment the gateway was started with (to start a second process on the same store). */
+  env: Record<string, string>;
 };
 
 /**
@@ -43,6 +45,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ga
     anthropic,
     gemini,
     baseUrl,
+    env: providerEnv,
     settle: () => app.services.settlements.drain(),
     async close() {
       await app.close();

@@ -1,0 +1,234 @@
+/**
+ * Knowledge retrieval latency at 100k chunks: bulk-loads synthetic chunks (Zipf-
+ * distributed pseudo-words, random unit vectors of 256 dimensions) into a fresh
+ * database, then times hybrid search and its two halves over a few hundred queries.
+ * PGlite in memory by default; a fresh PostgreSQL database when DATABASE_URL is set.
+ *
+ *   node --import tsx bench/knowledge-search.ts        (KNOWLEDGE_BENCH_CHUNKS, KNOWLEDGE_BENCH_QUERIES)
+ *
+ * Random vectors are the worst case for HNSW (no clusters) and say nothing about
+ * recall; this measures time only. The query embedding is precomputed, so "hybrid"
+ * excludes the embedding model call that a real search makes.
+ */
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { createAccount } from '../src/accounts/account-repository.ts';
+import type { Embedder } from '../src/knowledge/embedder.ts';
+import { fullTextQuery, searchKnowledge } from '../src/knowledge/hybrid-search.ts';
+import { searchByText, searchByVector, upsertCollection } from '../src/knowledge/knowledge-repository.ts';
+import type { Database } from '../src/store/database.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { openDatabase } from '../src/store/open-database.ts';
+
+const DIMS = 256;
+const MODEL = 'bench/random-256';
+const COLLECTION = 'bench';
+const WORDS_PER_CHUNK = 120;
+const CHUNKS_PER_DOCUMENT = 1000;
+const INSERT_BATCH = 1000;
+
+/** Deterministic PRNG (mulberry32), so every run loads the same corpus. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'fi', 'gu', 'he', 'ji', 'ba'];
+
+/** 5,000 pronounceable pseudo-words; Zipf sampling makes a few common and most rare, like prose. */
+function vocabulary(next: () => number): string[] {
+  const words = new Set<string>();
+  while (words.size < 5000) {
+    const length = 2 + Math.floor(next() * 3);
+    words.add(Array.from({ length }, () => SYLLABLES[Math.floor(next() * SYLLABLES.length)]).join(''));
+  }
+  return [...words];
+}
+
+function zipfSampler(size: number, next: () => number): () => number {
+  const cumulative: number[] = [];
+  let total = 0;
+  for (let rank = 1; rank <= size; rank += 1) cumulative.push((total += 1 / rank));
+  return () => {
+    const target = next() * total;
+    let low = 0;
+    let high = size - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((cumulative[middle] ?? 0) < target) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+}
+
+function unitVector(next: () => number): number[] {
+  const vector = Array.from({ length: DIMS }, () => next() * 2 - 1);
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => Number((value / norm).toFixed(6)));
+}
+
+async function openBenchDatabase(): Promise<{ db: Database; drop(): Promise<void> }> {
+  const baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) return { db: await openDatabase({ dataDir: 'memory://' }), drop: async () => undefined };
+  const name = `junction_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory://' });
+  return {
+    db,
+    async drop() {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** Bulk-load practice: drop the HNSW index, insert, build it once (see rebuildIndex). */
+async function dropIndex(db: Database): Promise<string> {
+  // The definition is read back from the catalog so the bench builds exactly what the migration declares.
+  const definition = await db.query<{ indexdef: string }>(
+    `SELECT indexdef FROM pg_indexes WHERE indexname = 'knowledge_chunks_hnsw_${DIMS}'`,
+  );
+  const indexdef = definition.rows[0]?.indexdef;
+  if (!indexdef) throw new Error(`migration has no HNSW index for ${DIMS} dims`);
+  await db.query(`DROP INDEX knowledge_chunks_hnsw_${DIMS}`);
+  return indexdef;
+}
+
+async function rebuildIndex(db: Database, indexdef: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    // The HNSW graph for 100k × 256 dims needs more than the 64 MB default to build in memory.
+    await tx.query(`SET LOCAL maintenance_work_mem = '512MB'`);
+    await tx.query(indexdef);
+  });
+  await db.query('ANALYZE knowledge_chunks');
+}
+
+async function load(db: Database, accountId: string, chunks: number, next: () => number, words: string[]): Promise<void> {
+  const pick = zipfSampler(words.length, next);
+  await upsertCollection(db, accountId, COLLECTION, MODEL);
+  for (let start = 0; start < chunks; start += INSERT_BATCH) {
+    const size = Math.min(INSERT_BATCH, chunks - start);
+    const documentIndex = Math.floor(start / CHUNKS_PER_DOCUMENT);
+    const document = await db.query<{ id: number }>(
+      `INSERT INTO knowledge_documents (account_id, collection, path, title, source_hash, chunk_count)
+       VALUES ($1, $2, $3, $3, 'bench', $4)
+       ON CONFLICT (account_id, collection, path) DO UPDATE SET chunk_count = EXCLUDED.chunk_count RETURNING id`,
+      [accountId, COLLECTION, `doc-${documentIndex}.md`, CHUNKS_PER_DOCUMENT],
+    );
+    const contents: string[] = [];
+    const vectors: string[] = [];
+    const indexes: number[] = [];
+    for (let i = 0; i < size; i += 1) {
+      contents.push(Array.from({ length: WORDS_PER_CHUNK }, () => words[pick()]).join(' '));
+      vectors.push(`[${unitVector(next).join(',')}]`);
+      indexes.push((start + i) % CHUNKS_PER_DOCUMENT);
+    }
+    await db.query(
+      `INSERT INTO knowledge_chunks (account_id, document_id, collection, path, title, chunk_index, content, content_hash, embedding_model, dims, embedding)
+       SELECT $1, $2, $3, $4, $4, c.chunk_index, c.content, md5(c.content), $5, ${DIMS}, c.embedding::vector
+       FROM unnest($6::int[], $7::text[], $8::text[]) AS c (chunk_index, content, embedding)`,
+      [accountId, document.rows[0]?.id, COLLECTION, `doc-${documentIndex}.md`, MODEL, indexes, contents, vectors],
+    );
+    if ((start / INSERT_BATCH) % 20 === 19) process.stderr.write(`  loaded ${start + size} chunks\n`);
+  }
+}
+
+type Timing = { name: string; p50: number; p99: number; mean: number; hits: number };
+
+async function time(name: string, queries: number, run: (index: number) => Promise<number>): Promise<Timing> {
+  const samples: number[] = [];
+  let hits = 0;
+  for (let index = 0; index < queries; index += 1) {
+    const start = performance.now();
+    hits += await run(index);
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
+  return { name, p50: at(0.5), p99: at(0.99), mean: samples.reduce((sum, value) => sum + value, 0) / samples.length, hits: hits / queries };
+}
+
+export async function main(): Promise<void> {
+  const chunks = Number(process.env.KNOWLEDGE_BENCH_CHUNKS ?? 100_000);
+  const queries = Number(process.env.KNOWLEDGE_BENCH_QUERIES ?? 200);
+  const next = random(42);
+  const words = vocabulary(next);
+  const { db, drop } = await openBenchDatabase();
+  try {
+    await migrate(db);
+    const account = await createAccount(db, 'bench');
+    // A second account's rows make the account filter do real work, as in production.
+    const other = await createAccount(db, 'bench-other');
+    process.stderr.write(`knowledge bench on ${db.engine}: loading ${chunks} chunks…\n`);
+    const indexdef = await dropIndex(db);
+    const insertStart = performance.now();
+    await load(db, account.id, chunks, next, words);
+    await load(db, other.id, Math.min(chunks, 1000), next, words);
+    const insertMs = performance.now() - insertStart;
+    const indexStart = performance.now();
+    await rebuildIndex(db, indexdef);
+    const indexMs = performance.now() - indexStart;
+
+    // Mid-frequency words (ranks 50–2,000) as questions: common enough to match, rare enough to select.
+    const questions = Array.from({ length: queries }, () =>
+      Array.from({ length: 4 }, () => words[50 + Math.floor(next() * 1950)]).join(' '),
+    );
+    const queryVectors = Array.from({ length: queries }, () => unitVector(next));
+    let current = 0;
+    const embedder: Embedder = { modelId: MODEL, dimensions: DIMS, embed: async () => [queryVectors[current] ?? []] };
+    const scope = { accountId: account.id, collections: [COLLECTION], limit: 30 };
+
+    const plan = await db.query<Record<string, string>>(
+      `EXPLAIN SELECT id FROM knowledge_chunks WHERE dims = ${DIMS} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
+       ORDER BY embedding::vector(${DIMS}) <=> $1::vector(${DIMS}) LIMIT 30`,
+      [`[${queryVectors[0]?.join(',')}]`, account.id, [COLLECTION], MODEL],
+    );
+    const usesHnsw = plan.rows.some((row) => Object.values(row).join('').includes(`knowledge_chunks_hnsw_${DIMS}`));
+
+    const results = [
+      await time('vector only (HNSW top 30)', queries, async (index) =>
+        (await searchByVector(db, { ...scope, embeddingModel: MODEL, dims: DIMS, vector: `[${queryVectors[index]?.join(',')}]` })).length,
+      ),
+      await time('full text only (top 30)', queries, async (index) => {
+        const question = questions[index] ?? '';
+        return (await searchByText(db, { ...scope, query: fullTextQuery(question), question })).length;
+      }),
+      await time('hybrid (both + RRF, top 5)', queries, async (index) => {
+        current = index;
+        return (await searchKnowledge({ db, accountId: account.id, collections: [COLLECTION], query: questions[index] ?? '', embedder })).hits.length;
+      }),
+    ];
+    console.log(`\nknowledge search, ${db.engine}, ${chunks} chunks × ${DIMS} dims, ${queries} queries`);
+    console.log(`load: insert ${(insertMs / 1000).toFixed(1)} s, HNSW build ${(indexMs / 1000).toFixed(1)} s; HNSW index used by the vector query plan: ${usesHnsw}`);
+    console.log('| search | p50 ms | p99 ms | mean ms | results |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const result of results) {
+      console.log(`| ${result.name} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} | ${result.mean.toFixed(2)} | ${result.hits.toFixed(1)} |`);
+    }
+  } finally {
+    await db.close();
+    await drop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
