@@ -205,8 +205,7 @@ export async function main(): Promise<void> {
         (await searchByVector(db, { ...scope, embeddingModel: MODEL, dims: DIMS, vector: `[${queryVectors[index]?.join(',')}]` })).length,
       ),
       await time('full text only (top 30)', queries, async (index) => {
-        const question = questions[index] ?? '';
-        return (await searchByText(db, { ...scope, query: fullTextQuery(question), question })).length;
+        return (await searchByText(db, { ...scope, query: fullTextQuery(questions[index] ?? '') })).length;
       }),
       await time('hybrid (both + RRF, top 5)', queries, async (index) => {
         current = index;

@@ -2,10 +2,15 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountRoutes } from './gateway/account-routes.ts';
 import { chatCompletionsRoute } from './gateway/chat-completions/chat-completions-route.ts';
+import { geminiRoutes } from './gateway/gemini/gemini-routes.ts';
+import { messagesRoutes } from './gateway/messages/messages-routes.ts';
+import { passthroughRoutes } from './gateway/passthrough/passthrough-routes.ts';
+import { mediaRoutes } from './gateway/media/register-media-routes.ts';
 import { modelsRoute } from './gateway/models-route.ts';
 import { usageRoutes } from './gateway/usage-routes.ts';
 import { keysRoutes } from './gateway/keys/keys-routes.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
+import { agentsApi } from './agents/api/agents-api.ts';
 import { loggerOptions } from './http/logger-options.ts';
 import type { Services } from './services.ts';
 
@@ -26,16 +31,29 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, settlements } = services;
+  const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, unary, settlements } = services;
   await app.register(
     async (v1) => {
       await v1.register(accountRoutes, { db, authenticator, now });
       await v1.register(keysRoutes, { db, authenticator, hasher, keyChanges, now });
       await v1.register(modelsRoute, { authenticator, catalog, plans });
       await v1.register(chatCompletionsRoute, { authenticator, chat });
+      await v1.register(mediaRoutes, { authenticator, unary });
       await v1.register(usageRoutes, { db, authenticator, settlements });
+      await v1.register(messagesRoutes, { authenticator, chat, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
+      await v1.register(passthroughRoutes, { authenticator, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
     },
     { prefix: '/v1' },
   );
+  await app.register(
+    async (v1beta) => {
+      await v1beta.register(geminiRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
+    },
+    { prefix: '/v1beta' },
+  );
+  if (services.agents && services.agentRuntime) {
+    const deps = { db, authenticator, agents: services.agents, runtime: services.agentRuntime };
+    await app.register(async (scope) => scope.register(agentsApi, deps), { prefix: '/agents/v1' });
+  }
   return app;
 }

@@ -6,7 +6,13 @@ import { SettlementQueue } from './billing/settlement-queue.ts';
 import { buildCatalog } from './catalog/build-catalog.ts';
 import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
 import type { Catalog } from './catalog/types.ts';
+import { createAgentRegistry, type AgentRegistry } from './agents/agent-registry.ts';
+import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
+import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
+import { pipelineEmbedder } from './knowledge/pipeline-embedder.ts';
+import { createBuiltinTools } from './tools/builtin/builtin-tools.ts';
+import { createToolRegistry, type ToolRegistry } from './tools/tool-registry.ts';
 import { DEFAULT_USD_RATES } from './credits/currency-rates.ts';
 import { KeyAuthenticator } from './keys/key-authenticator.ts';
 import { KeyChangeSync } from './keys/key-change-sync.ts';
@@ -36,8 +42,13 @@ export type Services = {
   plans: AccountPlans;
   settlements: SettlementQueue;
   budgets: BudgetLeases;
+  rateLimiter: KeyRateLimiter;
   chat: ChatPipeline;
   unary: UnaryPipeline;
+  /** Absent in short-lived tools that do not serve agents (the CLI). */
+  agents: AgentRegistry | undefined;
+  tools: ToolRegistry | undefined;
+  agentRuntime: AgentRuntimeDeps | undefined;
   defaultAccount: Account;
   /** True when this start created the default account (a brand-new store). */
   firstStart: boolean;
@@ -55,6 +66,10 @@ export type ServiceOptions = {
   env?: Readonly<Record<string, string | undefined>>;
   retry?: RetryPolicy;
   redis?: Redis;
+  /** Load and watch agents/ and tools/ (default true). */
+  loadAgents?: boolean;
+  /** Log sink for refused agent/tool files (default console.error). */
+  onConfigError?: (error: Error) => void;
 };
 
 const RECLAIM_INTERVAL_MS = 15_000;
@@ -96,6 +111,36 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const budgets = new BudgetLeases(db, registration?.id ?? '00000000-0000-0000-0000-000000000000', settlements, now);
     const rateLimiter = new KeyRateLimiter(options.redis);
     const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, ...(options.retry && { retry: options.retry }) };
+    const chat = new ChatPipeline(pipelineDeps);
+    const unary = new UnaryPipeline(pipelineDeps);
+
+    let agents: AgentRegistry | undefined;
+    let tools: ToolRegistry | undefined;
+    let agentRuntime: AgentRuntimeDeps | undefined;
+    if (options.loadAgents !== false) {
+      const onError = options.onConfigError ?? ((error: Error) => console.error(error.message));
+      tools = await createToolRegistry({ toolsDir: config.toolsDir, builtins: createBuiltinTools(), watch: true, onError });
+      const loadedTools = tools;
+      stops.push(() => loadedTools.close());
+      agents = await createAgentRegistry({
+        agentsDir: config.agentsDir,
+        knowledgeDir: config.knowledgeDir,
+        tools,
+        isKnownModel: (id) => resolveModel(catalog, id) !== undefined,
+        watch: true,
+        onError,
+      });
+      const loadedAgents = agents;
+      stops.push(() => loadedAgents.close());
+      const embeddingModel = config.embeddingModel;
+      agentRuntime = {
+        db,
+        chat,
+        budgets,
+        tools,
+        embedder: (context) => (embeddingModel && resolveModel(catalog, embeddingModel) ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
+      };
+    }
     return {
       config,
       db,
@@ -108,8 +153,12 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       plans,
       settlements,
       budgets,
-      chat: new ChatPipeline(pipelineDeps),
-      unary: new UnaryPipeline(pipelineDeps),
+      rateLimiter,
+      chat,
+      unary,
+      agents,
+      tools,
+      agentRuntime,
       defaultAccount: account,
       firstStart: created,
       now,

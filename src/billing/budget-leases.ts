@@ -122,7 +122,7 @@ export class BudgetLeases {
         keyLease = fromLease;
       }
     }
-    this.#settlements.add({ usage, keyId: key.id, accountId: key.accountId, spendMicros: costMicros, keyLeaseMicros: keyLease, accountLeaseMicros: accountLease });
+    this.#settlements.add({ usage, keyId: key.id || null, accountId: key.accountId, spendMicros: costMicros, keyLeaseMicros: keyLease, accountLeaseMicros: accountLease });
   }
 
   /** Gives back leases nobody used for `idleMs` (and all of them with idleMs = 0, at shutdown). */

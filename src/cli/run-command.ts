@@ -15,7 +15,7 @@ export async function runCommand(command: AdminCommand): Promise<unknown> {
     const socket = adminSocketPath(embeddedDir);
     if (existsSync(socket) && (await isServing(socket))) return sendAdminCommand(socket, command);
   }
-  const services = await createServices(config, { registerProcess: false });
+  const services = await createServices(config, { registerProcess: false, loadAgents: false });
   try {
     return await runAdminCommand(services, command);
   } finally {

@@ -14,6 +14,7 @@ const EnvSchema = z.object({
   JUNCTION_AGENTS_DIR: z.string().default('./agents'),
   JUNCTION_TOOLS_DIR: z.string().default('./tools'),
   JUNCTION_KNOWLEDGE_DIR: z.string().default('./knowledge'),
+  JUNCTION_EMBEDDING_MODEL: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -33,6 +34,8 @@ export type EnvConfig = {
   agentsDir: string;
   toolsDir: string;
   knowledgeDir: string;
+  /** Catalog id of the embedding model for knowledge; without it, knowledge search is full text only. */
+  embeddingModel: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 };
 
@@ -60,6 +63,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     agentsDir: values.JUNCTION_AGENTS_DIR,
     toolsDir: values.JUNCTION_TOOLS_DIR,
     knowledgeDir: values.JUNCTION_KNOWLEDGE_DIR,
+    embeddingModel: values.JUNCTION_EMBEDDING_MODEL,
     logLevel: values.LOG_LEVEL,
   };
 }

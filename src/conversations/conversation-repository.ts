@@ -40,6 +40,8 @@ export type StoredMessage = {
 
 /** One node to append; the chain's parent links are assigned by `appendMessages`. */
 export type NewMessage = {
+  /** Pre-assigned id (a streamed answer announces its message id before it is stored). */
+  id?: string;
   message: ModelMessage;
   model?: string | null;
   agentId?: string | null;
@@ -186,7 +188,7 @@ export async function appendMessages(
   const ids: string[] = [];
   let parentId = chain.parentId;
   for (const item of chain.messages) {
-    const id = newMessageId();
+    const id = item.id ?? newMessageId();
     ids.push(id);
     const values = [
       id,

@@ -7,6 +7,8 @@ export type KnowledgeHit = {
   collection: string;
   /** Source file inside the collection folder. */
   path: string;
+  /** `collection/path`, the citation shown to the model (and the tools' KnowledgeHit.source). */
+  source: string;
   title: string | null;
   heading: string | null;
   content: string;
@@ -55,7 +57,7 @@ export async function searchKnowledge(options: KnowledgeSearchOptions): Promise<
   const scope = { accountId: options.accountId, collections: options.collections, limit: candidates };
   if (options.collections.length === 0 || options.query.trim() === '') return { hits: [], mode: 'text' };
 
-  const text = await searchByText(options.db, { ...scope, query: fullTextQuery(options.query), question: options.query });
+  const text = await searchByText(options.db, { ...scope, query: fullTextQuery(options.query) });
   const vector = await vectorCandidates(options, candidates);
   if (vector.matches === undefined) {
     const hits = fuseByReciprocalRank([text]).slice(0, limit).map(toHit);
@@ -125,6 +127,7 @@ function toHit(entry: Fused): KnowledgeHit {
     chunkId: entry.id,
     collection: entry.collection,
     path: entry.path,
+    source: `${entry.collection}/${entry.path}`,
     title: entry.title,
     heading: entry.heading,
     content: entry.content,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import type { Database } from '../store/database.ts';
 import { embedChecked, type Embedder, toVectorLiteral } from './embedder.ts';
 import {
@@ -57,6 +58,9 @@ type PlannedDocument = { document: KnowledgeDocument; chunks: PlannedChunk[]; so
  */
 export async function indexKnowledge(options: IndexOptions): Promise<IndexReport> {
   const { db, accountId, rootDir } = options;
+  // A mistyped JUNCTION_KNOWLEDGE_DIR must fail, not look like "every collection was deleted".
+  const root = await stat(rootDir).catch(() => undefined);
+  if (!root?.isDirectory()) throw new Error(`knowledge folder not found: ${rootDir}`);
   const onDisk = await listCollections(rootDir);
   const names = options.collections ?? onDisk;
   const collectionsRemoved: string[] = [];

@@ -41,7 +41,7 @@ export type ChunkMatch = {
   title: string | null;
   heading: string | null;
   content: string;
-  /** Cosine distance (vector search) or matched words + cover density (full-text search). */
+  /** Cosine distance (vector search) or ts_rank (full-text search). */
   score: number;
 };
 
@@ -205,24 +205,20 @@ function distanceExpression(dims: number): string {
 /**
  * Full-text matches. `query` is websearch syntax ORing the question's words (no user
  * input can make it a syntax error) and selects candidates through the GIN index.
- * Ranking first counts how many distinct words of `question` a chunk contains, then
- * breaks ties by cover density (ts_rank_cd, normalised into [0, 1)): cover density
- * alone has no notion of word rarity, so a chunk repeating "device" ten times would
- * beat the one chunk that mentions "restocking fee". The 'english' config must match
- * the generated `tsv` column; the per-word queries use 'simple' because their lexemes
- * are already stemmed (and 'simple' has no stop words to warn about).
+ * ts_rank rather than ts_rank_cd: for an OR query ts_rank adds a share per query word
+ * with diminishing returns for repeats, so a chunk with more of the question's words
+ * wins over one repeating a common word; cover density has no such notion and ranked
+ * a chunk saying "device" ten times above the one about the "restocking fee". Title
+ * and heading (weight A) count more than body text (B). The 'english' config must
+ * match the generated `tsv` column.
  */
-export async function searchByText(db: Queryable, scope: SearchScope & { query: string; question: string }): Promise<ChunkMatch[]> {
+export async function searchByText(db: Queryable, scope: SearchScope & { query: string }): Promise<ChunkMatch[]> {
   const result = await db.query<MatchRow>(
-    `WITH terms AS (
-       SELECT DISTINCT plainto_tsquery('simple', lexeme) AS term FROM unnest(to_tsvector('english', $5)) LIMIT 32
-     )
-     SELECT ${MATCH_COLUMNS},
-       ts_rank(tsv, query) AS score
+    `SELECT ${MATCH_COLUMNS}, ts_rank(tsv, query) AS score
      FROM knowledge_chunks, websearch_to_tsquery('english', $1) AS query
      WHERE account_id = $2 AND collection = ANY($3::text[]) AND tsv @@ query
      ORDER BY score DESC, id LIMIT $4`,
-    [scope.query, scope.accountId, scope.collections, scope.limit, scope.question],
+    [scope.query, scope.accountId, scope.collections, scope.limit],
   );
   return result.rows.map(toMatch);
 }

@@ -28,7 +28,7 @@ const FORMATS: Record<string, DocumentFormat> = {
 };
 
 /** A collection is a sub-folder of the knowledge root; names end up in SQL rows and agent configs. */
-export const COLLECTION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+export const COLLECTION_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/i;
 
 export function formatOf(path: string): DocumentFormat | undefined {
   return FORMATS[extname(path).toLowerCase()];

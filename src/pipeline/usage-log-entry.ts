@@ -24,7 +24,8 @@ export function usageLogEntry(input: UsageEntryInput): UsageRecord {
   return {
     id: input.id,
     accountId: input.context.key.accountId,
-    keyId: input.context.key.id,
+    // The system caller (src/keys/system-key.ts) has no key row.
+    keyId: input.context.key.id || null,
     requestId: input.context.requestId,
     endpoint: input.context.endpoint,
     requestedModel: input.requestedModel,

@@ -9,7 +9,8 @@
  *
  * Routes: POST /v1/chat/completions (stream or not, `stream_options.include_usage`),
  * /v1/embeddings, /v1/images/generations, /v1/moderations, /v1/audio/speech (streams
- * bytes), /v1/audio/transcriptions and /v1/audio/translations (multipart).
+ * bytes), /v1/audio/transcriptions and /v1/audio/translations (multipart); /v1/files and
+ * /v1/responses in fake-openai-stateful.ts.
  *
  * Chat behaviour is picked by the model name (substring match, first rule wins):
  *   fail-once-<status>  the first attempt for this model name fails with <status>, later ones echo
@@ -37,6 +38,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseFakeChatBody, planChat, renderChunks, renderCompletion, type ChatPlan } from './fake-openai-chat.ts';
+import { createStatefulState, handleStateful, isStatefulPath } from './fake-openai-stateful.ts';
 import { handleEmbeddings, handleImages, handleModerations, handleSpeech, handleTranscription } from './fake-openai-media.ts';
 
 export type RecordedRequest = {
@@ -68,6 +70,7 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
   const requests: RecordedRequest[] = [];
   const attemptCounts = new Map<string, number>();
   const state = { clientDisconnects: 0, completionCounter: 0 };
+  const stateful = createStatefulState();
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -85,6 +88,7 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
       return sendError(response, 401, 'Incorrect API key provided: sk-fa***ey.', 'invalid_request_error', 'invalid_api_key');
     }
+    if (isStatefulPath(path)) return handleStateful(stateful, request.method ?? 'GET', path, body, response);
     if (request.method !== 'POST') return sendError(response, 405, `Method ${request.method} not allowed`, 'invalid_request_error');
     switch (path) {
       case '/v1/chat/completions':

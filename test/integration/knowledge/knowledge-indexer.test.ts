@@ -99,6 +99,11 @@ describe(`indexing the example knowledge on ${engineName()}`, () => {
     expect((await countChunks(db, accountId, 'product-docs')).chunks).toBe(0);
   });
 
+  it('refuses a missing knowledge folder instead of dropping every collection', async () => {
+    await expect(indexKnowledge({ db, accountId, rootDir: join(knowledge.dir, 'nope'), embedder })).rejects.toThrow(/knowledge folder not found/);
+    expect((await countChunks(db, accountId, 'handbook')).documents).toBe(7);
+  });
+
   it('re-embeds everything for another model, and stores text only without an embedder', async () => {
     const other = createLexicalEmbedder({ dimensions: 384, modelId: 'test/other' });
     const report = await indexKnowledge({ db, accountId, rootDir: knowledge.dir, embedder: other, collections: ['handbook'] });

@@ -38,7 +38,7 @@ async function hitRate(search: (question: string) => Promise<KnowledgeSearchResu
   const misses: string[] = [];
   for (const { question, source } of questions) {
     const { hits } = await search(question);
-    if (!hits.slice(0, TOP).some((hit) => `${hit.collection}/${hit.path}` === source)) {
+    if (!hits.slice(0, TOP).some((hit) => hit.source === source)) {
       misses.push(`${question} → expected ${source}, got ${hits.slice(0, TOP).map((hit) => hit.path).join(', ')}`);
     }
   }

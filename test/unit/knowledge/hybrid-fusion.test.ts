@@ -30,7 +30,7 @@ describe('fullTextQuery', () => {
 describe('formatKnowledgeContext', () => {
   it('numbers chunks and names their source', () => {
     const text = formatKnowledgeContext([
-      { chunkId: 1, collection: 'handbook', path: 'returns.md', title: 'Returns', heading: 'Window', content: '30 days.', score: 1 },
+      { chunkId: 1, collection: 'handbook', path: 'returns.md', source: 'handbook/returns.md', title: 'Returns', heading: 'Window', content: '30 days.', score: 1 },
     ]);
     expect(text).toContain('[1] source: handbook/returns.md (Returns > Window)\n30 days.');
   });

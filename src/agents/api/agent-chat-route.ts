@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import { newMessageId } from '../../conversations/conversation-repository.ts';
+import { recordTurn, resolveContinuation } from '../../conversations/conversation-service.ts';
+import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import type { AssistantPart, ModelMessage } from '../../core/model-types.ts';
+import { ChatChunkEncoder } from '../../gateway/chat-completions/chat-chunk-encoder.ts';
+import { callContextFrom } from '../../gateway/call-context-from-request.ts';
+import { renderChatCompletion } from '../../gateway/chat-completions/render-chat-response.ts';
+import { authenticatedKey } from '../../http/auth-hook.ts';
+import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
+import { parseInput } from '../../http/parse-body.ts';
+import { SseWriter } from '../../http/sse-writer.ts';
+import { type AgentRunResult, runAgent } from '../agent-runner.ts';
+import { AgentChatRequestSchema, toAgentTurn } from './agent-chat-request.ts';
+import type { AgentsApiDeps } from './agents-api-deps.ts';
+
+/**
+ * `POST /agents/v1/chat/completions`: chat with an agent. The server runs the agent's
+ * prompt, knowledge retrieval and tools; the reply carries the conversation tree's
+ * ids so the client can continue or branch. Server-side tool steps are not sent as
+ * `tool_calls` (the client could not act on them); client-declared tools are.
+ */
+export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps): Promise<void> {
+  app.post('/chat/completions', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
+    const body = parseInput(AgentChatRequestSchema, request.body);
+    const key = authenticatedKey(request);
+    const agent = deps.agents.get(body.model);
+    if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const continuation = await resolveContinuation(deps.db, {
+      accountId: key.accountId,
+      keyId: key.id,
+      agentId: agent.id,
+      conversationId: body.conversation_id ?? null,
+      parentMessageId: body.parent_message_id ?? null,
+    });
+    const turn = toAgentTurn(body);
+    if (turn.input.length === 0) throw new JunctionError('invalid_request', 'Send at least one user (or tool) message for the new turn.', { param: 'messages' });
+    const context = callContextFrom(request, reply, 'agents.chat.completions');
+    const run = runAgent(deps.runtime, { agent, context, history: continuation.history, input: turn.input, overrides: turn.overrides });
+    const clientToolNames = new Set((turn.overrides.clientTools ?? []).map((tool) => tool.name));
+    const messageId = newMessageId();
+    const ids = { conversation_id: continuation.conversation.id, message_id: messageId, parent_message_id: continuation.parentMessageId };
+    const created = Math.floor(Date.now() / 1000);
+    const meta = { id: `chatcmpl-${run.runId}`, model: agent.id, created, provider: 'junction' };
+
+    const store = async (result: AgentRunResult) => {
+      const stored = toStoredMessages(turn.input, result, messageId);
+      await recordTurn(deps.db, { continuation, agentId: agent.id, messages: stored });
+    };
+
+    if (!body.stream) {
+      for await (const _ of run.events) {
+        // The run streams; a non-streaming reply waits for its end.
+      }
+      const result = finished(run.result());
+      await store(result);
+      return renderChatCompletion(
+        { id: meta.id, model: result.model, content: answerParts(result, clientToolNames), usage: result.usage, finishReason: finishOf(result, clientToolNames) },
+        { ...meta, costMicros: result.costMicros },
+        ids,
+      );
+    }
+
+    const sse = new SseWriter(reply);
+    const encoder = new ChatChunkEncoder(meta, ids);
+    // Tool-call indexes of the current step that belong to server-side tools: not forwarded.
+    let hiddenCalls = new Set<number>();
+    try {
+      for await (const event of run.events) {
+        if (event.type === 'model-started') hiddenCalls = new Set();
+        if (event.type !== 'model-event') continue;
+        const inner = event.event;
+        if (inner.type === 'usage' || inner.type === 'finish') continue;
+        if (inner.type === 'tool-call-start' && !clientToolNames.has(inner.name)) hiddenCalls.add(inner.index);
+        if ((inner.type === 'tool-call-start' || inner.type === 'tool-call-delta') && hiddenCalls.has(inner.index)) continue;
+        for (const chunk of encoder.encode(inner)) await sse.send(chunk);
+      }
+      const result = finished(run.result());
+      await store(result);
+      encoder.encode({ type: 'finish', finishReason: finishOf(result, clientToolNames) });
+      for (const chunk of encoder.finish(result.costMicros, true, result.usage)) await sse.send(chunk);
+      sse.end('data: [DONE]\n\n');
+    } catch (error) {
+      const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The agent run failed.', { cause: error });
+      if (failure.status >= 500) request.log.error({ err: error }, 'agent run failed');
+      await sse.send(failure.toOpenAIBody());
+      sse.end();
+    }
+    return reply;
+  });
+}
+
+const finished = (result: AgentRunResult | undefined): AgentRunResult => {
+  if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
+  return result;
+};
+
+/** The answer the client sees: the last assistant message's text and reasoning, plus client tool calls. */
+function answerParts(result: AgentRunResult, clientTools: ReadonlySet<string>): AssistantPart[] {
+  const last = result.messages.findLast((message) => message.role === 'assistant');
+  if (!last || last.role !== 'assistant') return [];
+  return last.content.filter((part) => part.type !== 'tool-call' || clientTools.has(part.name));
+}
+
+function finishOf(result: AgentRunResult, clientTools: ReadonlySet<string>) {
+  const pendingClientCall = answerParts(result, clientTools).some((part) => part.type === 'tool-call');
+  return pendingClientCall ? { unified: 'tool-calls' as const, raw: 'tool_calls' } : result.finishReason;
+}
+
+/** The turn as stored: the new input, then what the run produced; the last assistant message gets the announced id and the run's usage. */
+function toStoredMessages(input: ModelMessage[], result: AgentRunResult, messageId: string) {
+  const lastAssistant = result.messages.findLastIndex((message) => message.role === 'assistant');
+  return [
+    ...input.map((message) => ({ message })),
+    ...result.messages.map((message, index) =>
+      index === lastAssistant
+        ? { id: messageId, message, model: result.model, usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }
+        : { message, model: message.role === 'assistant' ? result.model : null },
+    ),
+  ];
+}

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import { JunctionError } from '../../core/errors.ts';
+import type { LoadedAgent } from '../agent-registry.ts';
+import type { AgentsApiDeps } from './agents-api-deps.ts';
+
+const toModelEntry = (agent: LoadedAgent) => ({
+  id: agent.id,
+  object: 'model',
+  created: Math.floor(agent.updatedAt.getTime() / 1000),
+  owned_by: 'junction',
+  name: agent.config.name,
+  description: agent.config.description ?? null,
+});
+
+const toAgentDetail = (agent: LoadedAgent) => ({
+  ...toModelEntry(agent),
+  model: agent.config.model,
+  fallback_models: agent.config.fallbackModels,
+  tools: agent.config.tools,
+  knowledge: agent.config.knowledge,
+  max_steps: agent.config.maxSteps,
+  version: agent.version,
+  updated_at: agent.updatedAt.toISOString(),
+});
+
+/** `GET /agents/v1/models[/{id}]`: the agents, in the OpenAI models format. */
+export async function agentModelsRoutes(app: FastifyInstance, deps: AgentsApiDeps): Promise<void> {
+  app.get('/models', async () => ({ object: 'list', data: deps.agents.list().map(toModelEntry) }));
+  app.get('/models/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const agent = deps.agents.get(id);
+    if (!agent) throw new JunctionError('model_not_found', `No agent '${id}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    return toAgentDetail(agent);
+  });
+}

@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+import { requireKey } from '../../http/auth-hook.ts';
+import { agentChatRoute } from './agent-chat-route.ts';
+import { agentModelsRoutes } from './agent-models-routes.ts';
+import type { AgentsApiDeps } from './agents-api-deps.ts';
+import { conversationsRoutes } from './conversations-routes.ts';
+
+/** Everything under `/agents/v1`: agent keys only (model and provisioning keys get 403 wrong_key_kind). */
+export async function agentsApi(app: FastifyInstance, deps: AgentsApiDeps): Promise<void> {
+  app.addHook('preHandler', requireKey(deps.authenticator, { kinds: ['agent'] }));
+  await app.register(agentModelsRoutes, deps);
+  await app.register(agentChatRoute, deps);
+  await app.register(conversationsRoutes, deps);
+}

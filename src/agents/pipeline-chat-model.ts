@@ -1,0 +1,115 @@
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models';
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
+import type { ModelRequest, ModelStreamEvent, ToolDefinition } from '../core/model-types.ts';
+import type { CallContext } from '../pipeline/call-context.ts';
+import type { ChatOutcome, ChatPipeline } from '../pipeline/chat-pipeline.ts';
+import { toCanonicalMessage } from './langchain-messages.ts';
+
+export type PipelineChatModelOptions = BaseChatModelParams & {
+  pipeline: ChatPipeline;
+  context: CallContext;
+  model: string;
+  fallbackModels?: readonly string[];
+  tools: ToolDefinition[];
+  settings: Pick<ModelRequest, 'temperature' | 'maxOutputTokens' | 'reasoning' | 'toolChoice' | 'responseFormat'>;
+  /** Every canonical event as it arrives (the runtime streams them to the client). */
+  onEvent?: (event: ModelStreamEvent) => void;
+  /** Usage and cost of each finished call. */
+  onOutcome?: (outcome: ChatOutcome) => void;
+};
+
+/**
+ * A LangChain chat model whose every call goes through Junction's ChatPipeline, so an
+ * agent's model step is authorized, limited, billed and logged exactly like a gateway
+ * call. Reasoning arrives in `additional_kwargs.reasoning`; tool calls as chunks.
+ */
+export class PipelineChatModel extends BaseChatModel {
+  readonly #options: PipelineChatModelOptions;
+
+  constructor(options: PipelineChatModelOptions) {
+    super(options);
+    this.#options = options;
+  }
+
+  _llmType(): string {
+    return 'junction-pipeline';
+  }
+
+  override async *_streamResponseChunks(messages: BaseMessage[], _options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+    const options = this.#options;
+    const call = await options.pipeline.stream(options.context, {
+      model: options.model,
+      ...(options.fallbackModels && { fallbackModels: options.fallbackModels }),
+      request: { ...options.settings, messages: messages.map(toCanonicalMessage), ...(options.tools.length > 0 && { tools: options.tools }) },
+    });
+    const ids = new Map<number, string>();
+    let signature: string | undefined;
+    for await (const event of call.events) {
+      options.onEvent?.(event);
+      const chunk = toChunk(event, ids);
+      if (event.type === 'reasoning-signature') signature = event.signature;
+      if (!chunk) continue;
+      if (event.type === 'text-delta') await runManager?.handleLLMNewToken(event.delta);
+      yield new ChatGenerationChunk({ message: chunk, text: event.type === 'text-delta' ? event.delta : '' });
+    }
+    if (signature) yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: '', additional_kwargs: { reasoningSignature: signature } }), text: '' });
+    const outcome = call.outcome();
+    if (outcome) {
+      options.onOutcome?.(outcome);
+      yield new ChatGenerationChunk({
+        message: new AIMessageChunk({
+          content: '',
+          usage_metadata: { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens, total_tokens: outcome.usage.inputTokens + outcome.usage.outputTokens },
+          response_metadata: { model: outcome.model.id, generationId: outcome.generationId, costMicros: outcome.costMicros },
+        }),
+        text: '',
+      });
+    }
+  }
+
+  async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    let merged: AIMessageChunk | undefined;
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+      merged = merged ? merged.concat(chunk.message as AIMessageChunk) : (chunk.message as AIMessageChunk);
+    }
+    const message = merged ? toAIMessage(merged) : new AIMessage('');
+    return { generations: [{ message, text: typeof message.content === 'string' ? message.content : '' }] };
+  }
+}
+
+function toChunk(event: ModelStreamEvent, ids: Map<number, string>): AIMessageChunk | undefined {
+  switch (event.type) {
+    case 'text-delta':
+      return new AIMessageChunk({ content: event.delta });
+    case 'reasoning-delta':
+      return new AIMessageChunk({ content: '', additional_kwargs: { reasoningText: event.delta } });
+    case 'tool-call-start':
+      ids.set(event.index, event.id);
+      return new AIMessageChunk({ content: '', tool_call_chunks: [{ index: event.index, id: event.id, name: event.name, args: '', type: 'tool_call_chunk' }] });
+    case 'tool-call-delta':
+      return new AIMessageChunk({ content: '', tool_call_chunks: [{ index: event.index, args: event.argumentsDelta, type: 'tool_call_chunk' }] });
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Merged chunks → the AIMessage the graph keeps: reasoning text and signature become
+ * the `reasoning` kwarg, and the exact argument text of each tool call is kept.
+ */
+export function toAIMessage(merged: AIMessageChunk): AIMessage {
+  const kwargs = merged.additional_kwargs as { reasoningText?: string; reasoningSignature?: string };
+  const rawArguments = Object.fromEntries((merged.tool_call_chunks ?? []).flatMap((chunk) => (chunk.id ? [[chunk.id, chunk.args ?? '']] : [])));
+  return new AIMessage({
+    content: merged.content,
+    tool_calls: merged.tool_calls ?? [],
+    additional_kwargs: {
+      ...(kwargs.reasoningText && { reasoning: [{ text: kwargs.reasoningText, ...(kwargs.reasoningSignature && { signature: kwargs.reasoningSignature }) }] }),
+      ...(Object.keys(rawArguments).length > 0 && { rawArguments }),
+    },
+    ...(merged.usage_metadata && { usage_metadata: merged.usage_metadata }),
+    response_metadata: merged.response_metadata,
+  });
+}

@@ -1,0 +1,83 @@
+import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import { JunctionError } from '../../core/errors.ts';
+import type { ModelMessage, ModelRequest } from '../../core/model-types.ts';
+import type { ProviderRegistry } from '../../providers/provider-registry.ts';
+import { countAnthropicTokens } from '../../providers/anthropic/count-tokens.ts';
+import { countGeminiTokens } from '../../providers/gemini/count-tokens.ts';
+import { admit, type AdmissionDeps } from '../../pipeline/admission.ts';
+import type { CallContext } from '../../pipeline/call-context.ts';
+import type { RateLimitState } from '../../pipeline/rate-limiter.ts';
+import { toClientError } from '../../pipeline/upstream-attempts.ts';
+
+export type CountTokensDeps = AdmissionDeps & { providers: ProviderRegistry };
+
+/**
+ * Input tokens of a canonical request on the model it names, for
+ * /v1/messages/count_tokens and Gemini's :countTokens. Both are free (no reservation,
+ * no usage row) but pass the same gates as a call: rate limit, plan and allowlist,
+ * so a key cannot probe models it may not use.
+ *
+ * Anthropic and Gemini models ask their upstream (exact, and what they will bill);
+ * OpenAI has no counting endpoint, so OpenAI and OpenAI-compatible models are counted
+ * locally with o200k_base (the tokenizer of OpenAI's current models) plus the
+ * per-message framing OpenAI documents. Shared by both front-ends, hence here once.
+ */
+export async function countInputTokens(
+  deps: CountTokensDeps,
+  context: CallContext,
+  requested: string,
+  request: Omit<ModelRequest, 'model'>,
+): Promise<{ inputTokens: number; rateLimit: RateLimitState | undefined }> {
+  const { candidates, rateLimit } = await admit(deps, context, { model: requested, capability: 'chat' });
+  const model = candidates[0];
+  if (!model) throw new JunctionError('model_not_found', `The model '${requested}' does not exist.`, { param: 'model' });
+  const adapter = deps.providers.get(model.providerId);
+  if (!adapter) throw new JunctionError('provider_not_configured', `The provider of '${model.id}' is not configured.`);
+  const upstream = { ...request, model: model.upstreamName };
+  try {
+    switch (model.providerKind) {
+      case 'anthropic':
+        return { inputTokens: (await countAnthropicTokens(adapter.config, upstream, { signal: context.signal })).inputTokens, rateLimit };
+      case 'gemini':
+        return { inputTokens: (await countGeminiTokens(adapter.config, upstream, { signal: context.signal })).inputTokens, rateLimit };
+      default:
+        return { inputTokens: countLocally(upstream), rateLimit };
+    }
+  } catch (error) {
+    throw toClientError(error, model);
+  }
+}
+
+/** OpenAI's framing: 3 tokens per message, 3 to prime the reply. */
+const TOKENS_PER_MESSAGE = 3;
+const REPLY_PRIMING_TOKENS = 3;
+/** A 1024×1024 image at high detail on gpt-4o: 85 base + 4 tiles × 170. */
+const TOKENS_PER_IMAGE = 765;
+
+let encoding: Tiktoken | undefined;
+
+function countLocally(request: ModelRequest): number {
+  // Loaded on first use: the rank table is a few MB and most processes never count.
+  encoding ??= getEncoding('o200k_base');
+  const tokens = (text: string) => (text === '' ? 0 : (encoding?.encode(text).length ?? 0));
+  let total = REPLY_PRIMING_TOKENS;
+  for (const message of request.messages) total += TOKENS_PER_MESSAGE + messageTokens(message, tokens);
+  if (request.tools && request.tools.length > 0) total += tokens(JSON.stringify(request.tools));
+  return total;
+}
+
+function messageTokens(message: ModelMessage, tokens: (text: string) => number): number {
+  switch (message.role) {
+    case 'system':
+      return tokens(message.content);
+    case 'tool':
+      return tokens(message.content);
+    case 'user':
+      return message.content.reduce((sum, part) => sum + (part.type === 'text' ? tokens(part.text) : TOKENS_PER_IMAGE), 0);
+    case 'assistant':
+      return message.content.reduce(
+        (sum, part) => sum + (part.type === 'tool-call' ? tokens(part.name) + tokens(part.arguments) : tokens(part.text)),
+        0,
+      );
+  }
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify';
+import { computeChatCost } from '../../catalog/costs.ts';
+import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { requireKey } from '../../http/auth-hook.ts';
+import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
+import { parseInput } from '../../http/parse-body.ts';
+import { SseWriter } from '../../http/sse-writer.ts';
+import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
+import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
+import { estimateInputTokens } from '../../pipeline/estimate-input-tokens.ts';
+import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
+import { callContextFrom } from '../call-context-from-request.ts';
+import { convertMessagesBody } from './convert-messages-request.ts';
+import { countInputTokens, type CountTokensDeps } from './count-input-tokens.ts';
+import { convertCountTokensBody, renderCountTokens } from './count-tokens.ts';
+import { CountTokensRequestSchema, MessagesRequestSchema } from './messages-request-schema.ts';
+import { renderMessagesResponse } from './render-messages-response.ts';
+import { MessagesStreamEncoder } from './render-messages-stream.ts';
+
+export type MessagesRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticator; chat: ChatPipeline };
+
+/**
+ * `POST /v1/messages` and `/v1/messages/count_tokens`: the Anthropic Messages wire
+ * format in front of every provider. A front-end only: the call goes through the same
+ * ChatPipeline as /v1/chat/completions, so gates, reservation, usage rows and cost are
+ * those of the same call there. Errors take Anthropic's shape (errorFormat below).
+ */
+export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): Promise<void> {
+  const routeOptions = {
+    bodyLimit: LARGE_BODY_LIMIT,
+    preHandler: requireKey(deps.authenticator, { kinds: ['model'] }),
+    config: { errorFormat: 'anthropic' },
+  } as const;
+
+  app.post('/messages', routeOptions, async (request, reply) => {
+    const body = parseInput(MessagesRequestSchema, request.body);
+    const converted = convertMessagesBody(body);
+    const input = { model: converted.model, request: converted.request };
+    const context = callContextFrom(request, reply, 'messages');
+
+    if (!converted.stream) {
+      const result = await deps.chat.generate(context, input);
+      if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
+      return renderMessagesResponse(result.response, {
+        model: body.model,
+        costMicros: result.costMicros,
+        ...(body.stop_sequences && { stopSequences: body.stop_sequences }),
+      });
+    }
+
+    // Before the headers, failures are ordinary Anthropic error bodies; after them,
+    // an `event: error` frame, as Anthropic's own API does mid-stream.
+    const call = await deps.chat.stream(context, input);
+    const sse = new SseWriter(reply, call.rateLimit ? rateLimitHeaders(call.rateLimit) : {});
+    const encoder = new MessagesStreamEncoder({
+      model: body.model,
+      inputTokensEstimate: Math.ceil(estimateInputTokens(converted.request) / 4),
+      ...(body.stop_sequences && { stopSequences: body.stop_sequences }),
+    });
+    try {
+      for await (const event of call.events) {
+        // The cost goes out in message_delta, which `finish` emits; usage precedes it,
+        // and this is the pipeline's own formula on the same usage, so the numbers agree.
+        if (event.type === 'usage') encoder.setCost(computeChatCost(call.model, event.usage));
+        for (const frame of encoder.push(event)) await sse.send(frame.data, frame.event);
+      }
+      // An upstream that ended without a finish event still gets a well-formed ending,
+      // with the pipeline's (possibly estimated) cost; a no-op after a real finish.
+      const outcome = call.outcome();
+      if (outcome) encoder.setCost(outcome.costMicros);
+      for (const frame of encoder.push({ type: 'finish', finishReason: { unified: 'other', raw: undefined } })) {
+        await sse.send(frame.data, frame.event);
+      }
+      sse.end();
+    } catch (error) {
+      const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The stream failed.', { cause: error });
+      if (failure.code !== 'client_closed_request') request.log.warn({ err: error }, 'messages stream ended with an error');
+      const frame = encoder.errorEvent(failure);
+      await sse.send(frame.data, frame.event);
+      sse.end();
+    }
+    return reply;
+  });
+
+  app.post('/messages/count_tokens', routeOptions, async (request, reply) => {
+    const body = parseInput(CountTokensRequestSchema, request.body);
+    const { model, request: prompt } = convertCountTokensBody(body);
+    const counted = await countInputTokens(deps, callContextFrom(request, reply, 'messages.count_tokens'), model, prompt);
+    if (counted.rateLimit) reply.headers(rateLimitHeaders(counted.rateLimit));
+    return renderCountTokens(counted.inputTokens);
+  });
+}

@@ -1,0 +1,84 @@
+import type { BudgetLeases, Reservation } from '../../billing/budget-leases.ts';
+import { worstCaseChatCost } from '../../catalog/costs.ts';
+import { resolveModel } from '../../catalog/lookup.ts';
+import type { CatalogModel } from '../../catalog/types.ts';
+import { JunctionError } from '../../core/errors.ts';
+import { admit, type AdmissionDeps } from '../../pipeline/admission.ts';
+import type { CallContext } from '../../pipeline/call-context.ts';
+import type { RateLimitState } from '../../pipeline/rate-limiter.ts';
+
+/** The provider every pass-through call goes to. */
+export const PASSTHROUGH_PROVIDER = 'openai';
+
+/**
+ * The least a pass-through call reserves: 1 µUSD, so that an account without credit
+ * (or a key at its spend limit) is refused with 402/403 even for free calls (files,
+ * vector stores), while nothing is charged for them.
+ */
+export const MIN_PASSTHROUGH_RESERVATION_MICROS = 1;
+
+/** POSTs whose answer reports the tokens of the model work they started (and only once). */
+const BILLABLE = [/^\/responses$/, /^\/threads\/runs$/, /^\/threads\/[^/]+\/runs$/, /^\/threads\/[^/]+\/runs\/[^/]+\/submit_tool_outputs$/];
+
+export const isBillable = (method: string, path: string): boolean => method === 'POST' && BILLABLE.some((pattern) => pattern.test(path));
+
+export type PassthroughGate = {
+  /** The catalog model the body named, when it named one. */
+  model: CatalogModel | undefined;
+  requestedModel: string | null;
+  /** The model name to send upstream when the caller used a catalog id or alias. */
+  rewriteModelTo: string | undefined;
+  rateLimit: RateLimitState | undefined;
+  reservation: Reservation;
+};
+
+/**
+ * The account's gates for one pass-through call: requests per minute, then — when a
+ * JSON body names a model — catalog, plan and allowlist for it (as `openai/<name>`, or
+ * a catalog id / alias of an OpenAI model), then the reservation:
+ *
+ * - a billable POST (/responses, a run) naming a model reserves that model's worst
+ *   case: the body's bytes bound its own input tokens; a call that continues earlier
+ *   state (previous_response_id, conversation, a thread) may add up to the model's
+ *   whole context window; the output is max_output_tokens / max_completion_tokens, else
+ *   the model's maximum;
+ * - anything else reserves MIN_PASSTHROUGH_RESERVATION_MICROS.
+ *
+ * A key with an allowlist may not create batches: the models are inside an uploaded
+ * file the gateway does not read, so the allowlist could not be enforced.
+ */
+export async function admitPassthrough(
+  deps: AdmissionDeps & { budgets: BudgetLeases },
+  context: CallContext,
+  call: { method: string; path: string; json: Record<string, unknown> | undefined; bodyBytes: number },
+): Promise<PassthroughGate> {
+  const named = typeof call.json?.['model'] === 'string' ? call.json['model'] : undefined;
+  let model: CatalogModel | undefined;
+  let rateLimit: RateLimitState | undefined;
+  if (named !== undefined) {
+    const requested = resolveModel(deps.catalog, named) ? named : `${PASSTHROUGH_PROVIDER}/${named}`;
+    const admitted = await admit(deps, context, { model: requested, capability: 'chat' });
+    model = admitted.candidates[0];
+    rateLimit = admitted.rateLimit;
+    if (model && model.providerId !== PASSTHROUGH_PROVIDER) {
+      throw new JunctionError('invalid_request', `'${model.id}' is not an OpenAI model; ${call.path} is passed through to OpenAI only.`, { param: 'model' });
+    }
+  } else {
+    rateLimit = await deps.rateLimiter.consume(context.key.id, context.key.rateLimitRpm);
+  }
+  if (call.method === 'POST' && /^\/batches$/.test(call.path) && context.key.allowedModels) {
+    throw new JunctionError('model_not_allowed', 'This key is limited to some models, and a batch names its models inside a file the gateway cannot check. Use a key without a model allowlist.');
+  }
+  const amount = model && isBillable(call.method, call.path) ? worstCase(model, call) : MIN_PASSTHROUGH_RESERVATION_MICROS;
+  const reservation = await deps.budgets.reserve(context.key, Math.max(MIN_PASSTHROUGH_RESERVATION_MICROS, amount));
+  const rewriteModelTo = model && named !== model.upstreamName ? model.upstreamName : undefined;
+  return { model, requestedModel: named ?? null, rewriteModelTo, rateLimit, reservation };
+}
+
+function worstCase(model: CatalogModel, call: { path: string; json: Record<string, unknown> | undefined; bodyBytes: number }): number {
+  const json = call.json ?? {};
+  const continues = call.path.startsWith('/threads') || json['previous_response_id'] != null || json['conversation'] != null;
+  const inputTokens = call.bodyBytes + (continues ? (model.contextLength ?? 0) : 0);
+  const cap = json['max_output_tokens'] ?? json['max_completion_tokens'];
+  return worstCaseChatCost(model, { inputTokens, maxOutputTokens: typeof cap === 'number' ? cap : undefined });
+}

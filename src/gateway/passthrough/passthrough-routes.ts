@@ -1,0 +1,178 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import { computeChatCost } from '../../catalog/costs.ts';
+import { resolveModel } from '../../catalog/lookup.ts';
+import type { CatalogModel } from '../../catalog/types.ts';
+import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import type { Usage } from '../../core/model-types.ts';
+import { requireKey } from '../../http/auth-hook.ts';
+import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
+import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
+import type { AdmissionDeps } from '../../pipeline/admission.ts';
+import { newGenerationId } from '../../pipeline/generation-id.ts';
+import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
+import { usageLogEntry } from '../../pipeline/usage-log-entry.ts';
+import type { ProviderRegistry } from '../../providers/provider-registry.ts';
+import type { UsageStatus } from '../../billing/usage-record.ts';
+import { callContextFrom } from '../call-context-from-request.ts';
+import { forwardToProvider, responseHeaders } from './forward-request.ts';
+import { admitPassthrough, isBillable, PASSTHROUGH_PROVIDER, type PassthroughGate } from './passthrough-gate.ts';
+import { UsageTap } from './usage-tap.ts';
+
+export type PassthroughDeps = AdmissionDeps & { authenticator: KeyAuthenticator; providers: ProviderRegistry };
+
+/** OpenAI's stateful API families, passed through with every sub-path and method. */
+export const PASSTHROUGH_FAMILIES = ['assistants', 'threads', 'files', 'vector_stores', 'batches', 'responses'] as const;
+const METHODS: Dispatcher.HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * `/v1/{assistants,threads,files,vector_stores,batches,responses}/**` to the OpenAI
+ * provider: the caller's model key passes the account's gates (see admitPassthrough),
+ * is replaced by the provider key, and the answer — JSON, SSE or bytes — streams back
+ * as it came. Where an answer reports token usage (/responses, runs) it is billed like
+ * the same tokens on /v1/chat/completions; every call gets a usage row.
+ */
+export async function passthroughRoutes(app: FastifyInstance, deps: PassthroughDeps): Promise<void> {
+  // Bodies stay streams here (multipart uploads go upstream unbuffered); this plugin's
+  // context only, so every other route keeps fastify's JSON parser.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+  const preHandler = requireKey(deps.authenticator, { kinds: ['model'] });
+  for (const family of PASSTHROUGH_FAMILIES) {
+    for (const url of [`/${family}`, `/${family}/*`]) {
+      app.route({ method: METHODS, url, preHandler, handler: (request, reply) => passThrough(deps, request, reply) });
+    }
+  }
+}
+
+async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const startedAt = performance.now();
+  const id = newGenerationId();
+  const { path, pathAndQuery } = upstreamTarget(request.url);
+  const method = request.method.toUpperCase() as Dispatcher.HttpMethod;
+  const context = callContextFrom(request, reply, `passthrough.${path.split('/')[1] ?? ''}`);
+  const provider = deps.providers.get(PASSTHROUGH_PROVIDER);
+  if (!provider) throw new JunctionError('provider_not_configured', 'The OpenAI provider is not configured (OPENAI_API_KEY), so this API is unavailable.');
+
+  const body = await readBody(request);
+  let gate: PassthroughGate;
+  try {
+    gate = await admitPassthrough(deps, context, { method, path, json: body.json, bodyBytes: body.bytes });
+  } catch (error) {
+    if (isJunctionError(error)) {
+      const row = usageLogEntry({ id, context, requestedModel: modelNamed(body.json), model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt });
+      deps.budgets.settle(undefined, 0, row, context.key);
+    }
+    throw error;
+  }
+  const settle = (status: UsageStatus, httpStatus: number, model: CatalogModel | undefined, usage: Usage | undefined, costMicros: number, streamed = false, errorCode?: string) =>
+    deps.budgets.settle(
+      gate.reservation,
+      costMicros,
+      usageLogEntry({ id, context, requestedModel: gate.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt, streamed }),
+      context.key,
+    );
+
+  const upstreamBody = gate.rewriteModelTo && body.json ? Buffer.from(JSON.stringify({ ...body.json, model: gate.rewriteModelTo })) : body.payload;
+  const billable = isBillable(method, path);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await forwardToProvider(provider.config, { method, pathAndQuery, headers: request.headers, body: upstreamBody, signal: context.signal, identityEncoding: billable });
+  } catch (error) {
+    const failure = isJunctionError(error) ? error : new JunctionError('upstream_error', 'The pass-through call failed.', { cause: error });
+    settle(failure.code === 'client_closed_request' ? 'client_disconnect' : 'upstream_error', failure.status, gate.model, undefined, 0, false, failure.code);
+    throw failure;
+  }
+
+  if (gate.rateLimit) reply.headers(rateLimitHeaders(gate.rateLimit));
+  const contentType = String(response.headers['content-type'] ?? '');
+  const streamed = contentType.includes('text/event-stream');
+  const tap = billable && response.statusCode < 300 ? new UsageTap(contentType) : undefined;
+  reply.hijack();
+  reply.raw.writeHead(response.statusCode, { ...inheritedHeaders(reply), ...responseHeaders(response.headers) });
+  let status: UsageStatus = response.statusCode < 400 ? 'success' : 'upstream_error';
+  try {
+    for await (const chunk of response.body) {
+      // The client's copy first: metering never delays or alters the bytes.
+      await write(reply, chunk as Uint8Array);
+      tap?.push(chunk as Uint8Array);
+    }
+    reply.raw.end();
+  } catch (error) {
+    status = context.signal.aborted ? 'client_disconnect' : 'upstream_error';
+    if (status === 'upstream_error') request.log.warn({ err: error }, 'pass-through response broke off');
+    reply.raw.destroy();
+  }
+  const tapped = tap?.finish();
+  // A run names its own model (the assistant's) when the request did not.
+  const model = gate.model ?? (tapped?.upstreamModel ? resolveModel(deps.catalog, `${PASSTHROUGH_PROVIDER}/${tapped.upstreamModel}`) : undefined);
+  const costMicros = tapped && model ? computeChatCost(model, tapped.usage) : 0;
+  settle(status, status === 'client_disconnect' ? 499 : response.statusCode, model, tapped?.usage, costMicros, streamed);
+  return reply;
+}
+
+/** The path after `/v1` for upstream, with the query minus `key` (a caller's key never goes upstream). */
+function upstreamTarget(url: string): { path: string; pathAndQuery: string } {
+  const [rawPath = '', rawQuery] = url.split(/\?(.*)/s, 2);
+  const path = rawPath.replace(/^\/v1(?=\/)/, '');
+  if (rawQuery === undefined || rawQuery === '') return { path, pathAndQuery: path };
+  const query = new URLSearchParams(rawQuery);
+  if (!query.has('key')) return { path, pathAndQuery: `${path}?${rawQuery}` };
+  query.delete('key');
+  const rest = query.toString();
+  return { path, pathAndQuery: rest === '' ? path : `${path}?${rest}` };
+}
+
+type RequestBody = { payload: Readable | Buffer | undefined; json: Record<string, unknown> | undefined; bytes: number };
+
+/**
+ * JSON bodies are read whole (they are small, and the gates need their `model`);
+ * anything else (multipart uploads, bytes) stays a stream for undici to forward.
+ */
+async function readBody(request: FastifyRequest): Promise<RequestBody> {
+  const payload = request.body;
+  if (!(payload instanceof Readable)) return { payload: undefined, json: undefined, bytes: 0 };
+  const contentType = request.headers['content-type'] ?? '';
+  if (!contentType.includes('json')) return { payload, json: undefined, bytes: Number(request.headers['content-length'] ?? 0) || 0 };
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of payload) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    bytes += buffer.byteLength;
+    if (bytes > LARGE_BODY_LIMIT) throw new JunctionError('request_too_large', 'The request body is larger than this endpoint accepts.');
+    chunks.push(buffer);
+  }
+  const raw = Buffer.concat(chunks);
+  let json: Record<string, unknown> | undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+  } catch {
+    // Invalid JSON goes upstream as it is: OpenAI's own 400 tells the caller what is wrong.
+  }
+  return { payload: raw, json, bytes };
+}
+
+const modelNamed = (json: Record<string, unknown> | undefined): string | null => (typeof json?.['model'] === 'string' ? json['model'] : null);
+
+/** Headers set on the reply before hijacking (request id, rate limits). */
+function inheritedHeaders(reply: FastifyReply): Record<string, string> {
+  return Object.fromEntries(Object.entries(reply.getHeaders()).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])));
+}
+
+async function write(reply: FastifyReply, chunk: Uint8Array): Promise<void> {
+  const raw = reply.raw;
+  if (raw.destroyed || raw.writableEnded) throw new JunctionError('client_closed_request', 'The client closed the connection.');
+  if (raw.write(chunk)) return;
+  await new Promise<void>((done) => {
+    const finish = () => {
+      raw.off('drain', finish);
+      raw.off('close', finish);
+      done();
+    };
+    raw.once('drain', finish);
+    raw.once('close', finish);
+  });
+}

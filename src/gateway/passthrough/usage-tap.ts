@@ -1,0 +1,122 @@
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+import { z } from 'zod';
+import type { Usage } from '../../core/model-types.ts';
+
+/** What a pass-through response reported: tokens, and the upstream model that used them. */
+export type TappedUsage = { usage: Usage; upstreamModel: string | undefined };
+
+/** A JSON answer larger than this is not parsed for usage (file contents, big lists). */
+const MAX_JSON_BYTES = 16 * 1024 * 1024;
+
+/** Responses API usage (`response.usage`). Lenient: only what billing needs. */
+const ResponsesUsageSchema = z
+  .object({
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    input_tokens_details: z.object({ cached_tokens: z.number().nullish() }).loose().nullish(),
+    output_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).loose().nullish(),
+  })
+  .loose();
+
+/** Assistants run usage (`run.usage`, chat-completions style). */
+const RunUsageSchema = z
+  .object({
+    prompt_tokens: z.number(),
+    completion_tokens: z.number(),
+    prompt_token_details: z.object({ cached_tokens: z.number().nullish() }).loose().nullish(),
+  })
+  .loose();
+
+const ReportSchema = z.object({ object: z.string().nullish(), model: z.string().nullish(), usage: z.unknown() }).loose();
+
+/** Run states after which `usage` is final. */
+const TERMINAL_RUN_EVENTS = new Set(['thread.run.completed', 'thread.run.failed', 'thread.run.incomplete', 'thread.run.cancelled', 'thread.run.expired']);
+const TERMINAL_RESPONSE_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * Reads token usage from a copy of a pass-through response while the original bytes go
+ * to the client untouched (the route writes each chunk first, then hands it here).
+ * JSON bodies are parsed once complete; SSE is parsed event by event, and only the
+ * events that carry final usage count: `response.completed` (or incomplete/failed) for
+ * /responses, a terminal `thread.run.*` event for runs.
+ */
+export class UsageTap {
+  readonly #kind: 'json' | 'sse';
+  readonly #decoder = new TextDecoder();
+  readonly #chunks: Uint8Array[] = [];
+  #bytes = 0;
+  #parser: EventSourceParser | undefined;
+  #found: TappedUsage | undefined;
+
+  constructor(contentType: string) {
+    this.#kind = contentType.includes('text/event-stream') ? 'sse' : 'json';
+    if (this.#kind === 'sse') {
+      this.#parser = createParser({ onEvent: (message) => this.#onEvent(message.event, message.data) });
+    }
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.#parser) {
+      this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
+      return;
+    }
+    this.#bytes += chunk.byteLength;
+    if (this.#bytes <= MAX_JSON_BYTES) this.#chunks.push(chunk);
+  }
+
+  /** The usage the whole response reported, once the body has ended. */
+  finish(): TappedUsage | undefined {
+    if (this.#parser) {
+      this.#parser.feed(`${this.#decoder.decode()}\n\n`);
+      return this.#found;
+    }
+    if (this.#bytes > MAX_JSON_BYTES || this.#bytes === 0) return undefined;
+    try {
+      return usageOf(JSON.parse(Buffer.concat(this.#chunks).toString('utf8')));
+    } catch {
+      return undefined;
+    }
+  }
+
+  #onEvent(event: string | undefined, data: string): void {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      return;
+    }
+    // OpenAI names the event both in `event:` and in the payload's `type` (Responses).
+    const type = event ?? (typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'type') : undefined);
+    if (typeof type !== 'string') return;
+    if (TERMINAL_RESPONSE_EVENTS.has(type)) {
+      const response = typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'response') : undefined;
+      this.#found = usageOf(response) ?? this.#found;
+    } else if (TERMINAL_RUN_EVENTS.has(type)) {
+      this.#found = usageOf(payload) ?? this.#found;
+    }
+  }
+}
+
+/** Usage of a Response or Run object; undefined when it reports none (yet). */
+export function usageOf(value: unknown): TappedUsage | undefined {
+  const report = ReportSchema.safeParse(value);
+  if (!report.success || report.data.usage == null) return undefined;
+  const upstreamModel = report.data.model ?? undefined;
+  const responses = ResponsesUsageSchema.safeParse(report.data.usage);
+  if (responses.success) {
+    const usage: Usage = { inputTokens: responses.data.input_tokens, outputTokens: responses.data.output_tokens };
+    const cached = responses.data.input_tokens_details?.cached_tokens;
+    const reasoning = responses.data.output_tokens_details?.reasoning_tokens;
+    if (cached) usage.cachedInputTokens = cached;
+    if (reasoning) usage.reasoningTokens = reasoning;
+    return { usage, upstreamModel };
+  }
+  const run = RunUsageSchema.safeParse(report.data.usage);
+  if (run.success) {
+    const usage: Usage = { inputTokens: run.data.prompt_tokens, outputTokens: run.data.completion_tokens };
+    const cached = run.data.prompt_token_details?.cached_tokens;
+    if (cached) usage.cachedInputTokens = cached;
+    return { usage, upstreamModel };
+  }
+  return undefined;
+}

@@ -1,0 +1,175 @@
+/**
+ * OpenAI's stateful APIs for the fake OpenAI upstream (fake-openai-upstream.ts routes
+ * `/v1/files…` and `/v1/responses…` here), in the real wire format:
+ *
+ *   POST   /v1/files               multipart (`file`, `purpose`) → file object
+ *   GET    /v1/files               list;  GET /v1/files/{id} → file object
+ *   GET    /v1/files/{id}/content  the uploaded bytes, as uploaded
+ *   DELETE /v1/files/{id}          → { id, object: 'file', deleted: true }
+ *   POST   /v1/responses           echoes the last user input text; `stream: true` sends the
+ *                                  Responses SSE events (`event:` + `data:` with `type` and
+ *                                  `sequence_number`), usage only in `response.completed`
+ *   GET    /v1/responses/{id}      the stored response
+ *
+ * Usage, deterministic like the chat fake: input_tokens = ceil(characters of `instructions`
+ * and all input text / 4); output_tokens = whitespace-separated words of the answer
+ * (truncated to `max_output_tokens` words, status `incomplete`).
+ */
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+type Json = Record<string, unknown>;
+type StoredFile = { object: Json; data: Buffer };
+type Multipart = { fields: Record<string, string>; files: Array<{ field: string; filename: string; data: Buffer }> };
+
+export type StatefulState = { files: Map<string, StoredFile>; responses: Map<string, Json>; counter: number };
+
+export const createStatefulState = (): StatefulState => ({ files: new Map(), responses: new Map(), counter: 0 });
+
+export const isStatefulPath = (path: string): boolean => /^\/v1\/(files|responses)(\/|$)/.test(path);
+
+export async function handleStateful(state: StatefulState, method: string, path: string, body: unknown, response: ServerResponse): Promise<void> {
+  const segments = path.split('/').slice(2); // ['files', id?, 'content'?]
+  const [family, id, action] = segments;
+  if (family === 'files') {
+    if (method === 'POST' && id === undefined) return uploadFile(state, body, response);
+    if (method === 'GET' && id === undefined) {
+      const data = [...state.files.values()].map((file) => file.object);
+      return json(response, 200, { object: 'list', data, has_more: false, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null });
+    }
+    const file = id === undefined ? undefined : state.files.get(id);
+    if (!file || id === undefined) return notFound(response, `No such File object: ${id ?? ''}`);
+    if (method === 'GET' && action === 'content') {
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.data.length });
+      return void response.end(file.data);
+    }
+    if (method === 'GET' && action === undefined) return json(response, 200, file.object);
+    if (method === 'DELETE' && action === undefined) {
+      state.files.delete(id);
+      return json(response, 200, { id, object: 'file', deleted: true });
+    }
+  }
+  if (family === 'responses') {
+    if (method === 'POST' && id === undefined) return createResponse(state, body, response);
+    if (method === 'GET' && id !== undefined && action === undefined) {
+      const stored = state.responses.get(id);
+      return stored ? json(response, 200, stored) : notFound(response, `Response with id '${id}' not found.`);
+    }
+  }
+  return json(response, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null } });
+}
+
+function uploadFile(state: StatefulState, body: unknown, response: ServerResponse): void {
+  const form = body as Multipart;
+  const file = form.files?.find((entry) => entry.field === 'file');
+  if (!file || !form.fields?.['purpose']) {
+    return json(response, 400, { error: { message: "Missing 'file' or 'purpose'", type: 'invalid_request_error', param: null, code: null } });
+  }
+  state.counter += 1;
+  const id = `file-fake${state.counter}`;
+  const object = {
+    id,
+    object: 'file',
+    bytes: file.data.length,
+    created_at: Math.floor(Date.now() / 1000),
+    filename: file.filename,
+    purpose: form.fields['purpose'],
+    status: 'processed',
+    expires_at: null,
+    status_details: null,
+  };
+  state.files.set(id, { object, data: file.data });
+  json(response, 200, object);
+}
+
+async function createResponse(state: StatefulState, body: unknown, response: ServerResponse): Promise<void> {
+  const request = (body ?? {}) as Json;
+  const model = typeof request['model'] === 'string' ? request['model'] : '';
+  const inputText = textsOf(request['input']);
+  const instructions = typeof request['instructions'] === 'string' ? request['instructions'] : '';
+  const inputTokens = Math.ceil((instructions.length + inputText.reduce((sum, text) => sum + text.length, 0)) / 4);
+  let words = (inputText.at(-1) ?? 'ok').split(/\s+/).filter(Boolean);
+  const cap = typeof request['max_output_tokens'] === 'number' ? request['max_output_tokens'] : undefined;
+  const truncated = cap !== undefined && words.length > cap;
+  if (truncated) words = words.slice(0, cap);
+  state.counter += 1;
+  const id = `resp_fake${state.counter}`;
+  const messageId = `msg_fake${state.counter}`;
+  const text = words.join(' ');
+  const usage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: words.length,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + words.length,
+  };
+  const base = {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+    error: null,
+    incomplete_details: truncated ? { reason: 'max_output_tokens' } : null,
+    instructions: instructions || null,
+    max_output_tokens: cap ?? null,
+    metadata: {},
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: true,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+  };
+  const message = { type: 'message', id: messageId, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+  const final = { ...base, status: truncated ? 'incomplete' : 'completed', output: [message], usage };
+  state.responses.set(id, final);
+  if (request['stream'] !== true) return json(response, 200, final);
+
+  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  let sequence = 0;
+  const send = async (type: string, data: Json) => {
+    response.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
+    await sleep(1);
+  };
+  const pending = { ...base, status: 'in_progress', output: [], usage: null };
+  await send('response.created', { response: pending });
+  await send('response.in_progress', { response: pending });
+  await send('response.output_item.added', { output_index: 0, item: { ...message, status: 'in_progress', content: [] } });
+  await send('response.content_part.added', { item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+  for (const [index, word] of words.entries()) {
+    await send('response.output_text.delta', { item_id: messageId, output_index: 0, content_index: 0, delta: index === 0 ? word : ` ${word}`, logprobs: [] });
+  }
+  await send('response.output_text.done', { item_id: messageId, output_index: 0, content_index: 0, text, logprobs: [] });
+  await send('response.content_part.done', { item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text, annotations: [] } });
+  await send('response.output_item.done', { output_index: 0, item: message });
+  await send(truncated ? 'response.incomplete' : 'response.completed', { response: final });
+  response.end();
+}
+
+/** Text of `input`: a string, or message items whose content is a string or input_text parts. */
+function textsOf(input: unknown): string[] {
+  if (typeof input === 'string') return [input];
+  if (!Array.isArray(input)) return [];
+  return input.flatMap((item: unknown) => {
+    const content = typeof item === 'object' && item !== null ? Reflect.get(item, 'content') : undefined;
+    if (typeof content === 'string') return [content];
+    if (!Array.isArray(content)) return [];
+    return content.flatMap((part: unknown) => {
+      const text = typeof part === 'object' && part !== null ? Reflect.get(part, 'text') : undefined;
+      return typeof text === 'string' ? [text] : [];
+    });
+  });
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+const notFound = (response: ServerResponse, message: string) =>
+  json(response, 404, { error: { message, type: 'invalid_request_error', param: null, code: null } });
