@@ -10,7 +10,9 @@ import { createAgentRegistry, type AgentRegistry } from './agents/agent-registry
 import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
 import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
+import { KnowledgeSync } from './knowledge/knowledge-sync.ts';
 import { pipelineEmbedder } from './knowledge/pipeline-embedder.ts';
+import { systemKeyFor } from './keys/system-key.ts';
 import { createBuiltinTools } from './tools/builtin/builtin-tools.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/tool-registry.ts';
 import { DEFAULT_USD_RATES } from './credits/currency-rates.ts';
@@ -49,6 +51,7 @@ export type Services = {
   agents: AgentRegistry | undefined;
   tools: ToolRegistry | undefined;
   agentRuntime: AgentRuntimeDeps | undefined;
+  knowledge: KnowledgeSync;
   defaultAccount: Account;
   /** True when this start created the default account (a brand-new store). */
   firstStart: boolean;
@@ -114,11 +117,23 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const chat = new ChatPipeline(pipelineDeps);
     const unary = new UnaryPipeline(pipelineDeps);
 
+    const embeddingModel = config.embeddingModel && resolveModel(catalog, config.embeddingModel) ? config.embeddingModel : undefined;
+    if (config.embeddingModel && !embeddingModel) console.error(`JUNCTION_EMBEDDING_MODEL ${config.embeddingModel} is not in the catalog; knowledge search uses full text only`);
+    const onConfigError = options.onConfigError ?? ((error: Error) => console.error(error.message));
+    const knowledge = new KnowledgeSync({
+      db,
+      knowledgeDir: config.knowledgeDir,
+      embedderFor: (accountId) =>
+        embeddingModel
+          ? pipelineEmbedder(unary, { key: systemKeyFor(accountId, now()), requestId: 'knowledge-sync', endpoint: 'knowledge.index', signal: new AbortController().signal }, embeddingModel)
+          : undefined,
+      onError: onConfigError,
+    });
     let agents: AgentRegistry | undefined;
     let tools: ToolRegistry | undefined;
     let agentRuntime: AgentRuntimeDeps | undefined;
     if (options.loadAgents !== false) {
-      const onError = options.onConfigError ?? ((error: Error) => console.error(error.message));
+      const onError = onConfigError;
       tools = await createToolRegistry({ toolsDir: config.toolsDir, builtins: createBuiltinTools(), watch: true, onError });
       const loadedTools = tools;
       stops.push(() => loadedTools.close());
@@ -132,14 +147,15 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       });
       const loadedAgents = agents;
       stops.push(() => loadedAgents.close());
-      const embeddingModel = config.embeddingModel;
       agentRuntime = {
         db,
         chat,
         budgets,
         tools,
-        embedder: (context) => (embeddingModel && resolveModel(catalog, embeddingModel) ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
+        embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
       };
+      knowledge.start();
+      stops.push(() => knowledge.close());
     }
     return {
       config,
@@ -159,14 +175,15 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       agents,
       tools,
       agentRuntime,
+      knowledge,
       defaultAccount: account,
       firstStart: created,
       now,
       warnings: [...catalog.warnings, ...extraProviders.skipped.map((skip) => `provider ${skip.id} skipped: ${skip.reason}`)],
       async close() {
+        for (const stop of stops.reverse()) await stop();
         // Unused budget goes back and pending settlements are written before the store closes.
         await budgets.close();
-        for (const stop of stops.reverse()) await stop();
         await registration?.stop();
         await db.close();
       },

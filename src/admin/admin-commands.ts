@@ -41,6 +41,7 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('credits.show'), account }),
   z.object({ command: z.literal('accounts.create'), name: z.string().min(1), plan: z.string().default('default') }),
   z.object({ command: z.literal('accounts.list') }),
+  z.object({ command: z.literal('knowledge.index'), account, allAccounts: z.boolean().default(false) }),
 ]);
 export type AdminCommand = z.input<typeof AdminCommandSchema>;
 
@@ -56,7 +57,10 @@ async function resolveAccountId(services: Services, id: string | undefined): Pro
 const micros = (usdValue: number | undefined): number | undefined =>
   usdValue === undefined ? undefined : Math.round(usdValue * 1_000_000);
 
-export async function runAdminCommand(services: Services, input: AdminCommand): Promise<unknown> {
+/** Progress lines a long command reports while it runs (the CLI prints them). */
+export type ProgressSink = (progress: Record<string, unknown>) => void;
+
+export async function runAdminCommand(services: Services, input: AdminCommand, onProgress?: ProgressSink): Promise<unknown> {
   const command = AdminCommandSchema.parse(input);
   const now = services.now();
   switch (command.command) {
@@ -119,6 +123,15 @@ export async function runAdminCommand(services: Services, input: AdminCommand): 
     case 'accounts.create': {
       const created = await createAccount(services.db, command.name, command.plan);
       return { data: { id: created.id, name: created.name, plan: created.plan } };
+    }
+    case 'knowledge.index': {
+      const accountIds = command.allAccounts ? (await listAccounts(services.db)).map((entry) => entry.id) : [await resolveAccountId(services, command.account)];
+      const reports = [];
+      for (const accountId of accountIds) {
+        const report = await services.knowledge.sync(accountId, (progress) => onProgress?.({ account: accountId, ...progress }));
+        reports.push({ account: accountId, ...report });
+      }
+      return { data: reports, embedding_model: services.config.embeddingModel ?? null };
     }
     case 'accounts.list': {
       const accounts = await listAccounts(services.db);

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Services } from '../services.ts';
-import { type AdminCommand, runAdminCommand } from './admin-commands.ts';
+import { type AdminCommand, type ProgressSink, runAdminCommand } from './admin-commands.ts';
 
 /**
  * The embedded store can be opened by one process only. While a server holds it, the
@@ -22,13 +22,16 @@ export async function startAdminSocket(services: Services, dataDir: string): Pro
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       void (async () => {
+        // Newline-delimited JSON: progress lines while the command runs, then its result or error.
+        response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        const line = (value: unknown) => response.write(`${JSON.stringify(value)}\n`);
         try {
           const command = JSON.parse(Buffer.concat(chunks).toString('utf8')) as AdminCommand;
-          const result = await runAdminCommand(services, command);
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ result }));
+          line({ result: await runAdminCommand(services, command, (progress) => line({ progress })) });
         } catch (error) {
-          response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (error as Error).message }));
+          line({ error: (error as Error).message });
         }
+        response.end();
       })();
     });
   });
@@ -48,15 +51,27 @@ export function isServing(path: string): Promise<boolean> {
   });
 }
 
-export function sendAdminCommand(path: string, command: AdminCommand): Promise<unknown> {
+export function sendAdminCommand(path: string, command: AdminCommand, onProgress?: ProgressSink): Promise<unknown> {
   return new Promise((done, fail) => {
     const call = httpRequest({ socketPath: path, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let buffered = '';
+      let outcome: { result?: unknown; error?: string } | undefined;
+      response.setEncoding('utf8');
+      response.on('data', (text: string) => {
+        buffered += text;
+        let newline = buffered.indexOf('\n');
+        while (newline >= 0) {
+          const message = JSON.parse(buffered.slice(0, newline)) as { progress?: Record<string, unknown>; result?: unknown; error?: string };
+          buffered = buffered.slice(newline + 1);
+          if (message.progress) onProgress?.(message.progress);
+          else outcome = message;
+          newline = buffered.indexOf('\n');
+        }
+      });
       response.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown; error?: string };
-        if (body.error !== undefined) fail(new Error(body.error));
-        else done(body.result);
+        if (!outcome) fail(new Error('the server closed the admin connection without an answer'));
+        else if (outcome.error !== undefined) fail(new Error(outcome.error));
+        else done(outcome.result);
       });
     });
     call.on('error', fail);

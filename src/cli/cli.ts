@@ -128,6 +128,26 @@ export function buildCli(): Command {
     .action(async (options: { name: string; plan: string; json?: boolean }) =>
       execute({ command: 'accounts.create', name: options.name, plan: options.plan }, options.json === true),
     );
+  program
+    .command('knowledge')
+    .description('knowledge collections for agents')
+    .command('index')
+    .description('index knowledge/ incrementally (unchanged chunks are not re-embedded)')
+    .option('--account <id>', 'account id (default account when omitted)')
+    .option('--all-accounts', 'index for every account')
+    .option('--json')
+    .action(async (options: { account?: string; allAccounts?: boolean; json?: boolean }) => {
+      const progress = (update: Record<string, unknown>) => {
+        if (options.json) return;
+        process.stderr.write(
+          `\r${String(update.collection)}: ${String(update.documentsDone)}/${String(update.documentsTotal)} documents, ${String(update.chunksEmbedded)} chunks embedded, ${String(update.chunksReused)} reused   `,
+        );
+      };
+      const result = await runCommand({ command: 'knowledge.index', allAccounts: options.allAccounts === true, ...(options.account && { account: options.account }) }, progress);
+      if (!options.json) process.stderr.write('\n');
+      printResult(result, options.json === true);
+    });
+
   accounts.command('list').option('--json').action(async (options: { json?: boolean }) => execute({ command: 'accounts.list' }, options.json === true));
 
   return program;

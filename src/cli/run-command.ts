@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { adminSocketPath, isServing, sendAdminCommand } from '../admin/admin-socket.ts';
-import { type AdminCommand, runAdminCommand } from '../admin/admin-commands.ts';
+import { type AdminCommand, type ProgressSink, runAdminCommand } from '../admin/admin-commands.ts';
 import { readEnvConfig } from '../config/env-config.ts';
 import { createServices } from '../services.ts';
 
@@ -8,16 +8,16 @@ import { createServices } from '../services.ts';
  * Runs an operator command on the store the server uses (same env). With the embedded
  * store held by a running server, the command goes to that server's admin socket.
  */
-export async function runCommand(command: AdminCommand): Promise<unknown> {
+export async function runCommand(command: AdminCommand, onProgress?: ProgressSink): Promise<unknown> {
   const config = readEnvConfig({ LOG_LEVEL: 'silent', ...process.env });
   const embeddedDir = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? config.dataDir : undefined;
   if (embeddedDir) {
     const socket = adminSocketPath(embeddedDir);
-    if (existsSync(socket) && (await isServing(socket))) return sendAdminCommand(socket, command);
+    if (existsSync(socket) && (await isServing(socket))) return sendAdminCommand(socket, command, onProgress);
   }
   const services = await createServices(config, { registerProcess: false, loadAgents: false });
   try {
-    return await runAdminCommand(services, command);
+    return await runAdminCommand(services, command, onProgress);
   } finally {
     await services.close();
   }

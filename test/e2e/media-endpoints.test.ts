@@ -138,6 +138,15 @@ describe('transcription and translation', () => {
     const vtt = await client.audio.translations.create({ model: 'openai/whisper-1', file: await audio(48_000), response_format: 'vtt' });
     expect(vtt).toBe('WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nFake transcript of speech.wav.\n\n');
     expect(lastUpstream()?.path).toBe('/v1/audio/translations');
+
+    // A model without verbose_json is asked for json, which carries its token usage.
+    const tokens = await client.audio.transcriptions.create({ model: 'openai/gpt-4o-mini-transcribe', file: await audio(48_000), response_format: 'text' });
+    expect(tokens).toBe('Fake transcript of speech.wav.\n');
+    expect((lastUpstream()?.body as MultipartBody).fields['response_format']).toBe('json');
+    await gateway.settle();
+    const row = await gateway.services.db.query<{ cost_micros: string | number; input_tokens: number }>("SELECT cost_micros, input_tokens FROM usage_log WHERE upstream_model = 'gpt-4o-mini-transcribe'");
+    // 48 audio tokens at $3/M + 4 output tokens at $5/M.
+    expect(row.rows.map((entry) => [Number(entry.cost_micros), entry.input_tokens])).toEqual([[164, 48]]);
   });
 
   it('translates to English through the same route code', async () => {

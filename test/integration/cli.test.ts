@@ -37,9 +37,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function cli(...args: string[]): Promise<string> {
+function withoutDatabaseUrl(): NodeJS.ProcessEnv {
   const { DATABASE_URL: _ignored, ...rest } = process.env;
-  const result = await run(process.execPath, [BIN, ...args], { env: { ...rest, ...env }, timeout: 60_000 });
+  return rest;
+}
+
+async function cli(...args: string[]): Promise<string> {
+  const result = await run(process.execPath, [BIN, ...args], { env: { ...withoutDatabaseUrl(), ...env }, timeout: 60_000 });
   return result.stdout;
 }
 
@@ -74,6 +78,19 @@ describe('npx junction', () => {
     await cli('credits', 'grant', '--amount', '3', '--currency', 'USD', '--account', account.data.id);
     const credits = (await (await fetch(`${server.url}/v1/credits`, { headers: { authorization: `Bearer ${key.key}` } })).json()) as { data: { total_credits: number } };
     expect(credits.data.total_credits).toBe(3);
+  });
+
+  it('indexes knowledge incrementally, with progress', async () => {
+    const first = JSON.parse(await cli('knowledge', 'index', '--json'));
+    const handbook = first.data[0].collections.find((collection: { collection: string }) => collection.collection === 'handbook');
+    expect(handbook.documentsTotal).toBeGreaterThan(3);
+    expect(handbook.chunksTotal).toBeGreaterThan(handbook.documentsTotal - 1);
+    const { stderr } = await run(process.execPath, [BIN, 'knowledge', 'index'], { env: { ...withoutDatabaseUrl(), ...env }, timeout: 60_000 });
+    expect(stderr).toMatch(/handbook: \d+\/\d+ documents/);
+    const again = JSON.parse(await cli('knowledge', 'index', '--json'));
+    const unchanged = again.data[0].collections.find((collection: { collection: string }) => collection.collection === 'handbook');
+    expect(unchanged.chunksEmbedded).toBe(0);
+    expect(unchanged.chunksTotal).toBe(handbook.chunksTotal);
   });
 
   it('fails with a clear message and exit code on bad input', async () => {

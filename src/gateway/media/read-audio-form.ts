@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Multipart } from '@fastify/multipart';
+import type { Multipart, MultipartFile } from '@fastify/multipart';
 import { JunctionError } from '../../core/errors.ts';
 import { AUDIO_UPLOAD_LIMIT } from '../../http/body-limits.ts';
 
@@ -26,10 +26,7 @@ export function refuseOversizedUpload(request: FastifyRequest): void {
   if (Number.isFinite(declared) && declared > AUDIO_UPLOAD_LIMIT + FORM_OVERHEAD) throw fileTooLarge();
 }
 
-/**
- * Reads the multipart form. The file is collected by `toBuffer()`, which stops at the
- * `fileSize` limit and throws — so an oversized file is never held whole in memory.
- */
+/** Reads the multipart form: text fields, and the one audio file (see collectFile). */
 export async function readAudioForm(request: FastifyRequest): Promise<AudioForm> {
   if (!request.isMultipart()) {
     throw new JunctionError('unsupported_media_type', 'Send the audio as multipart/form-data with a `file` part.');
@@ -46,10 +43,10 @@ export async function readAudioForm(request: FastifyRequest): Promise<AudioForm>
 async function readPart(part: Multipart, form: AudioForm): Promise<void> {
   if (part.type === 'file') {
     if (part.fieldname !== 'file') {
-      await part.toBuffer();
+      part.file.resume();
       throw new JunctionError('invalid_request', `Unexpected file field '${part.fieldname}'; the audio goes in 'file'.`, { param: part.fieldname });
     }
-    const data = await part.toBuffer();
+    const data = await collectFile(part);
     form.file = { data, filename: part.filename || 'audio', contentType: part.mimetype || 'application/octet-stream' };
     return;
   }
@@ -66,6 +63,30 @@ async function readPart(part: Multipart, form: AudioForm): Promise<void> {
   } else {
     form.fields[part.fieldname] = value;
   }
+}
+
+/**
+ * Collects the file, failing the moment busboy reports the `fileSize` limit. Not
+ * `toBuffer()`: it also stops keeping bytes at the limit, but only throws once the
+ * part has ended — a client still sending (or stalling) would hold the request open
+ * instead of getting its 413 at 25 MB.
+ */
+function collectFile(part: MultipartFile): Promise<Buffer> {
+  const file = part.file;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const onData = (chunk: Buffer) => chunks.push(chunk);
+    file.on('data', onData);
+    file.once('limit', () => {
+      file.off('data', onData);
+      chunks.length = 0;
+      // Keep draining so busboy can read (and discard) the rest of the body.
+      file.resume();
+      reject(fileTooLarge());
+    });
+    file.once('end', () => (file.truncated ? reject(fileTooLarge()) : resolve(Buffer.concat(chunks))));
+    file.once('error', reject);
+  });
 }
 
 const fileTooLarge = () =>

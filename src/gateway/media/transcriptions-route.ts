@@ -113,12 +113,12 @@ async function transcribe(deps: MediaRouteDeps, task: Task, endpoint: string, re
       return requireMethod(adapter, 'transcribe', model)({ model: model.upstreamName, task, file, fields: upstreamFields }, { signal });
     },
     meter: (response, model) => {
-      const durationSeconds = response.durationSeconds ?? (response.usage ? undefined : boundSeconds);
-      return {
-        costMicros: computeTranscriptionCost(model, { durationSeconds: durationSeconds ?? 0, usage: response.usage }),
-        ...(response.usage && { usage: response.usage }),
-        ...(durationSeconds !== undefined && { units: { audio_seconds: durationSeconds } }),
-      };
+      const measured = response.durationSeconds;
+      // Token-priced models bill the reported tokens; the bound only prices a call
+      // whose upstream reported neither tokens nor duration.
+      const cost = computeTranscriptionCost(model, { durationSeconds: measured ?? boundSeconds, usage: response.usage });
+      const units: Record<string, number> = measured !== undefined ? { audio_seconds: measured } : { audio_seconds_bound: boundSeconds };
+      return { costMicros: cost, ...(response.usage && { usage: response.usage }), units };
     },
   });
   if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));

@@ -1,0 +1,249 @@
+import type { JunctionError } from '../../core/errors.ts';
+import type { FinishReason, ModelStreamEvent, Usage } from '../../core/model-types.ts';
+import type { RunEvent } from '../run-events.ts';
+import {
+  type FunctionCallItem,
+  type ItemStatus,
+  type MessageItem,
+  newItemId,
+  type OutputItem,
+  type ReasoningItem,
+  type StreamEvent,
+} from './response-items.ts';
+
+type Open =
+  | { kind: 'message'; index: number; item: MessageItem; text: string }
+  | { kind: 'reasoning'; index: number; item: ReasoningItem; text: string }
+  /** A client tool call streaming from the model (`streamIndex`), or a server tool call while its tool runs. */
+  | { kind: 'function_call'; index: number; item: FunctionCallItem; streamIndex: number | null };
+
+type BufferedCall = { callId: string; name: string; arguments: string };
+
+export type ResponseEncoderOptions = {
+  isClientTool(name: string): boolean;
+  /** The response as it stands, for `response.created` / `response.in_progress`. */
+  snapshot(status: 'in_progress', output: OutputItem[]): Record<string, unknown>;
+};
+
+/**
+ * Agent run events → Open Responses streaming events, one run at a time. It also
+ * accumulates `output`, so a non-streaming response (which drains the same events)
+ * carries exactly the items a stream would have shown.
+ *
+ * Items are strictly sequential: one is open at a time. A server-side tool call is
+ * buffered while the model streams it and opened when the tool starts, then closed
+ * when the tool returns and followed by its `function_call_output`; so a client sees
+ * "this tool is running" for exactly as long as it runs, and two parallel calls never
+ * interleave. Client tool calls stream their arguments as the model writes them.
+ */
+export class ResponseEventEncoder {
+  readonly output: OutputItem[] = [];
+  /** What the run cost so far, from its events: the totals of a run that failed midway. */
+  readonly totals = { usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 } as Required<Pick<Usage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens'>>, modelCostMicros: 0, toolCostMicros: 0 };
+  readonly #options: ResponseEncoderOptions;
+  #sequence = 0;
+  #open: Open | undefined;
+  #stepFinish: FinishReason | undefined;
+  #serverCalls = new Map<number, BufferedCall>();
+
+  constructor(options: ResponseEncoderOptions) {
+    this.#options = options;
+  }
+
+  start(): StreamEvent[] {
+    return [
+      this.#event('response.created', { response: this.#options.snapshot('in_progress', []) }),
+      this.#event('response.in_progress', { response: this.#options.snapshot('in_progress', []) }),
+    ];
+  }
+
+  encode(event: RunEvent): StreamEvent[] {
+    switch (event.type) {
+      case 'model-started':
+        this.#stepFinish = undefined;
+        this.#serverCalls = new Map();
+        return [];
+      case 'model-event':
+        return this.#modelEvent(event.event);
+      case 'model-finished': {
+        const usage = this.totals.usage;
+        usage.inputTokens += event.usage.inputTokens;
+        usage.outputTokens += event.usage.outputTokens;
+        usage.cachedInputTokens += event.usage.cachedInputTokens ?? 0;
+        usage.reasoningTokens += event.usage.reasoningTokens ?? 0;
+        this.totals.modelCostMicros += event.costMicros;
+        // A step cut by max_output_tokens leaves its last item incomplete.
+        return this.#close(this.#stepFinish?.unified === 'length' ? 'incomplete' : 'completed');
+      }
+      case 'tool-started':
+        return [...this.#close('completed'), ...this.#startServerCall(event.callId, event.name, event.arguments)];
+      case 'tool-finished':
+        this.totals.toolCostMicros += event.costMicros;
+        return this.#finishServerCall(event.callId, event.output);
+      case 'knowledge-retrieved':
+        // No spec item fits and the item union is closed; retrieval shows in the answer's grounding only.
+        return [];
+    }
+  }
+
+  /** At the end of a run: closes what is open and shows server tool calls that never ran (step bound reached). */
+  closeAll(): StreamEvent[] {
+    const events = this.#close(this.#stepFinish?.unified === 'length' ? 'incomplete' : 'completed');
+    for (const call of this.#serverCalls.values()) {
+      events.push(...this.#startServerCall(call.callId, call.name, call.arguments), ...this.#close('completed'));
+    }
+    this.#serverCalls.clear();
+    return events;
+  }
+
+  /** `response.completed` / `response.incomplete` / `response.failed`, by the final response's status. */
+  terminal(response: Record<string, unknown> & { status: string }): StreamEvent {
+    const type = response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+    return this.#event(type, { response });
+  }
+
+  error(failure: JunctionError): StreamEvent {
+    return this.#event('error', { error: { type: failure.type, code: failure.code, message: failure.message, param: failure.param } });
+  }
+
+  #modelEvent(event: ModelStreamEvent): StreamEvent[] {
+    switch (event.type) {
+      case 'text-delta':
+        return [...this.#ensureText('message'), this.#textDelta(event.delta)];
+      case 'reasoning-delta':
+        return [...this.#ensureText('reasoning'), this.#textDelta(event.delta)];
+      case 'tool-call-start':
+        if (!this.#options.isClientTool(event.name)) {
+          this.#serverCalls.set(event.index, { callId: event.id, name: event.name, arguments: '' });
+          return [];
+        }
+        return [...this.#close('completed'), ...this.#openCall({ callId: event.id, name: event.name, streamIndex: event.index })];
+      case 'tool-call-delta': {
+        const open = this.#open;
+        if (open?.kind === 'function_call' && open.streamIndex === event.index) {
+          open.item.arguments += event.argumentsDelta;
+          return [this.#event('response.function_call_arguments.delta', { item_id: open.item.id, output_index: open.index, delta: event.argumentsDelta })];
+        }
+        const buffered = this.#serverCalls.get(event.index);
+        if (buffered) buffered.arguments += event.argumentsDelta;
+        return [];
+      }
+      case 'finish':
+        this.#stepFinish = event.finishReason;
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  #ensureText(kind: 'message' | 'reasoning'): StreamEvent[] {
+    if (this.#open?.kind === kind) return [];
+    const events = this.#close('completed');
+    const index = this.output.length;
+    if (kind === 'message') {
+      const item: MessageItem = { type: 'message', id: newItemId.message(), status: 'in_progress', role: 'assistant', content: [] };
+      this.output.push(item);
+      this.#open = { kind, index, item, text: '' };
+      events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
+      events.push(this.#event('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }));
+    } else {
+      const item: ReasoningItem = { type: 'reasoning', id: newItemId.reasoning(), summary: [], content: [] };
+      this.output.push(item);
+      this.#open = { kind, index, item, text: '' };
+      events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
+      events.push(this.#event('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } }));
+    }
+    return events;
+  }
+
+  #textDelta(delta: string): StreamEvent {
+    const open = this.#open;
+    if (open?.kind !== 'message' && open?.kind !== 'reasoning') throw new Error('text delta without an open text item');
+    open.text += delta;
+    const type = open.kind === 'message' ? 'response.output_text.delta' : 'response.reasoning.delta';
+    return this.#event(type, { item_id: open.item.id, output_index: open.index, content_index: 0, delta });
+  }
+
+  #openCall(call: { callId: string; name: string; streamIndex: number | null }): StreamEvent[] {
+    const index = this.output.length;
+    const item: FunctionCallItem = { type: 'function_call', id: newItemId.functionCall(), call_id: call.callId, name: call.name, arguments: '', status: 'in_progress' };
+    this.output.push(item);
+    this.#open = { kind: 'function_call', index, item, streamIndex: call.streamIndex };
+    return [this.#event('response.output_item.added', { output_index: index, item: clone(item) })];
+  }
+
+  /** The call item opens as the tool starts, with its arguments at once; it stays open while the tool runs. */
+  #startServerCall(callId: string, name: string, args: string): StreamEvent[] {
+    for (const [index, call] of this.#serverCalls) if (call.callId === callId && call.name === name) this.#serverCalls.delete(index);
+    const events = this.#openCall({ callId, name, streamIndex: null });
+    const open = this.#open;
+    if (open?.kind !== 'function_call') return events;
+    open.item.arguments = args;
+    if (args) events.push(this.#event('response.function_call_arguments.delta', { item_id: open.item.id, output_index: open.index, delta: args }));
+    events.push(this.#event('response.function_call_arguments.done', { item_id: open.item.id, output_index: open.index, arguments: args }));
+    return events;
+  }
+
+  #finishServerCall(callId: string, output: string): StreamEvent[] {
+    const open = this.#open;
+    const events: StreamEvent[] = [];
+    if (open?.kind === 'function_call' && open.streamIndex === null && open.item.call_id === callId) {
+      open.item.status = 'completed';
+      events.push(this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) }));
+      this.#open = undefined;
+    } else {
+      events.push(...this.#close('completed'));
+    }
+    const index = this.output.length;
+    const item = { type: 'function_call_output' as const, id: newItemId.functionCallOutput(), call_id: callId, output, status: 'in_progress' as ItemStatus };
+    this.output.push(item);
+    events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
+    item.status = 'completed';
+    events.push(this.#event('response.output_item.done', { output_index: index, item: clone(item) }));
+    return events;
+  }
+
+  #close(status: ItemStatus): StreamEvent[] {
+    const open = this.#open;
+    if (!open) return [];
+    this.#open = undefined;
+    const at = { item_id: open.item.id, output_index: open.index };
+    switch (open.kind) {
+      case 'message': {
+        const part = { type: 'output_text' as const, text: open.text, annotations: [] as [] };
+        open.item.content = [part];
+        open.item.status = status;
+        return [
+          this.#event('response.output_text.done', { ...at, content_index: 0, text: open.text }),
+          this.#event('response.content_part.done', { ...at, content_index: 0, part: clone(part) }),
+          this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) }),
+        ];
+      }
+      case 'reasoning': {
+        const part = { type: 'reasoning_text' as const, text: open.text };
+        open.item.content = [part];
+        return [
+          this.#event('response.reasoning.done', { ...at, content_index: 0, text: open.text }),
+          this.#event('response.content_part.done', { ...at, content_index: 0, part: clone(part) }),
+          this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) }),
+        ];
+      }
+      case 'function_call': {
+        open.item.status = status;
+        const done = this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) });
+        // A server call already sent its arguments when its tool started.
+        if (open.streamIndex === null) return [done];
+        return [this.#event('response.function_call_arguments.done', { ...at, arguments: open.item.arguments }), done];
+      }
+    }
+  }
+
+  #event(type: string, payload: Record<string, unknown>): StreamEvent {
+    const event: StreamEvent = { type, sequence_number: this.#sequence, ...payload };
+    this.#sequence += 1;
+    return event;
+  }
+}
+
+// Events carry snapshots: the item objects in `output` keep changing after an event is made.
+const clone = <Value>(value: Value): Value => structuredClone(value);

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Output items and streaming events in the Open Responses wire shape (snake_case on
+ * purpose: these objects are the wire). Only what an agent run produces is typed.
+ * Server-side tool steps use the spec's own `function_call` / `function_call_output`
+ * items: the schema's `ItemField` union is closed, so a `junction:` extension item
+ * would make `output` invalid, and a client tells server steps apart by the tool name
+ * (it did not declare that tool).
+ */
+
+export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+export type OutputTextPart = { type: 'output_text'; text: string; annotations: [] };
+export type ReasoningTextPart = { type: 'reasoning_text'; text: string };
+
+export type MessageItem = { type: 'message'; id: string; status: ItemStatus; role: 'assistant'; content: OutputTextPart[] };
+export type ReasoningItem = { type: 'reasoning'; id: string; summary: []; content: ReasoningTextPart[] };
+export type FunctionCallItem = { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus };
+export type FunctionCallOutputItem = { type: 'function_call_output'; id: string; call_id: string; output: string; status: ItemStatus };
+
+export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | FunctionCallOutputItem;
+
+export type StreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
+
+const randomId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`;
+export const newItemId = {
+  message: () => randomId('msg'),
+  reasoning: () => randomId('rs'),
+  functionCall: () => randomId('fc'),
+  functionCallOutput: () => randomId('fco'),
+};

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+
+/**
+ * `POST /agents/v1/responses` body: the Open Responses `CreateResponseBody`
+ * (2026-04-24), strict. Every field the spec defines is listed; the ones an agent run
+ * cannot honour are accepted only at their no-op value (so clients that send the
+ * defaults keep working) and otherwise refused with a 400 naming the field, never
+ * ignored. Fields outside the spec (`conversation`, `prompt`, `user`…) are unknown
+ * fields: 400 as well.
+ */
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const TEXT_LIMIT = 10 * 1024 * 1024;
+
+/** Accepted only at the value that changes nothing; anything else names why it is refused. */
+const onlyNoOp = <Value extends string | number | boolean>(value: Value, why: string) =>
+  z.literal(value, { error: `only ${JSON.stringify(value)} is supported: ${why}` }).nullish();
+
+const InputTextSchema = z.strictObject({ type: z.literal('input_text'), text: z.string().max(TEXT_LIMIT) });
+const InputImageSchema = z.strictObject({
+  type: z.literal('input_image'),
+  image_url: z.string().nullish(),
+  detail: z.enum(['low', 'high', 'auto']).nullish(),
+});
+const InputFileSchema = z.strictObject({
+  type: z.literal('input_file'),
+  filename: z.string().nullish(),
+  file_data: z.string().nullish(),
+  file_url: z.string().nullish(),
+});
+const UserContentSchema = z.union([
+  z.string().max(TEXT_LIMIT),
+  z.array(z.discriminatedUnion('type', [InputTextSchema, InputImageSchema, InputFileSchema])),
+]);
+const InstructionContentSchema = z.union([z.string().max(TEXT_LIMIT), z.array(InputTextSchema)]);
+const AssistantContentSchema = z.union([
+  z.string().max(TEXT_LIMIT),
+  z.array(
+    z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('output_text'), text: z.string().max(TEXT_LIMIT), annotations: z.array(z.unknown()).optional() }),
+      z.strictObject({ type: z.literal('refusal'), refusal: z.string().max(TEXT_LIMIT) }),
+    ]),
+  ),
+]);
+
+const itemBase = { id: z.string().nullish(), status: z.string().nullish() };
+const MessageItemSchema = z.discriminatedUnion('role', [
+  z.strictObject({ type: z.literal('message'), role: z.literal('user'), content: UserContentSchema, ...itemBase }),
+  z.strictObject({ type: z.literal('message'), role: z.literal('system'), content: InstructionContentSchema, ...itemBase }),
+  z.strictObject({ type: z.literal('message'), role: z.literal('developer'), content: InstructionContentSchema, ...itemBase }),
+  z.strictObject({
+    type: z.literal('message'),
+    role: z.literal('assistant'),
+    content: AssistantContentSchema,
+    phase: z.enum(['commentary', 'final_answer']).optional(),
+    ...itemBase,
+  }),
+]);
+const CALL_ID = z.string().min(1).max(64);
+const FunctionCallItemSchema = z.strictObject({
+  type: z.literal('function_call'),
+  call_id: CALL_ID,
+  name: z.string().regex(NAME, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+  arguments: z.string(),
+  ...itemBase,
+});
+const FunctionCallOutputItemSchema = z.strictObject({
+  type: z.literal('function_call_output'),
+  call_id: CALL_ID,
+  output: z.union([z.string().max(TEXT_LIMIT), z.array(z.discriminatedUnion('type', [InputTextSchema, InputImageSchema, InputFileSchema]))]),
+  ...itemBase,
+});
+const ReasoningItemSchema = z.strictObject({
+  type: z.literal('reasoning'),
+  id: z.string().nullish(),
+  summary: z.array(z.strictObject({ type: z.literal('summary_text'), text: z.string() })),
+  content: z.null().optional(),
+  // Junction never hands out encrypted reasoning, so one sent back is not ours to read.
+  encrypted_content: z.null({ error: 'encrypted reasoning is not supported (it is never issued by this server)' }).optional(),
+});
+const ItemReferenceSchema = z.strictObject({ type: z.literal('item_reference'), id: z.string().min(1) });
+
+const KNOWN_ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference'];
+
+/**
+ * One input item. The type may be left out on a message (`{role, content}`, as the
+ * OpenAI SDKs send it) and on an item reference (`{id}`), as the spec allows.
+ */
+export const InputItemSchema = z.preprocess(
+  (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || 'type' in value) return value;
+    return { ...value, type: 'role' in value ? 'message' : 'item_reference' };
+  },
+  z.discriminatedUnion('type', [MessageItemSchema, FunctionCallItemSchema, FunctionCallOutputItemSchema, ReasoningItemSchema, ItemReferenceSchema], {
+    error: (issue) =>
+      issue.code === 'invalid_union' ? `unsupported item type (supported: ${KNOWN_ITEM_TYPES.join(', ')}; compaction items are not)` : undefined,
+  }),
+);
+export type InputItem = z.infer<typeof InputItemSchema>;
+
+export const FunctionToolSchema = z.strictObject({
+  type: z.literal('function', { error: 'only function tools are supported (the agent brings its own server-side tools)' }),
+  name: z.string().regex(NAME, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+export type FunctionToolParam = z.infer<typeof FunctionToolSchema>;
+
+export const ToolChoiceSchema = z.union([z.enum(['none', 'auto', 'required']), z.strictObject({ type: z.literal('function'), name: z.string().min(1) })], {
+  error: `must be 'none', 'auto', 'required' or {"type":"function","name":…} (allowed_tools is not supported)`,
+});
+export type ToolChoiceParam = z.infer<typeof ToolChoiceSchema>;
+
+const JsonSchemaFormatSchema = z.strictObject({
+  type: z.literal('json_schema'),
+  name: z.string().regex(NAME, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+  description: z.string().optional(),
+  schema: z.record(z.string(), z.unknown()),
+  strict: z.boolean().nullish(),
+});
+const TextFormatSchema = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('text') }), JsonSchemaFormatSchema], {
+  error: `must be {"type":"text"} or {"type":"json_schema",…}`,
+});
+export type TextFormatParam = z.infer<typeof TextFormatSchema>;
+
+export const CreateResponseSchema = z.strictObject({
+  /** The agent id. */
+  model: z.string().min(1),
+  input: z.union([z.string().max(TEXT_LIMIT), z.array(InputItemSchema).min(1)]),
+  instructions: z.string().nullish(),
+  tools: z.array(FunctionToolSchema).nullish(),
+  tool_choice: ToolChoiceSchema.nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  max_output_tokens: z.number().int().min(16).nullish(),
+  previous_response_id: z.string().min(1).nullish(),
+  stream: z.boolean().nullish(),
+  store: z.boolean().nullish(),
+  metadata: z
+    .record(z.string().max(64), z.string().max(512))
+    .refine((entries) => Object.keys(entries).length <= 16, 'at most 16 keys')
+    .nullish(),
+  reasoning: z
+    .strictObject({
+      effort: z.enum(['none', 'low', 'medium', 'high'], { error: `must be 'none', 'low', 'medium' or 'high' (xhigh is not supported)` }).nullish(),
+      // No reasoning summaries are produced; 'auto' leaves that decision to the server.
+      summary: onlyNoOp('auto', 'reasoning summaries are not generated (raw reasoning streams as reasoning_text)'),
+    })
+    .nullish(),
+  text: z
+    .strictObject({
+      format: TextFormatSchema.nullish(),
+      verbosity: onlyNoOp('medium', 'verbosity cannot be passed to every provider'),
+    })
+    .nullish(),
+  include: z.array(z.string()).max(0, 'no include values are supported (no encrypted reasoning, no logprobs)').nullish(),
+  parallel_tool_calls: onlyNoOp(true, 'the agent runtime does not pass this setting to the model'),
+  top_p: onlyNoOp(1, 'top_p is not supported by the agent runtime'),
+  presence_penalty: onlyNoOp(0, 'presence_penalty is not supported by the agent runtime'),
+  frequency_penalty: onlyNoOp(0, 'frequency_penalty is not supported by the agent runtime'),
+  top_logprobs: onlyNoOp(0, 'logprobs are not returned'),
+  max_tool_calls: z.null({ error: "not supported: the agent's max_steps bounds its tool loop" }).optional(),
+  background: onlyNoOp(false, 'background responses are not supported'),
+  truncation: onlyNoOp('disabled', 'context is never dropped; an over-long context fails instead'),
+  service_tier: z.enum(['auto', 'default'], { error: `only 'auto' or 'default' is supported` }).nullish(),
+  stream_options: z.strictObject({ include_obfuscation: onlyNoOp(false, 'stream obfuscation is not supported') }).nullish(),
+  // Identifiers with no effect on the output: recorded and echoed.
+  safety_identifier: z.string().max(64).nullish(),
+  prompt_cache_key: z.string().max(64).nullish(),
+});
+export type CreateResponseRequest = z.infer<typeof CreateResponseSchema>;
