@@ -6,15 +6,14 @@ import { SettlementQueue } from './billing/settlement-queue.ts';
 import { buildCatalog } from './catalog/build-catalog.ts';
 import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
 import type { Catalog } from './catalog/types.ts';
-import { createAgentRegistry, type AgentRegistry } from './agents/agent-registry.ts';
+import type { AgentRegistry } from './agents/agent-registry.ts';
 import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
 import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
 import { KnowledgeSync } from './knowledge/knowledge-sync.ts';
 import { pipelineEmbedder } from './knowledge/pipeline-embedder.ts';
 import { systemKeyFor } from './keys/system-key.ts';
-import { createBuiltinTools } from './tools/builtin/builtin-tools.ts';
-import { createToolRegistry, type ToolRegistry } from './tools/tool-registry.ts';
+import type { ToolRegistry } from './tools/tool-registry.ts';
 import { DEFAULT_USD_RATES } from './credits/currency-rates.ts';
 import { KeyAuthenticator } from './keys/key-authenticator.ts';
 import { KeyChangeSync } from './keys/key-change-sync.ts';
@@ -134,6 +133,10 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     let agentRuntime: AgentRuntimeDeps | undefined;
     if (options.loadAgents !== false) {
       const onError = onConfigError;
+      // Imported here so short-lived tools (the CLI) do not load the tool libraries.
+      const { createToolRegistry } = await import('./tools/tool-registry.ts');
+      const { createBuiltinTools } = await import('./tools/builtin/builtin-tools.ts');
+      const { createAgentRegistry } = await import('./agents/agent-registry.ts');
       tools = await createToolRegistry({ toolsDir: config.toolsDir, builtins: createBuiltinTools(), watch: true, onError });
       const loadedTools = tools;
       stops.push(() => loadedTools.close());

@@ -15,7 +15,8 @@ export type Settlement = {
   accountLeaseMicros: number;
 };
 
-const FLUSH_INTERVAL_MS = 5;
+/** Group-commit window: long enough to gather a busy second's calls into ~100 writes, short enough that /generations reads soon see them. */
+const FLUSH_INTERVAL_MS = 10;
 const MAX_BATCH = 500;
 
 /**
@@ -69,8 +70,8 @@ export class SettlementQueue {
     this.#timer = undefined;
     const batch = this.#pending.splice(0, MAX_BATCH);
     if (batch.length === 0) return;
-    this.#flushing = this.#db
-      .transaction((tx) => writeBatch(tx, batch, this.#holderId, new Date()))
+    // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
+    this.#flushing = writeBatch(this.#db, batch, this.#holderId, new Date())
       .catch((error: unknown) => {
         this.#pending.unshift(...batch);
         this.#onError(error);
@@ -88,64 +89,67 @@ export class SettlementQueue {
   }
 }
 
-type Totals = { spend: number; lease: number; lastUsed: Date | undefined };
+type Totals = { spend: number; lease: number; lastUsed: string | null };
 
 function addTo(map: Map<string, Totals>, id: string, spend: number, lease: number, lastUsed: Date | undefined): void {
-  const totals = map.get(id) ?? { spend: 0, lease: 0, lastUsed: undefined };
+  const totals = map.get(id) ?? { spend: 0, lease: 0, lastUsed: null };
   totals.spend += spend;
   totals.lease += lease;
-  if (lastUsed && (!totals.lastUsed || lastUsed > totals.lastUsed)) totals.lastUsed = lastUsed;
+  const at = lastUsed?.toISOString() ?? null;
+  if (at && (!totals.lastUsed || at > totals.lastUsed)) totals.lastUsed = at;
   map.set(id, totals);
 }
 
+const USAGE_RECORD_TYPES = `id text, account_id uuid, key_id uuid, request_id text, endpoint text, requested_model text,
+  model text, provider text, upstream_model text, status text, http_status integer, error_code text, input_tokens integer,
+  output_tokens integer, cached_input_tokens integer, reasoning_tokens integer, units jsonb, cost_micros bigint,
+  latency_ms integer, attempts integer, streamed boolean, agent_id text, agent_run_id text, created_at timestamptz`;
+
+/**
+ * The whole batch in ONE statement (one round trip; on PGlite, one pass through the
+ * WASM engine): usage rows, then per key its spend windows and lease, per account its
+ * usage and lease, and this process's lease rows. Rows travel as JSON arrays
+ * (`jsonb_to_recordset`), so the statement text is the same for every batch size.
+ */
 async function writeBatch(tx: Queryable, batch: Settlement[], holderId: string | undefined, now: Date): Promise<void> {
-  const rows = batch.flatMap((settlement) => (settlement.usage ? [settlement.usage] : []));
-  if (rows.length > 0) {
-    const width = USAGE_COLUMNS.length;
-    const tuples = rows.map((_, row) => `(${USAGE_COLUMNS.map((__, column) => `$${row * width + column + 1}`).join(', ')})`);
-    await tx.query(`INSERT INTO usage_log (${USAGE_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, rows.flatMap(usageValues));
-  }
+  const rows = batch.flatMap((settlement) => (settlement.usage ? [Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, usageValues(settlement.usage as UsageRecord)[index]]))] : []));
   const keys = new Map<string, Totals>();
   const accounts = new Map<string, Totals>();
   for (const settlement of batch) {
     if (settlement.keyId) addTo(keys, settlement.keyId, settlement.spendMicros, settlement.keyLeaseMicros, settlement.usage?.createdAt);
     if (settlement.accountId) addTo(accounts, settlement.accountId, settlement.spendMicros, settlement.accountLeaseMicros, undefined);
   }
-  const day = utcDayNumber(now);
-  const month = utcMonthNumber(now);
-  for (const [keyId, totals] of keys) {
-    await tx.query(
-      `UPDATE api_keys SET
-         spend_day_micros = (CASE WHEN spend_day = $3 THEN spend_day_micros ELSE 0 END) + $2,
-         spend_day = $3,
-         spend_month_micros = (CASE WHEN spend_month = $4 THEN spend_month_micros ELSE 0 END) + $2,
-         spend_month = $4,
-         spend_total_micros = spend_total_micros + $2,
-         leased_micros = leased_micros - $5,
-         last_used_at = GREATEST(last_used_at, $6::timestamptz)
-       WHERE id = $1`,
-      [keyId, totals.spend, day, month, totals.lease, totals.lastUsed ?? null],
-    );
-    if (holderId && totals.lease !== 0) {
-      await tx.query('UPDATE budget_leases SET amount_micros = amount_micros - $3 WHERE holder_id = $1 AND key_id = $2', [
-        holderId,
-        keyId,
-        totals.lease,
-      ]);
-    }
-  }
-  for (const [accountId, totals] of accounts) {
-    await tx.query('UPDATE accounts SET usage_micros = usage_micros + $2, leased_micros = leased_micros - $3 WHERE id = $1', [
-      accountId,
-      totals.spend,
-      totals.lease,
-    ]);
-    if (holderId && totals.lease !== 0) {
-      await tx.query('UPDATE budget_leases SET amount_micros = amount_micros - $3 WHERE holder_id = $1 AND account_id = $2', [
-        holderId,
-        accountId,
-        totals.lease,
-      ]);
-    }
-  }
+  const keyRows = [...keys].map(([id, totals]) => ({ id, spend: totals.spend, lease: totals.lease, last_used: totals.lastUsed }));
+  const accountRows = [...accounts].map(([id, totals]) => ({ id, spend: totals.spend, lease: totals.lease }));
+  const leaseRows = [
+    ...keyRows.filter((row) => row.lease !== 0).map((row) => ({ key_id: row.id, account_id: null, lease: row.lease })),
+    ...accountRows.filter((row) => row.lease !== 0).map((row) => ({ key_id: null, account_id: row.id, lease: row.lease })),
+  ];
+  await tx.query(
+    `WITH usage_rows AS (
+       INSERT INTO usage_log (${USAGE_COLUMNS.join(', ')})
+       SELECT ${USAGE_COLUMNS.join(', ')} FROM jsonb_to_recordset($1::jsonb) AS r(${USAGE_RECORD_TYPES})
+     ), key_totals AS (
+       UPDATE api_keys k SET
+         spend_day_micros = (CASE WHEN k.spend_day = $5 THEN k.spend_day_micros ELSE 0 END) + d.spend,
+         spend_day = $5,
+         spend_month_micros = (CASE WHEN k.spend_month = $6 THEN k.spend_month_micros ELSE 0 END) + d.spend,
+         spend_month = $6,
+         spend_total_micros = k.spend_total_micros + d.spend,
+         leased_micros = k.leased_micros - d.lease,
+         last_used_at = GREATEST(k.last_used_at, d.last_used)
+       FROM jsonb_to_recordset($2::jsonb) AS d(id uuid, spend bigint, lease bigint, last_used timestamptz)
+       WHERE k.id = d.id
+     ), account_totals AS (
+       UPDATE accounts a SET usage_micros = a.usage_micros + d.spend, leased_micros = a.leased_micros - d.lease
+       FROM jsonb_to_recordset($3::jsonb) AS d(id uuid, spend bigint, lease bigint)
+       WHERE a.id = d.id
+     ), lease_rows AS (
+       UPDATE budget_leases l SET amount_micros = l.amount_micros - d.lease
+       FROM jsonb_to_recordset($4::jsonb) AS d(key_id uuid, account_id uuid, lease bigint)
+       WHERE l.holder_id = $7 AND (l.key_id = d.key_id OR l.account_id = d.account_id)
+     )
+     SELECT 1`,
+    [JSON.stringify(rows), JSON.stringify(keyRows), JSON.stringify(accountRows), JSON.stringify(leaseRows), utcDayNumber(now), utcMonthNumber(now), holderId ?? null],
+  );
 }

@@ -37,6 +37,6 @@ export const USAGE_COLUMNS = [
 export const usageValues = (record: UsageRecord): unknown[] => [
   record.id, record.accountId, record.keyId, record.requestId, record.endpoint, record.requestedModel, record.model,
   record.provider, record.upstreamModel, record.status, record.httpStatus, record.errorCode, record.inputTokens,
-  record.outputTokens, record.cachedInputTokens, record.reasoningTokens, record.units === null ? null : JSON.stringify(record.units),
+  record.outputTokens, record.cachedInputTokens, record.reasoningTokens, record.units,
   record.costMicros, record.latencyMs, record.attempts, record.streamed, record.agentId, record.agentRunId, record.createdAt,
 ];

@@ -63,7 +63,7 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
     const key = authenticatedKey(request);
     const { id } = request.params as { id: string };
     // A generation settled milliseconds ago may still be in the group-commit queue.
-    if (deps.settlements.pendingCount > 0) await deps.settlements.drain();
+    await deps.settlements.drain();
     const row = await findGeneration(deps.db, key.id, id);
     if (!row) throw new JunctionError('not_found', `No generation '${id}' for this key.`);
     return { data: toUsageView(row) };
@@ -72,7 +72,7 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
   app.get('/usage', { preHandler: requireKey(deps.authenticator, { kinds: ['provisioning'] }) }, async (request) => {
     const key = authenticatedKey(request);
     const query = parseInput(UsageQuerySchema, request.query, 'query string');
-    if (deps.settlements.pendingCount > 0) await deps.settlements.drain();
+    await deps.settlements.drain();
     const rows = await listUsage(deps.db, key.accountId, {
       limit: query.limit + 1,
       ...(query.key_id && { keyId: query.key_id }),

@@ -7,6 +7,7 @@ import type { FastifyReply } from 'fastify';
  */
 export class SseWriter {
   readonly #reply: FastifyReply;
+  #corked = false;
 
   constructor(reply: FastifyReply, headers: Record<string, string> = {}) {
     this.#reply = reply;
@@ -35,6 +36,16 @@ export class SseWriter {
 
   async write(text: string): Promise<void> {
     if (this.closed) return;
+    // Frames produced from one upstream read go out in one syscall: cork on the first
+    // write of this turn, uncork once the turn's microtasks (the other frames) ran.
+    if (!this.#corked) {
+      this.#corked = true;
+      this.#reply.raw.cork();
+      setImmediate(() => {
+        this.#corked = false;
+        this.#reply.raw.uncork();
+      });
+    }
     if (!this.#reply.raw.write(text)) {
       await new Promise<void>((done) => {
         const finish = () => {
@@ -51,5 +62,6 @@ export class SseWriter {
   end(text?: string): void {
     if (this.closed) return;
     this.#reply.raw.end(text);
+    if (this.#corked) this.#reply.raw.uncork();
   }
 }

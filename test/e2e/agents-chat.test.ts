@@ -45,7 +45,7 @@ const texts = (messages: Array<{ role: string; content: unknown }>) => messages.
 describe('agents as models', () => {
   it('lists the agents and their details', async () => {
     const list = await client.models.list();
-    expect(list.data.map((model) => model.id).sort()).toEqual(['echo', 'helper', 'librarian', 'thinker']);
+    expect(list.data.map((model) => model.id).sort()).toEqual(['delegator', 'echo', 'flaky', 'helper', 'librarian', 'thinker']);
     const detail = (await client.models.retrieve('helper')) as unknown as Record<string, unknown>;
     expect(detail).toMatchObject({ id: 'helper', model: 'openai/test-tool', tools: ['echo_upper'] });
   });

@@ -179,7 +179,7 @@ describe('limits and key kinds', () => {
     const response = await post('/audio/transcriptions', { headers: multipartType, body });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('413s a streamed audio upload as soon as it passes 25 MB, without waiting for the rest', async () => {
@@ -210,7 +210,7 @@ describe('limits and key kinds', () => {
     const response = await post('/embeddings', { headers: { 'content-type': 'application/json' }, body });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('request_too_large');
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('403s every media endpoint for a non-model key', async () => {

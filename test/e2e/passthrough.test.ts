@@ -103,13 +103,17 @@ describe('OpenAI stateful APIs passed through with the official openai client', 
     expect(Array.isArray((await limited.files.list()).data)).toBe(true);
   });
 
-  it('refuses the wrong key kind and a disabled key', async () => {
+  it('refuses the wrong key kind, a disabled key and a key over its rate limit', async () => {
     const provisioning = await clientFor(await gateway.key('provisioning')).files.list().catch((error: unknown) => error);
     expect(provisioning).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((provisioning as InstanceType<typeof OpenAI.APIError>).code).toBe('wrong_key_kind');
     const disabled = await clientFor(await gateway.key('model', { disabled: true })).files.list().catch((error: unknown) => error);
     expect(disabled).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((disabled as InstanceType<typeof OpenAI.APIError>).code).toBe('key_disabled');
+    const limited = clientFor(await gateway.key('model', { rateLimitRpm: 1 }));
+    await limited.files.list();
+    const throttled = await limited.files.list().catch((error: unknown) => error);
+    expect(throttled).toBeInstanceOf(OpenAI.RateLimitError);
   });
 
   it('answers 402 when the account has no credit, for free calls too', async () => {

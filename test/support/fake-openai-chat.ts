@@ -14,6 +14,8 @@ const ChatBodySchema = z
       .nullish(),
     stream: z.boolean().nullish(),
     stream_options: z.object({ include_usage: z.boolean().nullish() }).loose().nullish(),
+    max_completion_tokens: z.number().nullish(),
+    max_tokens: z.number().nullish(),
   })
   .loose();
 export type FakeChatBody = z.infer<typeof ChatBodySchema>;
@@ -24,7 +26,7 @@ export type ChatPlan = {
   reasoning?: string;
   text?: string;
   toolCall?: { id: string; name: string; arguments: string };
-  finishReason: 'stop' | 'tool_calls';
+  finishReason: 'stop' | 'tool_calls' | 'length';
   usage: FakeUsage;
 };
 export type FakeUsage = {
@@ -62,6 +64,12 @@ export function planChat(body: FakeChatBody): ChatPlan {
     plan = { text: lastUserText, finishReason: 'stop' };
   }
   if (body.model.includes('reasoning')) plan = { reasoning: FAKE_REASONING, ...plan };
+  // A token limit (one word = one token) cuts the answer text and reports `length`.
+  const limit = body.max_completion_tokens ?? body.max_tokens;
+  if (limit != null && plan.text !== undefined && countWords(plan.reasoning) + countWords(plan.text) > limit) {
+    const words = plan.text.split(/\s+/).filter((word) => word !== '');
+    plan = { ...plan, text: words.slice(0, Math.max(0, limit - countWords(plan.reasoning))).join(' '), finishReason: 'length' };
+  }
 
   const promptCharacters = messages.reduce((total, message) => total + textOf(message.content).length, 0);
   const outputWords =

@@ -24,6 +24,8 @@
  *   slow                streams one chunk every `slowChunkDelayMs` (default 100 ms), after 30 padding
  *                       words "tick-1 … tick-30"
  *   anything else       echoes the last user message's text
+ * `max_completion_tokens` (or `max_tokens`) below the answer's word count cuts the text to fit
+ * (reasoning words count too) and finishes with `length`.
  * `tool` and `reasoning` combine; the `fail-*` and `slow` rules apply to any model containing them.
  * `attempts(model)` counts chat requests per model name, failed or not.
  *

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requireKey } from '../../http/auth-hook.ts';
+import { agentResponsesRoutes } from '../responses/responses-route.ts';
 import { agentChatRoute } from './agent-chat-route.ts';
 import { agentModelsRoutes } from './agent-models-routes.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
@@ -11,4 +12,5 @@ export async function agentsApi(app: FastifyInstance, deps: AgentsApiDeps): Prom
   await app.register(agentModelsRoutes, deps);
   await app.register(agentChatRoute, deps);
   await app.register(conversationsRoutes, deps);
+  await app.register(agentResponsesRoutes, deps);
 }

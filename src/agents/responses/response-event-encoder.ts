@@ -230,10 +230,10 @@ export class ResponseEventEncoder {
       }
       case 'function_call': {
         open.item.status = status;
-        const done = this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) });
         // A server call already sent its arguments when its tool started.
-        if (open.streamIndex === null) return [done];
-        return [this.#event('response.function_call_arguments.done', { ...at, arguments: open.item.arguments }), done];
+        const events = open.streamIndex === null ? [] : [this.#event('response.function_call_arguments.done', { ...at, arguments: open.item.arguments })];
+        events.push(this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) }));
+        return events;
       }
     }
   }

@@ -20,10 +20,7 @@ export type InputContext = {
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
 export function toRunInput(input: CreateResponseRequest['input'], context: InputContext): RunInput {
-  const items: Array<{ item: InputItem; param: string }> =
-    typeof input === 'string'
-      ? [{ item: { type: 'message', role: 'user', content: input }, param: 'input' }]
-      : input.map((item, index) => ({ item: resolveReference(item, index, context.references), param: `input.${index}` }));
+  const items = input.map((item, index) => ({ item: resolveReference(item, index, context.references), param: `input.${index}` }));
 
   const messages: ModelMessage[] = [];
   const instructions: string[] = [];

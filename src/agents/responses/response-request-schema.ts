@@ -14,7 +14,7 @@ const TEXT_LIMIT = 10 * 1024 * 1024;
 
 /** Accepted only at the value that changes nothing; anything else names why it is refused. */
 const onlyNoOp = <Value extends string | number | boolean>(value: Value, why: string) =>
-  z.literal(value, { error: `only ${JSON.stringify(value)} is supported: ${why}` }).nullish();
+  z.literal(value, { error: `${why}; only ${JSON.stringify(value)} is accepted` }).nullish();
 
 const InputTextSchema = z.strictObject({ type: z.literal('input_text'), text: z.string().max(TEXT_LIMIT) });
 const InputImageSchema = z.strictObject({
@@ -127,7 +127,8 @@ export type TextFormatParam = z.infer<typeof TextFormatSchema>;
 export const CreateResponseSchema = z.strictObject({
   /** The agent id. */
   model: z.string().min(1),
-  input: z.union([z.string().max(TEXT_LIMIT), z.array(InputItemSchema).min(1)]),
+  // A bare string is one user message; as items, errors name the item (`input.3.content`).
+  input: z.preprocess((value) => (typeof value === 'string' ? [{ type: 'message', role: 'user', content: value }] : value), z.array(InputItemSchema).min(1)),
   instructions: z.string().nullish(),
   tools: z.array(FunctionToolSchema).nullish(),
   tool_choice: ToolChoiceSchema.nullish(),
@@ -150,18 +151,18 @@ export const CreateResponseSchema = z.strictObject({
   text: z
     .strictObject({
       format: TextFormatSchema.nullish(),
-      verbosity: onlyNoOp('medium', 'verbosity cannot be passed to every provider'),
+      verbosity: onlyNoOp('medium', 'verbosity is not supported'),
     })
     .nullish(),
   include: z.array(z.string()).max(0, 'no include values are supported (no encrypted reasoning, no logprobs)').nullish(),
-  parallel_tool_calls: onlyNoOp(true, 'the agent runtime does not pass this setting to the model'),
+  parallel_tool_calls: onlyNoOp(true, 'parallel_tool_calls cannot be turned off for agent runs'),
   top_p: onlyNoOp(1, 'top_p is not supported by the agent runtime'),
   presence_penalty: onlyNoOp(0, 'presence_penalty is not supported by the agent runtime'),
   frequency_penalty: onlyNoOp(0, 'frequency_penalty is not supported by the agent runtime'),
-  top_logprobs: onlyNoOp(0, 'logprobs are not returned'),
+  top_logprobs: onlyNoOp(0, 'logprobs are not supported'),
   max_tool_calls: z.null({ error: "not supported: the agent's max_steps bounds its tool loop" }).optional(),
   background: onlyNoOp(false, 'background responses are not supported'),
-  truncation: onlyNoOp('disabled', 'context is never dropped; an over-long context fails instead'),
+  truncation: onlyNoOp('disabled', 'context is never truncated (an over-long context fails instead)'),
   service_tier: z.enum(['auto', 'default'], { error: `only 'auto' or 'default' is supported` }).nullish(),
   stream_options: z.strictObject({ include_obfuscation: onlyNoOp(false, 'stream obfuscation is not supported') }).nullish(),
   // Identifiers with no effect on the output: recorded and echoed.

@@ -56,7 +56,7 @@ export type ResponseState = {
   createdAt: number;
   status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
   completedAt: number | null;
-  output: OutputItem[] | Record<string, unknown>[];
+  output: OutputItem[];
   usage: WireUsage | null;
   error: { code: string; message: string } | null;
   incompleteReason: string | null;

@@ -14,8 +14,11 @@ const passthroughAgent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeo
 /** Uploads and runs take longer than a model call's first byte. */
 const DEFAULT_HEADERS_TIMEOUT_MS = 300_000;
 
-/** RFC 9110 hop-by-hop headers, plus the ones a proxy must recompute. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+/**
+ * RFC 9110 hop-by-hop headers, plus the ones a proxy must recompute; `expect` too (our
+ * server already answered the 100-continue, and undici refuses the header).
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'expect']);
 /**
  * The caller's credentials for us, and their OpenAI account selectors: the provider
  * key's own organization and project apply upstream.

@@ -28,9 +28,13 @@ export async function* mapChatStream(events: AsyncIterable<SseEvent>): AsyncGene
   const toolCalls = new Map<number, ToolCallState>();
 
   for await (const event of events) {
+    // Read on to the end of the body rather than breaking out: leaving the loop early
+    // destroys the upstream body (an AbortError with a stack trace per call) and
+    // loses the keep-alive connection. Servers end the response right after [DONE].
+    if (done) continue;
     if (event.data === '[DONE]') {
       done = true;
-      break;
+      continue;
     }
     const chunk = parseChunk(event.data);
     if (chunk === undefined) continue;

@@ -1,0 +1,29 @@
+/**
+ * Junction under benchmark: the real app with limits and billing on (a key with a
+ * daily spend limit and a rate limit, an account with credit), on PGlite or, with
+ * DATABASE_URL, PostgreSQL. Prints its URL and a model key.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runAdminCommand } from '../src/admin/admin-commands.ts';
+import { buildApp } from '../src/app.ts';
+import { readEnvConfig } from '../src/config/env-config.ts';
+import { createServices } from '../src/services.ts';
+
+const configFile = join(mkdtempSync(join(tmpdir(), 'junction-bench-')), 'junction.yaml');
+const { writeFileSync } = await import('node:fs');
+writeFileSync(configFile, 'models:\n  openai/bench-model:\n    capabilities: [chat]\n    max_output_tokens: 1024\n    prices: { input: 0.15, output: 0.6 }\n');
+
+// An empty DATABASE_URL (how the runner asks for PGlite) means "not set".
+if (!process.env.DATABASE_URL) delete process.env.DATABASE_URL;
+const env = { ...process.env, OPENAI_API_KEY: 'upstream', OPENAI_BASE_URL: process.env.UPSTREAM_URL ?? '', JUNCTION_CONFIG: configFile, LOG_LEVEL: 'warn' };
+const config = readEnvConfig({ ...env, JUNCTION_DATA_DIR: process.env.JUNCTION_DATA_DIR ?? 'memory://' });
+const services = await createServices(config, { env, loadAgents: false });
+await runAdminCommand(services, { command: 'credits.grant', amount: '1000000', currency: 'USD' });
+const created = (await runAdminCommand(services, { command: 'keys.create', kind: 'model', name: 'bench', dailyLimitUsd: 100000, rateLimitRpm: 100_000_000 })) as { key: string };
+const app = await buildApp(services);
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(`${JSON.stringify({ url, key: created.key, engine: services.db.engine })}\n`);
+process.on('SIGINT', () => process.exit(0));
+process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,131 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveResponseContinuation } from '../../conversations/conversation-service.ts';
+import { deleteResponse, getResponse, newResponseId } from '../../conversations/response-repository.ts';
+import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { callContextFrom } from '../../gateway/call-context-from-request.ts';
+import { authenticatedKey } from '../../http/auth-hook.ts';
+import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
+import { parseInput } from '../../http/parse-body.ts';
+import { SseWriter } from '../../http/sse-writer.ts';
+import { type AgentRunResult, runAgent } from '../agent-runner.ts';
+import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
+import { ResponseEventEncoder } from './response-event-encoder.ts';
+import { toRunInput } from './response-input.ts';
+import type { StreamEvent } from './response-items.ts';
+import { CreateResponseSchema } from './response-request-schema.ts';
+import { effectiveSettings, type ResponseResource, type ResponseState, responseResource, runOverrides, wireUsage } from './response-resource.ts';
+import { storedResource, storeFailedResponse, storeFinishedResponse } from './response-store.ts';
+
+const unixNow = () => Math.floor(Date.now() / 1000);
+
+/**
+ * `POST /agents/v1/responses` (Open Responses), `GET` and `DELETE /responses/{id}`.
+ * The same agent runtime as the Agents chat endpoint; every step of the run (reasoning,
+ * text, server tool calls and their results, client tool calls) becomes an output item
+ * and, when streaming, the spec's semantic events as it happens.
+ */
+export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApiDeps): Promise<void> {
+  const ownerOf = (request: FastifyRequest) => {
+    const key = authenticatedKey(request);
+    return { accountId: key.accountId, keyId: key.id };
+  };
+
+  app.get('/responses/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    return storedResource(await getResponse(deps.db, ownerOf(request), id));
+  });
+
+  app.delete('/responses/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    if (!(await deleteResponse(deps.db, ownerOf(request), id))) throw new JunctionError('not_found', `No response found with id '${id}'.`);
+    return { id, object: 'response', deleted: true };
+  });
+
+  app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
+    const body = parseInput(CreateResponseSchema, request.body);
+    const owner = ownerOf(request);
+    const agent = deps.agents.get(body.model);
+    if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const continuation = await resolveResponseContinuation(deps.db, { ...owner, agentId: agent.id, previousResponseId: body.previous_response_id ?? null });
+    const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
+    const turn = toRunInput(body.input, { history: continuation.history, references });
+    if (turn.messages.length === 0) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
+    const overrides = runOverrides(body, agent, turn.instructions);
+    const settings = effectiveSettings(body, agent);
+    const clientTools = new Set((body.tools ?? []).map((tool) => tool.name));
+
+    const id = newResponseId();
+    const createdAt = unixNow();
+    const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id, createdAt, ...fields });
+    const run = runAgent(deps.runtime, { agent, context: callContextFrom(request, reply, 'agents.responses'), history: continuation.history, input: turn.messages, overrides });
+    const encoder = new ResponseEventEncoder({
+      isClientTool: (name) => clientTools.has(name),
+      snapshot: (status, output) => responseResource(settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
+    });
+    const storeEntry = (resource: ResponseResource, costMicros: number) => ({ owner, agentId: agent.id, continuation, body, settings, resource, costMicros });
+
+    const finish = async (result: AgentRunResult): Promise<ResponseResource> => {
+      const incompleteReason = result.finishReason.unified === 'length' ? 'max_output_tokens' : result.finishReason.unified === 'content-filter' ? 'content_filter' : null;
+      const status = incompleteReason === null ? 'completed' : 'incomplete';
+      const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
+      const resource = responseResource(settings, state({ status, completedAt: status === 'completed' ? unixNow() : null, output: encoder.output, usage, error: null, incompleteReason }));
+      if (settings.store) await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result });
+      return resource;
+    };
+
+    /** The failed response, from what the run's events reported before it broke (its steps were billed). */
+    const fail = async (failure: JunctionError): Promise<ResponseResource> => {
+      const { totals } = encoder;
+      const usage = wireUsage(totals.usage, totals);
+      const error = { code: failure.code, message: failure.message };
+      const resource = responseResource(settings, state({ status: 'failed', completedAt: null, output: encoder.output, usage, error, incompleteReason: null }));
+      if (settings.store) {
+        await storeFailedResponse(deps.db, storeEntry(resource, totals.modelCostMicros + totals.toolCostMicros)).catch((storeError: unknown) => {
+          request.log.error({ err: storeError }, 'could not save a failed response');
+        });
+      }
+      return resource;
+    };
+
+    const asFailure = (error: unknown): JunctionError => {
+      const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The agent run failed.', { cause: error });
+      if (failure.status >= 500) request.log.error({ err: error }, 'agent response failed');
+      return failure;
+    };
+
+    if (!body.stream) {
+      try {
+        for await (const event of run.events) encoder.encode(event);
+        encoder.closeAll();
+        return await finish(finished(run.result()));
+      } catch (error) {
+        const failure = asFailure(error);
+        await fail(failure);
+        throw failure;
+      }
+    }
+
+    const sse = new SseWriter(reply);
+    const send = async (events: StreamEvent[]) => {
+      for (const event of events) await sse.send(event, event.type);
+    };
+    try {
+      await send(encoder.start());
+      for await (const event of run.events) await send(encoder.encode(event));
+      await send(encoder.closeAll());
+      const resource = await finish(finished(run.result()));
+      await send([encoder.terminal(resource)]);
+    } catch (error) {
+      const failure = asFailure(error);
+      const resource = await fail(failure);
+      await send([encoder.error(failure), encoder.terminal(resource)]);
+    }
+    sse.end('data: [DONE]\n\n');
+    return reply;
+  });
+}
+
+const finished = (result: AgentRunResult | undefined): AgentRunResult => {
+  if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
+  return result;
+};

@@ -1,0 +1,301 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../src/admin/admin-commands.ts';
+import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
+import { FAKE_REASONING } from '../support/fake-openai-chat.ts';
+
+/**
+ * `POST /agents/v1/responses` against the Open Responses OpenAPI document itself:
+ * every body and every streamed event is validated with the document's own component
+ * schemas (loaded here, never copied), and every stream is checked for the spec's
+ * ordering and lifecycle rules.
+ */
+const SPEC_PATH = resolve(import.meta.dirname, '../../../shared/reference/open-responses.openapi.json');
+const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as { components: { schemas: Record<string, { properties?: { type?: { enum?: string[] } } }> } };
+// The OpenAPI keywords (discriminator, example, x-*) are not JSON Schema: non-strict mode skips them.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema({ $id: 'open-responses', components: spec.components });
+const validatorFor = (name: string): ValidateFunction => ajv.compile({ $ref: `open-responses#/components/schemas/${name}` });
+const responseSchema = validatorFor('ResponseResource');
+const eventSchemas = new Map(
+  Object.entries(spec.components.schemas).flatMap(([name, schema]) => {
+    const type = schema.properties?.type?.enum?.[0];
+    return name.endsWith('StreamingEvent') && type ? [[type, validatorFor(name)] as const] : [];
+  }),
+);
+
+type Item = { type: string; id: string; status?: string; [key: string]: unknown };
+type ResponseBody = { id: string; status: string; output: Item[]; usage: { cost: number; cost_details: { tool_cost: number }; output_tokens: number } | null; error: { code: string } | null; incomplete_details: { reason: string } | null; previous_response_id: string | null; [key: string]: unknown };
+type Event = { type: string; sequence_number: number; [key: string]: unknown };
+
+function expectValidResponse(body: unknown): ResponseBody {
+  expect(responseSchema(body), JSON.stringify(responseSchema.errors)).toBe(true);
+  return body as ResponseBody;
+}
+
+const dirs = mkdtempSync(join(tmpdir(), 'junction-responses-'));
+let gateway: GatewayHarness;
+let agentKey: string;
+
+beforeAll(async () => {
+  cpSync(join(import.meta.dirname, '../fixtures/agents-e2e/tools'), join(dirs, 'tools'), { recursive: true });
+  cpSync(join(import.meta.dirname, '../fixtures/agents-e2e/agents'), join(dirs, 'agents'), { recursive: true });
+  gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(dirs, 'agents'), JUNCTION_TOOLS_DIR: join(dirs, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(dirs, 'knowledge') });
+  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
+  agentKey = await gateway.key('agent');
+});
+afterAll(async () => {
+  await gateway.close();
+  rmSync(dirs, { recursive: true, force: true });
+});
+
+const post = (body: Record<string, unknown>, key = agentKey) =>
+  fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function create(body: Record<string, unknown>): Promise<ResponseBody> {
+  const response = await post(body);
+  const json: unknown = await response.json();
+  expect(response.status, JSON.stringify(json)).toBe(200);
+  return expectValidResponse(json);
+}
+
+async function retrieve(id: string) {
+  return fetch(`${gateway.baseUrl}/agents/v1/responses/${id}`, { headers: { authorization: `Bearer ${agentKey}` } });
+}
+
+/** Streams a response and checks the wire: `event:` = `type`, schema-valid events, `data: [DONE]` last. */
+async function stream(body: Record<string, unknown>): Promise<{ events: Event[]; response: ResponseBody }> {
+  const reply = await post({ ...body, stream: true });
+  expect(reply.status).toBe(200);
+  expect(reply.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const frames = (await reply.text()).split('\n\n').filter((frame) => frame.trim() !== '');
+  expect(frames.at(-1)).toBe('data: [DONE]');
+  const events = frames.slice(0, -1).map((frame) => {
+    const name = /^event: (.+)$/m.exec(frame)?.[1];
+    const data = /^data: (.+)$/m.exec(frame)?.[1] ?? '';
+    const event = JSON.parse(data) as Event;
+    expect(name).toBe(event.type);
+    const validate = eventSchemas.get(event.type);
+    expect(validate, `no schema for ${event.type}`).toBeDefined();
+    expect(validate?.(event), `${event.type}: ${JSON.stringify(validate?.errors)}`).toBe(true);
+    return event;
+  });
+  checkLifecycle(events);
+  const terminal = events.at(-1) as Event & { response: ResponseBody };
+  return { events, response: expectValidResponse(terminal.response) };
+}
+
+/** The spec's ordering: created → in_progress → sequential items, each with its parts → one terminal event. */
+function checkLifecycle(events: Event[]): void {
+  events.forEach((event, index) => {
+    if (index > 0) expect(event.sequence_number).toBeGreaterThan(events[index - 1]?.sequence_number ?? Infinity);
+  });
+  expect(events.slice(0, 2).map((event) => event.type)).toEqual(['response.created', 'response.in_progress']);
+  const terminalTypes = ['response.completed', 'response.incomplete', 'response.failed'];
+  const terminal = events.at(-1) as Event & { response: ResponseBody };
+  expect(terminalTypes).toContain(terminal.type);
+  expect(events.slice(0, -1).filter((event) => terminalTypes.includes(event.type))).toEqual([]);
+  expect(terminal.response.status).toBe(terminal.type.replace('response.', ''));
+  if (terminal.type === 'response.failed') expect(events.at(-2)?.type).toBe('error');
+
+  const done: Item[] = [];
+  let open: { id: string; index: number; parts: Set<number>; closedParts: Set<number>; text: Map<number, string> } | undefined;
+  for (const event of events.slice(2, -1)) {
+    if (event.type === 'error') continue;
+    const item = event.item as Item | undefined;
+    if (event.type === 'response.output_item.added') {
+      expect(open, 'items are sequential: one open at a time').toBeUndefined();
+      expect(event.output_index).toBe(done.length);
+      open = { id: item?.id ?? '', index: done.length, parts: new Set(), closedParts: new Set(), text: new Map() };
+      continue;
+    }
+    expect(open, `${event.type} outside an open item`).toBeDefined();
+    if (!open) return;
+    expect(event.output_index).toBe(open.index);
+    if (event.type === 'response.output_item.done') {
+      expect(item?.id).toBe(open.id);
+      expect([...open.parts].every((part) => open?.closedParts.has(part))).toBe(true);
+      done.push(item as Item);
+      open = undefined;
+      continue;
+    }
+    expect(event.item_id).toBe(open.id);
+    const part = Number(event.content_index ?? -1);
+    if (event.type === 'response.content_part.added') open.parts.add(part);
+    else if (event.type === 'response.content_part.done') open.closedParts.add(part);
+    else if (event.type.endsWith('.delta') && part >= 0) {
+      expect(open.parts.has(part) && !open.closedParts.has(part), `${event.type} outside its content part`).toBe(true);
+      open.text.set(part, (open.text.get(part) ?? '') + String(event.delta));
+    } else if (event.type === 'response.output_text.done' || event.type === 'response.reasoning.done') {
+      expect(event.text).toBe(open.text.get(part) ?? '');
+    }
+  }
+  if (terminal.type !== 'response.failed') {
+    expect(open).toBeUndefined();
+    expect(terminal.response.output).toEqual(done);
+    const incomplete = done.filter((item) => item.status === 'incomplete');
+    if (incomplete.length > 0) {
+      expect(done.at(-1)?.status, 'an incomplete item is the last one').toBe('incomplete');
+      expect(terminal.type).toBe('response.incomplete');
+    }
+  }
+}
+
+const types = (events: Event[]) => events.map((event) => event.type);
+const textOf = (item: Item | undefined) => (item?.content as Array<{ text: string }> | undefined)?.map((part) => part.text).join('') ?? '';
+const lastUpstreamMessages = () => (gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown; tool_calls?: unknown[] }> }).messages;
+
+describe('plain answers', () => {
+  it('answers without streaming, echoes the effective settings, and is stored', async () => {
+    const body = await create({ model: 'echo', input: 'hello agent', metadata: { ticket: '42' } });
+    expect(body).toMatchObject({ status: 'completed', model: 'echo', previous_response_id: null, store: true, metadata: { ticket: '42' }, temperature: 1, tool_choice: 'auto', error: null });
+    expect(body.output).toHaveLength(1);
+    expect(body.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
+    expect(textOf(body.output[0])).toBe('hello agent');
+    expect(body.usage?.cost).toBeGreaterThan(0);
+    const stored = await retrieve(body.id);
+    expect(stored.status).toBe(200);
+    expect(expectValidResponse(await stored.json())).toEqual(body);
+  });
+
+  it('streams the text in the spec order', async () => {
+    const { events, response } = await stream({ model: 'echo', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'stream me please' }] }] });
+    expect(types(events)).toEqual([
+      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
+      ...types(events).filter((type) => type === 'response.output_text.delta'),
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+    ]);
+    expect(textOf(response.output[0])).toBe('stream me please');
+    expect(response.usage?.output_tokens).toBe(3);
+  });
+
+  it('streams reasoning as a reasoning item before the answer', async () => {
+    const { events, response } = await stream({ model: 'thinker', input: 'ponder this' });
+    expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(textOf(response.output[0])).toBe(FAKE_REASONING);
+    expect(textOf(response.output[1])).toBe('ponder this');
+    expect(types(events)).toContain('response.reasoning.delta');
+    expect(response.reasoning).toEqual({ effort: 'low', summary: null });
+  });
+});
+
+describe('tool steps', () => {
+  it('streams a server-side tool step as it happens: call opens before the tool runs, result follows, cost is billed', async () => {
+    const { events, response } = await stream({ model: 'helper', input: 'shout it' });
+    expect(response.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
+    const [call, result, answer] = response.output;
+    expect(call).toMatchObject({ name: 'echo_upper', arguments: '{"text":"fake"}', status: 'completed' });
+    expect(result).toMatchObject({ call_id: call?.call_id, output: 'FAKE', status: 'completed' });
+    expect(textOf(answer)).toBe('Tool echo_upper returned: FAKE');
+    const callEvents = events.filter((event) => event.item_id === call?.id || (event.item as Item | undefined)?.id === call?.id).map((event) => event.type);
+    expect(callEvents).toEqual(['response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done']);
+    expect(response.usage?.cost_details.tool_cost).toBe(0.002);
+
+    await gateway.settle();
+    const rows = await gateway.services.db.query<{ cost_micros: number; agent_run_id: string }>(`SELECT cost_micros, agent_run_id FROM usage_log WHERE agent_id = 'helper' ORDER BY created_at`);
+    const run = rows.rows.filter((row) => row.agent_run_id === rows.rows.at(-1)?.agent_run_id);
+    expect(Math.round((response.usage?.cost ?? 0) * 1e6)).toBe(run.reduce((sum, row) => sum + Number(row.cost_micros), 0));
+  });
+
+  it('ends at a client function call and resumes from its output via previous_response_id', async () => {
+    const tools = [{ type: 'function', name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const { events, response: first } = await stream({ model: 'delegator', input: 'weather in Paris?', tools });
+    expect(first.status).toBe('completed');
+    expect(first.output).toHaveLength(1);
+    const call = first.output[0];
+    expect(call).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"city":"fake"}', status: 'completed' });
+    expect(types(events)).toContain('response.function_call_arguments.delta');
+    expect(first.tools).toEqual([{ ...tools[0], strict: null }]);
+
+    const second = await create({ model: 'delegator', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call?.call_id, output: 'sunny' }], tools });
+    expect(second.previous_response_id).toBe(first.id);
+    expect(textOf(second.output[0])).toBe('Tool get_weather returned: sunny');
+    expect(lastUpstreamMessages().slice(1).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+  });
+});
+
+describe('continuations and storage', () => {
+  it('continues with the earlier input and output, then the new input', async () => {
+    const first = await create({ model: 'echo', input: 'one' });
+    const second = await create({ model: 'echo', input: 'two', previous_response_id: first.id });
+    expect(lastUpstreamMessages().slice(1).map((message) => `${message.role}:${String(message.content)}`)).toEqual(['user:one', 'assistant:one', 'user:two']);
+    expect(textOf(second.output[0])).toBe('two');
+  });
+
+  it('resolves item references against the previous response output', async () => {
+    const first = await create({ model: 'echo', input: 'alpha' });
+    await create({ model: 'echo', previous_response_id: first.id, input: [{ type: 'item_reference', id: first.output[0]?.id }, { role: 'user', content: 'beta' }] });
+    expect(lastUpstreamMessages().slice(1).map((message) => `${message.role}:${String(message.content)}`)).toEqual(['user:alpha', 'assistant:alpha', 'assistant:alpha', 'user:beta']);
+    const unknown = await post({ model: 'echo', previous_response_id: first.id, input: [{ type: 'item_reference', id: 'msg_nope' }] });
+    expect(await unknown.json()).toMatchObject({ error: { code: 'invalid_request', param: 'input.0.id' } });
+  });
+
+  it('404s an unknown previous_response_id with previous_response_not_found', async () => {
+    const reply = await post({ model: 'echo', input: 'x', previous_response_id: 'resp_unknown' });
+    expect(reply.status).toBe(404);
+    expect(await reply.json()).toMatchObject({ error: { code: 'previous_response_not_found', param: 'previous_response_id' } });
+  });
+
+  it('honours store: false: nothing to fetch or continue', async () => {
+    const body = await create({ model: 'echo', input: 'forget me', store: false });
+    expect(body.store).toBe(false);
+    expect((await retrieve(body.id)).status).toBe(404);
+    const reply = await post({ model: 'echo', input: 'x', previous_response_id: body.id });
+    expect(await reply.json()).toMatchObject({ error: { code: 'previous_response_not_found' } });
+  });
+});
+
+describe('ends other than completed', () => {
+  it('ends incomplete when max_output_tokens runs out', async () => {
+    const words = Array.from({ length: 30 }, (_, index) => `word${index}`).join(' ');
+    const { response } = await stream({ model: 'echo', input: words, max_output_tokens: 16 });
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, max_output_tokens: 16 });
+    expect(response.output.at(-1)?.status).toBe('incomplete');
+    expect(textOf(response.output.at(-1)).split(' ')).toHaveLength(16);
+    expect(expectValidResponse(await (await retrieve(response.id)).json())).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+  });
+
+  it('sends error then response.failed when the upstream breaks mid-stream', async () => {
+    const { events, response } = await stream({ model: 'flaky', input: 'say something long enough to stream' });
+    expect(types(events).slice(-2)).toEqual(['error', 'response.failed']);
+    expect(types(events)).toContain('response.output_text.delta');
+    expect(response.error?.code).toBeTruthy();
+    expect(expectValidResponse(await (await retrieve(response.id)).json()).status).toBe('failed');
+
+    const plain = await post({ model: 'flaky', input: 'not streamed' });
+    expect(plain.status).toBeGreaterThanOrEqual(500);
+    expect(await plain.json()).toMatchObject({ error: { type: 'api_error' } });
+  });
+});
+
+describe('requests', () => {
+  it.each([
+    [{ background: true }, 'background'],
+    [{ include: ['reasoning.encrypted_content'] }, 'include'],
+    [{ tools: [{ type: 'web_search' }] }, 'tools.0.type'],
+    [{ conversation: 'conv_1' }, 'conversation'],
+    [{ top_p: 0.5 }, 'top_p'],
+    [{ tool_choice: { type: 'allowed_tools', tools: [] } }, 'tool_choice'],
+    [{ input: [{ type: 'compaction', encrypted_content: 'x' }] }, 'input.0.type'],
+  ])('refuses an unsupported field with a 400 naming it: %j', async (extra, param) => {
+    const reply = await post({ model: 'echo', input: 'x', ...extra });
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toMatchObject({ error: { type: 'invalid_request_error', param } });
+  });
+
+  it('serves the official openai client, streaming and retrieving', async () => {
+    const client = new OpenAI({ apiKey: agentKey, baseURL: `${gateway.baseUrl}/agents/v1`, maxRetries: 0 });
+    const seen: string[] = [];
+    for await (const event of await client.responses.create({ model: 'helper', input: 'shout it', stream: true })) seen.push(event.type);
+    expect(seen.at(-1)).toBe('response.completed');
+    const created = await client.responses.create({ model: 'echo', input: 'sdk' });
+    expect(created.output_text).toBe('sdk');
+    expect((await client.responses.retrieve(created.id)).id).toBe(created.id);
+    const modelKey = await gateway.key('model');
+    expect((await post({ model: 'echo', input: 'x' }, modelKey)).status).toBe(403);
+  });
+});
