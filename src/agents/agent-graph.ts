@@ -60,13 +60,25 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
   return { messages: await hooksOf(config).runTools(last, state.steps, emitter(config)) };
 }
 
-/** After a model call: run its tool calls, or stop (an answer, a client-side tool call, or the step bound). */
+/** After a model call: run its server-side tool calls, or stop (an answer, only client-side calls, or the step bound). */
 function afterModel(state: State, config: LangGraphRunnableConfig): 'tools' | typeof END {
   const hooks = hooksOf(config);
   const last = state.messages.at(-1);
   const calls = last instanceof AIMessage ? (last.tool_calls ?? []) : [];
   if (calls.length === 0 || state.steps >= hooks.maxSteps) return END;
-  return calls.every((call) => hooks.isServerTool(call.name)) ? 'tools' : END;
+  return calls.some((call) => hooks.isServerTool(call.name)) ? 'tools' : END;
+}
+
+/**
+ * After the server-side tools ran: back to the model, unless the same answer also
+ * called a client-side tool — then the run stops and the client supplies that result
+ * (the server results are already in the conversation, so nothing is left dangling).
+ */
+function afterTools(state: State, config: LangGraphRunnableConfig): 'model' | typeof END {
+  const hooks = hooksOf(config);
+  const answer = state.messages.findLast((message) => message instanceof AIMessage);
+  const calls = answer instanceof AIMessage ? (answer.tool_calls ?? []) : [];
+  return calls.some((call) => !hooks.isServerTool(call.name)) ? END : 'model';
 }
 
 /** load history → retrieve → model → tools → model … → answer. */
@@ -79,5 +91,5 @@ export const agentGraph = new StateGraph(RunState)
   .addEdge('load_history', 'retrieve')
   .addEdge('retrieve', 'model')
   .addConditionalEdges('model', afterModel, ['tools', END])
-  .addEdge('tools', 'model')
+  .addConditionalEdges('tools', afterTools, ['model', END])
   .compile();

@@ -110,8 +110,9 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
           ...(overrides.maxOutputTokens ?? agent.config.maxOutputTokens) !== undefined && { maxOutputTokens: overrides.maxOutputTokens ?? agent.config.maxOutputTokens },
           ...(overrides.reasoning ?? agent.config.reasoning) !== undefined && { reasoning: overrides.reasoning ?? agent.config.reasoning },
           ...(overrides.responseFormat && { responseFormat: overrides.responseFormat }),
-          // The last allowed step must answer: no further tool calls.
-          ...(final && serverTools.length + clientTools.length > 0 ? { toolChoice: 'none' as const } : overrides.toolChoice ? { toolChoice: overrides.toolChoice } : {}),
+          // The last allowed step must answer: no further tool calls. A caller's tool_choice
+          // applies to the first step only; forcing a tool on every step would loop to max_steps.
+          ...(final && serverTools.length + clientTools.length > 0 ? { toolChoice: 'none' as const } : step === 1 && overrides.toolChoice ? { toolChoice: overrides.toolChoice } : {}),
         },
         onEvent: (event) => {
           emit({ type: 'model-event', step, event });
@@ -130,7 +131,8 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
     },
     runTools: async (message, step, emit) => {
       const results: ToolMessage[] = [];
-      for (const call of message.tool_calls ?? []) {
+      // Only the agent's own tools run here; a client-side call in the same answer is left for the client.
+      for (const call of (message.tool_calls ?? []).filter((entry) => hooks.isServerTool(entry.name))) {
         const callId = call.id ?? '';
         const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
         emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
