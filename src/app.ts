@@ -15,9 +15,10 @@ import { loggerOptions } from './http/logger-options.ts';
 import type { Services } from './services.ts';
 
 /** Builds the HTTP app on already-opened services, without listening (tests use inject()). */
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(services: Services, options: { logStream?: NodeJS.WritableStream } = {}): Promise<FastifyInstance> {
+  const logger = loggerOptions(services.config.logLevel);
   const app = Fastify({
-    logger: loggerOptions(services.config.logLevel),
+    logger: options.logStream && typeof logger === 'object' ? { ...logger, stream: options.logStream } : logger,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     // Idle keep-alive sockets close at shutdown; in-flight requests drain first.
     forceCloseConnections: 'idle',
