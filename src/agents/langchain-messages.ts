@@ -1,5 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { AssistantPart, ModelMessage, UserPart } from '../core/model-types.ts';
+import { parseToolArguments } from '../core/tool-arguments.ts';
 
 /**
  * Canonical messages ⇄ LangChain messages. The graph's state is LangChain messages
@@ -35,21 +36,12 @@ export function toLangChainMessage(message: ModelMessage): BaseMessage {
       const kwargs: ReasoningKwargs = { ...(reasoning.length > 0 && { reasoning }), ...(calls.length > 0 && { rawArguments: Object.fromEntries(calls.map((call) => [call.id, call.arguments])) }) };
       return new AIMessage({
         content: text,
-        tool_calls: calls.map((call) => ({ id: call.id, name: call.name, args: parseArguments(call.arguments), type: 'tool_call' as const })),
+        tool_calls: calls.map((call) => ({ id: call.id, name: call.name, args: parseToolArguments(call.arguments), type: 'tool_call' as const })),
         additional_kwargs: kwargs,
       });
     }
   }
 }
-
-const parseArguments = (text: string): Record<string, unknown> => {
-  try {
-    const value: unknown = JSON.parse(text || '{}');
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-  } catch {
-    return {};
-  }
-};
 
 const contentText = (content: BaseMessage['content']): string =>
   typeof content === 'string'

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -14,7 +14,10 @@ import { FAKE_REASONING } from '../support/fake-openai-chat.ts';
  * schemas (loaded here, never copied), and every stream is checked for the spec's
  * ordering and lifecycle rules.
  */
-const SPEC_PATH = resolve(import.meta.dirname, '../../../shared/reference/open-responses.openapi.json');
+// The team's reference copy beside the checkout (shared/) is the source of truth; a
+// checkout on its own uses the copy of the same file in test/fixtures.
+const SHARED_SPEC = resolve(import.meta.dirname, '../../../shared/reference/open-responses.openapi.json');
+const SPEC_PATH = existsSync(SHARED_SPEC) ? SHARED_SPEC : resolve(import.meta.dirname, '../fixtures/open-responses/openapi.json');
 const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as { components: { schemas: Record<string, { properties?: { type?: { enum?: string[] } } }> } };
 // The OpenAPI keywords (discriminator, example, x-*) are not JSON Schema: non-strict mode skips them.
 const ajv = new Ajv2020({ strict: false, allErrors: true });

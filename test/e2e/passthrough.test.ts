@@ -1,4 +1,5 @@
 import OpenAI, { toFile } from 'openai';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/account-repository.ts';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
@@ -114,6 +115,28 @@ describe('OpenAI stateful APIs passed through with the official openai client', 
     await limited.files.list();
     const throttled = await limited.files.list().catch((error: unknown) => error);
     expect(throttled).toBeInstanceOf(OpenAI.RateLimitError);
+  });
+
+  it('refuses dot segments that would resolve to another upstream endpoint', async () => {
+    // Raw HTTP, so no client normalizes the path before the gateway sees it.
+    const rawPost = (path: string) =>
+      new Promise<{ status: number; body: string }>((done, fail) => {
+        const target = new URL(gateway.baseUrl);
+        const call = httpRequest({ host: target.hostname, port: target.port, path, method: 'POST', headers: { authorization: `Bearer ${modelKey}`, 'content-type': 'application/json' } }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => done({ status: response.statusCode ?? 0, body }));
+        });
+        call.on('error', fail);
+        call.end(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }));
+      });
+    const before = gateway.openai.requests.length;
+    for (const path of ['/v1/files/../chat/completions', '/v1/files/%2e%2e/chat/completions', '/v1/responses/..%2Fmodels', '/v1/threads/./x']) {
+      const response = await rawPost(path);
+      expect(response.status, path).toBe(400);
+      expect(response.body, path).toContain('Path segments');
+    }
+    expect(gateway.openai.requests.length).toBe(before);
   });
 
   it('answers 402 when the account has no credit, for free calls too', async () => {

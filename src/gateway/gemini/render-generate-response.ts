@@ -1,3 +1,4 @@
+import { parseToolArguments } from '../../core/tool-arguments.ts';
 import { randomBytes } from 'node:crypto';
 import { microsToUsd } from '../../core/money.ts';
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
@@ -92,7 +93,7 @@ export function renderParts(content: AssistantPart[], includeThoughts: boolean):
     } else if (part.type === 'text') {
       if (part.text !== '' || pendingSignature !== undefined) parts.push(signed({ text: part.text }));
     } else {
-      parts.push(signed({ functionCall: { name: part.name, args: parseToolInput(part.arguments), id: part.id } }));
+      parts.push(signed({ functionCall: { name: part.name, args: parseToolArguments(part.arguments), id: part.id } }));
     }
   });
   if (pendingSignature !== undefined) {
@@ -147,16 +148,6 @@ export function renderUsageMetadata(usage: Usage, costMicros: number | undefined
     ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
     ...(costMicros === undefined ? {} : { cost: microsToUsd(costMicros) }),
   };
-}
-
-/** Canonical arguments are JSON text; Gemini wants an object. Bad JSON → `{}` (as in the Gemini adapter). */
-export function parseToolInput(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 export function responseIdFor(upstreamId: string | undefined): string {

@@ -1,8 +1,8 @@
+import { parseToolArguments } from '../../core/tool-arguments.ts';
 import type { FinishReason, ModelStreamEvent, Usage } from '../../core/model-types.ts';
 import {
   type GenerateContentResponseOut,
   type GeminiPartOut,
-  parseToolInput,
   renderFinishReason,
   renderUsageMetadata,
   responseIdFor,
@@ -103,7 +103,7 @@ export class GenerateStreamEncoder {
     const ordered = [...this.tools.entries()].sort(([a], [b]) => a - b);
     this.tools.clear();
     const parts = ordered.map(([, tool]) =>
-      this.signed({ functionCall: { name: tool.name, args: parseToolInput(tool.arguments), id: tool.id } }),
+      this.signed({ functionCall: { name: tool.name, args: parseToolArguments(tool.arguments), id: tool.id } }),
     );
     return [this.chunk(parts)];
   }

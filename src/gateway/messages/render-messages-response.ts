@@ -1,3 +1,4 @@
+import { parseToolArguments } from '../../core/tool-arguments.ts';
 import { randomBytes } from 'node:crypto';
 import { microsToUsd } from '../../core/money.ts';
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
@@ -80,16 +81,7 @@ function renderBlock(part: AssistantPart): AnthropicContentBlock[] {
       if (part.redactedData !== undefined) return [{ type: 'redacted_thinking', data: part.redactedData }];
       return [{ type: 'thinking', thinking: part.text, signature: part.signature ?? '' }];
     case 'tool-call':
-      return [{ type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) }];
-  }
-}
-
-export function parseToolInput(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
+      return [{ type: 'tool_use', id: part.id, name: part.name, input: parseToolArguments(part.arguments) }];
   }
 }
 

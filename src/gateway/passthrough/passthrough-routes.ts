@@ -113,9 +113,27 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   return reply;
 }
 
-/** The path after `/v1` for upstream, with the query minus `key` (a caller's key never goes upstream). */
+/**
+ * The path after `/v1` for upstream, with the query minus `key` (a caller's key never
+ * goes upstream). Dot segments are refused, raw or percent-encoded: URL resolution
+ * would turn `/files/../chat/completions` into another upstream endpoint, reached
+ * with the provider's key and outside this family's gates and billing.
+ */
+const isDotSegment = (segment: string): boolean => {
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return true;
+  }
+  return decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\\');
+};
+
 function upstreamTarget(url: string): { path: string; pathAndQuery: string } {
   const [rawPath = '', rawQuery] = url.split(/\?(.*)/s, 2);
+  if (rawPath.split('/').some(isDotSegment)) {
+    throw new JunctionError('invalid_request', 'Path segments "." and ".." are not allowed.', { param: 'path' });
+  }
   const path = rawPath.replace(/^\/v1(?=\/)/, '');
   if (rawQuery === undefined || rawQuery === '') return { path, pathAndQuery: path };
   const query = new URLSearchParams(rawQuery);

@@ -1,3 +1,4 @@
+import { parseToolArguments } from '../../core/tool-arguments.ts';
 import type {
   AssistantPart,
   CacheControl,
@@ -134,18 +135,7 @@ function convertAssistantPart(part: AssistantPart): AnthropicRequestBlock[] {
       // Thinking without a signature came from another provider: Anthropic would reject it.
       return part.signature === undefined ? [] : [{ type: 'thinking', thinking: part.text, signature: part.signature }];
     case 'tool-call':
-      return [{ type: 'tool_use', id: part.id, name: part.name, input: parseArguments(part.arguments) }];
-  }
-}
-
-/** Tool arguments are JSON text canonically but an object on the wire; bad JSON becomes `{}`. */
-function parseArguments(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
-  } catch {
-    return {};
+      return [{ type: 'tool_use', id: part.id, name: part.name, input: parseToolArguments(part.arguments) }];
   }
 }
 

@@ -1,3 +1,4 @@
+import { parseToolArguments } from '../../core/tool-arguments.ts';
 import { JunctionError } from '../../core/errors.ts';
 import type {
   AssistantMessage,
@@ -151,7 +152,7 @@ function convertAssistant(message: AssistantMessage): GeminiPart[] {
     } else if (part.type === 'text') {
       if (part.text !== '' || pendingSignature !== undefined) parts.push(withSignature({ text: part.text }));
     } else {
-      parts.push(withSignature({ functionCall: { name: part.name, args: parseArguments(part.arguments) } }));
+      parts.push(withSignature({ functionCall: { name: part.name, args: parseToolArguments(part.arguments) } }));
     }
   }
   const last = parts.at(-1);
@@ -183,10 +184,6 @@ function guessImageMimeType(url: string): string {
   return (extension === undefined ? undefined : IMAGE_TYPES[extension]) ?? 'image/jpeg';
 }
 
-function parseArguments(text: string): Record<string, unknown> {
-  const value = parseJson(text);
-  return isRecord(value) ? value : {};
-}
 
 function parseJson(text: string): unknown {
   try {
