@@ -1,4 +1,7 @@
-import type { Queryable } from '../store/database.ts';
+import type { Database, Queryable } from '../store/database.ts';
+
+/** NOTIFY channel for account changes (plan): processes drop their cached copy. */
+export const ACCOUNT_CHANGES_CHANNEL = 'junction_account_changes';
 
 export type Account = { id: string; name: string; plan: string; isDefault: boolean; createdAt: Date };
 
@@ -42,10 +45,11 @@ export async function listAccounts(db: Queryable): Promise<Account[]> {
   return result.rows.map(toAccount);
 }
 
-export async function setAccountPlan(db: Queryable, id: string, plan: string): Promise<Account | undefined> {
-  const result = await db.query<AccountRow>(`UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
-    id,
-    plan,
-  ]);
-  return result.rows[0] ? toAccount(result.rows[0]) : undefined;
+/** Changes the plan and announces it (same transaction), so every process drops its cached plan. */
+export async function setAccountPlan(db: Database, id: string, plan: string): Promise<Account | undefined> {
+  return db.transaction(async (tx) => {
+    const result = await tx.query<AccountRow>(`UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, plan]);
+    if (result.rows[0]) await tx.query('SELECT pg_notify($1, $2)', [ACCOUNT_CHANGES_CHANNEL, id]);
+    return result.rows[0] ? toAccount(result.rows[0]) : undefined;
+  });
 }

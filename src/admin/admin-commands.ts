@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createAccount, findAccount, listAccounts } from '../accounts/account-repository.ts';
+import { createAccount, findAccount, listAccounts, setAccountPlan } from '../accounts/account-repository.ts';
 import { microsToUsd } from '../core/money.ts';
 import { grantCredits, getCreditSummary } from '../credits/credit-repository.ts';
 import { toKeyObject } from '../gateway/keys/key-view.ts';
@@ -41,6 +41,7 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('credits.show'), account }),
   z.object({ command: z.literal('accounts.create'), name: z.string().min(1), plan: z.string().default('default') }),
   z.object({ command: z.literal('accounts.list') }),
+  z.object({ command: z.literal('accounts.set-plan'), account: z.string(), plan: z.string().min(1) }),
   z.object({ command: z.literal('knowledge.index'), account, allAccounts: z.boolean().default(false) }),
 ]);
 export type AdminCommand = z.input<typeof AdminCommandSchema>;
@@ -132,6 +133,14 @@ export async function runAdminCommand(services: Services, input: AdminCommand, o
         reports.push({ account: accountId, ...report });
       }
       return { data: reports, embedding_model: services.config.embeddingModel ?? null };
+    }
+    case 'accounts.set-plan': {
+      const accountId = await resolveAccountId(services, command.account);
+      if (!services.catalog.plans.has(command.plan) && command.plan !== 'default') {
+        throw new AdminError(`no plan '${command.plan}' in the config file; known: ${[...services.catalog.plans.keys()].join(', ') || 'default'}`);
+      }
+      const updated = await setAccountPlan(services.db, accountId, command.plan);
+      return { data: updated ? { id: updated.id, name: updated.name, plan: updated.plan } : null };
     }
     case 'accounts.list': {
       const accounts = await listAccounts(services.db);

@@ -148,6 +148,14 @@ export function buildCli(): Command {
       printResult(result, options.json === true);
     });
 
+  accounts
+    .command('set-plan <id>')
+    .description("change an account's plan (a plan name from the config file)")
+    .requiredOption('--plan <plan>')
+    .option('--json')
+    .action(async (id: string, options: { plan: string; json?: boolean }) =>
+      execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true),
+    );
   accounts.command('list').option('--json').action(async (options: { json?: boolean }) => execute({ command: 'accounts.list' }, options.json === true));
 
   return program;

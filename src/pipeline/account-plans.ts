@@ -1,6 +1,5 @@
-import type { Database } from '../store/database.ts';
-
-export const ACCOUNT_CHANGES_CHANNEL = 'junction_account_changes';
+import { ACCOUNT_CHANGES_CHANNEL } from '../accounts/account-repository.ts';
+import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
 
 /**
  * Account id → plan name, cached in memory (the plan is read on every model call).
@@ -17,7 +16,7 @@ export class AccountPlans {
 
   async start(): Promise<void> {
     this.#unsubscribe = await this.#db.listen(ACCOUNT_CHANGES_CHANNEL, (accountId) => {
-      if (accountId === '*') this.#plans.clear();
+      if (accountId === LOST_NOTIFICATIONS) this.#plans.clear();
       else this.#plans.delete(accountId);
     });
   }
