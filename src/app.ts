@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes } from './gateway/account-routes.ts';
 import { chatCompletionsRoute } from './gateway/chat-completions/chat-completions-route.ts';
 import { geminiRoutes } from './gateway/gemini/gemini-routes.ts';
@@ -16,9 +16,9 @@ import type { Services } from './services.ts';
 
 /** Builds the HTTP app on already-opened services, without listening (tests use inject()). */
 export async function buildApp(services: Services, options: { logStream?: NodeJS.WritableStream } = {}): Promise<FastifyInstance> {
-  const logger = loggerOptions(services.config.logLevel);
+  const logging = options.logStream ? { logger: { ...(loggerOptions(services.config.logLevel) as object), stream: options.logStream } } : { loggerInstance: services.logger as FastifyBaseLogger };
   const app = Fastify({
-    logger: options.logStream && typeof logger === 'object' ? { ...logger, stream: options.logStream } : logger,
+    ...logging,
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     // Idle keep-alive sockets close at shutdown; in-flight requests drain first.
     forceCloseConnections: 'idle',

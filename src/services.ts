@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import { loggerOptions } from './http/logger-options.ts';
 import { type Account, ensureDefaultAccount } from './accounts/account-repository.ts';
 import { BudgetLeases } from './billing/budget-leases.ts';
 import { reclaimStaleLeases } from './billing/lease-sql.ts';
@@ -56,6 +58,8 @@ export type Services = {
   firstStart: boolean;
   now: () => Date;
   warnings: string[];
+  /** The process's logger (pino, secrets redacted); the HTTP app logs through it too. */
+  logger: Logger;
   close(): Promise<void>;
 };
 
@@ -70,7 +74,7 @@ export type ServiceOptions = {
   redis?: Redis;
   /** Load and watch agents/ and tools/ (default true). */
   loadAgents?: boolean;
-  /** Log sink for refused agent/tool files (default console.error). */
+  /** Log sink for refused agent/tool files (default: the logger, level error). */
   onConfigError?: (error: Error) => void;
 };
 
@@ -78,6 +82,7 @@ const RECLAIM_INTERVAL_MS = 15_000;
 
 export async function createServices(config: EnvConfig, options: ServiceOptions = {}): Promise<Services> {
   const env = options.env ?? process.env;
+  const logger = pino(loggerOptions(config.logLevel) as object);
   const db = options.database ?? (await openDatabase(config));
   const now = options.now ?? (() => new Date());
   const stops: Array<() => Promise<void> | void> = [];
@@ -109,7 +114,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const plans = new AccountPlans(db);
     await plans.start();
     stops.push(() => plans.stop());
-    const settlements = new SettlementQueue(db, registration?.id, (error) => console.error('settlement flush failed; will retry', error));
+    const settlements = new SettlementQueue(db, registration?.id, (error) => logger.error({ err: error }, 'settlement flush failed; will retry'));
     const budgets = new BudgetLeases(db, registration?.id ?? '00000000-0000-0000-0000-000000000000', settlements, now);
     const rateLimiter = new KeyRateLimiter(options.redis);
     const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, ...(options.retry && { retry: options.retry }) };
@@ -117,8 +122,8 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const unary = new UnaryPipeline(pipelineDeps);
 
     const embeddingModel = config.embeddingModel && resolveModel(catalog, config.embeddingModel) ? config.embeddingModel : undefined;
-    if (config.embeddingModel && !embeddingModel) console.error(`JUNCTION_EMBEDDING_MODEL ${config.embeddingModel} is not in the catalog; knowledge search uses full text only`);
-    const onConfigError = options.onConfigError ?? ((error: Error) => console.error(error.message));
+    if (config.embeddingModel && !embeddingModel) logger.warn(`JUNCTION_EMBEDDING_MODEL ${config.embeddingModel} is not in the catalog; knowledge search uses full text only`);
+    const onConfigError = options.onConfigError ?? ((error: Error) => logger.error(error.message));
     const knowledge = new KnowledgeSync({
       db,
       knowledgeDir: config.knowledgeDir,
@@ -182,6 +187,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       defaultAccount: account,
       firstStart: created,
       now,
+      logger,
       warnings: [...catalog.warnings, ...extraProviders.skipped.map((skip) => `provider ${skip.id} skipped: ${skip.reason}`)],
       async close() {
         for (const stop of stops.reverse()) await stop();

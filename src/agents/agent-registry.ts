@@ -198,9 +198,9 @@ async function loadAgent(file: string, id: string, context: LoadContext): Promis
 
 function checkReferences(config: AgentConfig, context: LoadContext): AgentIssue[] {
   const issues: AgentIssue[] = [];
-  if (!context.isKnownModel(config.model)) issues.push({ path: 'model', message: `unknown model "${config.model}"` });
+  if (!context.isKnownModel(config.model)) issues.push({ path: 'model', message: `unknown model "${config.model}" (not in the catalog: is its provider configured?)` });
   config.fallbackModels.forEach((model, index) => {
-    if (!context.isKnownModel(model)) issues.push({ path: `fallback_models[${index}]`, message: `unknown model "${model}"` });
+    if (!context.isKnownModel(model)) issues.push({ path: `fallback_models[${index}]`, message: `unknown model "${model}" (not in the catalog: is its provider configured?)` });
   });
   config.tools.forEach((tool, index) => {
     if (!context.tools.has(tool)) issues.push({ path: `tools[${index}]`, message: `unknown tool "${tool}"` });

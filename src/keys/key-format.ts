@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 
 export type KeyKind = 'model' | 'provisioning' | 'agent';
 
@@ -14,22 +14,19 @@ const SECRET_LENGTH = 43;
 const BODY_PATTERN = new RegExp(`^[0-9A-Za-z]{${LOOKUP_LENGTH + SECRET_LENGTH}}$`);
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-function toBase62(bytes: Buffer, length: number): string {
-  let value = BigInt(`0x${bytes.toString('hex')}`);
+/** `length` uniformly random base62 characters (log2(62) ≈ 5.954 bits each). */
+function randomBase62(length: number): string {
   let text = '';
-  while (value > 0n) {
-    text = BASE62[Number(value % 62n)] + text;
-    value /= 62n;
-  }
-  return text.padStart(length, '0');
+  for (let index = 0; index < length; index += 1) text += BASE62[randomInt(62)];
+  return text;
 }
 
 export type GeneratedKey = { plain: string; lookupId: string; secret: string; label: string };
 
 export function generateKey(kind: KeyKind): GeneratedKey {
-  // 8 bytes → at most 12 base62 characters (62^12 > 2^64); 32 bytes → at most 43 (62^43 > 2^256).
-  const lookupId = toBase62(randomBytes(8), LOOKUP_LENGTH);
-  const secret = toBase62(randomBytes(32), SECRET_LENGTH);
+  // 12 characters ≈ 71 bits of lookup id; 43 characters ≈ 256.03 bits of secret.
+  const lookupId = randomBase62(LOOKUP_LENGTH);
+  const secret = randomBase62(SECRET_LENGTH);
   const plain = `${PREFIX[kind]}${lookupId}${secret}`;
   return { plain, lookupId, secret, label: displayLabel(kind, lookupId, secret) };
 }
