@@ -3,7 +3,7 @@ import { pino, type Logger } from 'pino';
 import { loggerOptions } from './http/logger-options.ts';
 import { type Account, ensureDefaultAccount } from './accounts/account-repository.ts';
 import { BudgetLeases } from './billing/budget-leases.ts';
-import { reclaimStaleLeases } from './billing/lease-sql.ts';
+import { reclaimStaleLeases, releaseHolderLeases } from './billing/lease-sql.ts';
 import { SettlementQueue } from './billing/settlement-queue.ts';
 import { buildCatalog } from './catalog/build-catalog.ts';
 import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
@@ -100,7 +100,13 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       timer.unref();
       stops.push(() => clearInterval(timer));
     }
-    const keyChanges = new KeyChangeSync(db, registration, (lookupId) => authenticator.forget(lookupId));
+    const settlements = new SettlementQueue(db, registration?.id, (error) => logger.error({ err: error }, 'settlement flush failed; will retry'));
+    const budgets = new BudgetLeases(db, registration?.id ?? '00000000-0000-0000-0000-000000000000', settlements, now);
+    // A changed key drops its cached copy and the budget leased under its old limits.
+    const keyChanges = new KeyChangeSync(db, registration, (lookupId) => {
+      authenticator.forget(lookupId);
+      budgets.keyChanged(lookupId);
+    });
     await keyChanges.start();
     stops.push(() => keyChanges.stop());
 
@@ -114,8 +120,6 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const plans = new AccountPlans(db);
     await plans.start();
     stops.push(() => plans.stop());
-    const settlements = new SettlementQueue(db, registration?.id, (error) => logger.error({ err: error }, 'settlement flush failed; will retry'));
-    const budgets = new BudgetLeases(db, registration?.id ?? '00000000-0000-0000-0000-000000000000', settlements, now);
     const rateLimiter = new KeyRateLimiter(options.redis);
     const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, ...(options.retry && { retry: options.retry }) };
     const chat = new ChatPipeline(pipelineDeps);
@@ -193,6 +197,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         for (const stop of stops.reverse()) await stop();
         // Unused budget goes back and pending settlements are written before the store closes.
         await budgets.close();
+        if (registration) await releaseHolderLeases(db, registration.id).catch((error: unknown) => logger.error({ err: error }, 'returning leases at shutdown failed; they are reclaimed once this process is seen as stale'));
         await registration?.stop();
         await db.close();
       },

@@ -93,7 +93,7 @@ export async function runAdminCommand(services: Services, input: AdminCommand, o
       const accountId = await resolveAccountId(services, command.account);
       const updated = await updateKey(services.db, accountId, command.id, { disabled: command.disabled }, 'operator');
       if (!updated) throw new AdminError(`no key with id ${command.id} in account ${accountId}`);
-      services.authenticator.forget(updated.record.lookupId);
+      services.keyChanges.changedHere(updated.record.lookupId);
       await services.keyChanges.propagated(updated.changeId);
       return { data: toKeyObject(updated.record, now) };
     }

@@ -45,16 +45,18 @@ export class PipelineChatModel extends BaseChatModel {
       request: { ...options.settings, messages: messages.map(toCanonicalMessage), ...(options.tools.length > 0 && { tools: options.tools }) },
     });
     const ids = new Map<number, string>();
-    let signature: string | undefined;
+    // Reasoning blocks in order, each with its own signature; redacted blocks kept whole.
+    // A provider (Anthropic) needs them back unchanged on the next step of a tool loop.
+    const reasoning: ReasoningBlock[] = [];
     for await (const event of call.events) {
       options.onEvent?.(event);
+      collectReasoning(reasoning, event);
       const chunk = toChunk(event, ids);
-      if (event.type === 'reasoning-signature') signature = event.signature;
       if (!chunk) continue;
       if (event.type === 'text-delta') await runManager?.handleLLMNewToken(event.delta);
       yield new ChatGenerationChunk({ message: chunk, text: event.type === 'text-delta' ? event.delta : '' });
     }
-    if (signature) yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: '', additional_kwargs: { reasoningSignature: signature } }), text: '' });
+    if (reasoning.length > 0) yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: '', additional_kwargs: { reasoningBlocks: reasoning } }), text: '' });
     const outcome = call.outcome();
     if (outcome) {
       options.onOutcome?.(outcome);
@@ -79,6 +81,22 @@ export class PipelineChatModel extends BaseChatModel {
   }
 }
 
+type ReasoningBlock = { text: string; signature?: string; redactedData?: string };
+
+function collectReasoning(blocks: ReasoningBlock[], event: ModelStreamEvent): void {
+  const last = blocks.at(-1);
+  const open = last && last.signature === undefined && last.redactedData === undefined ? last : undefined;
+  if (event.type === 'reasoning-delta') {
+    if (open) open.text += event.delta;
+    else blocks.push({ text: event.delta });
+  } else if (event.type === 'reasoning-signature') {
+    if (open) open.signature = event.signature;
+    else blocks.push({ text: '', signature: event.signature });
+  } else if (event.type === 'reasoning-redacted') {
+    blocks.push({ text: '', redactedData: event.data });
+  }
+}
+
 function toChunk(event: ModelStreamEvent, ids: Map<number, string>): AIMessageChunk | undefined {
   switch (event.type) {
     case 'text-delta':
@@ -96,17 +114,18 @@ function toChunk(event: ModelStreamEvent, ids: Map<number, string>): AIMessageCh
 }
 
 /**
- * Merged chunks → the AIMessage the graph keeps: reasoning text and signature become
- * the `reasoning` kwarg, and the exact argument text of each tool call is kept.
+ * Merged chunks → the AIMessage the graph keeps: the reasoning blocks become the
+ * `reasoning` kwarg, and the exact argument text of each tool call is kept.
  */
 export function toAIMessage(merged: AIMessageChunk): AIMessage {
-  const kwargs = merged.additional_kwargs as { reasoningText?: string; reasoningSignature?: string };
+  const kwargs = merged.additional_kwargs as { reasoningText?: string; reasoningBlocks?: ReasoningBlock[] };
+  const reasoning = kwargs.reasoningBlocks ?? (kwargs.reasoningText ? [{ text: kwargs.reasoningText }] : []);
   const rawArguments = Object.fromEntries((merged.tool_call_chunks ?? []).flatMap((chunk) => (chunk.id ? [[chunk.id, chunk.args ?? '']] : [])));
   return new AIMessage({
     content: merged.content,
     tool_calls: merged.tool_calls ?? [],
     additional_kwargs: {
-      ...(kwargs.reasoningText && { reasoning: [{ text: kwargs.reasoningText, ...(kwargs.reasoningSignature && { signature: kwargs.reasoningSignature }) }] }),
+      ...(reasoning.length > 0 && { reasoning }),
       ...(Object.keys(rawArguments).length > 0 && { rawArguments }),
     },
     ...(merged.usage_metadata && { usage_metadata: merged.usage_metadata }),

@@ -2,7 +2,7 @@ import { JunctionError } from '../core/errors.ts';
 import { microsToUsd } from '../core/money.ts';
 import { nextUtcDay, nextUtcMonth, utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
 import type { ApiKeyRecord } from '../keys/key-record.ts';
-import type { Database } from '../store/database.ts';
+import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
 import { leaseFromAccount, leaseFromKey } from './lease-sql.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import type { UsageRecord } from './usage-record.ts';
@@ -15,6 +15,10 @@ class Lease {
   reserved = 0;
   lastUsed = Date.now();
   topUp: Promise<JunctionError | undefined> | undefined;
+  /** A key lease's key (its lookup id, as key changes are announced). */
+  lookupId: string | undefined;
+  /** Bumped when the key's settings change: budget leased before that may exceed new limits. */
+  generation = 0;
 
   get available(): number {
     return this.granted - this.reserved;
@@ -27,6 +31,8 @@ export type Reservation = {
   readonly amountMicros: number;
   /** Whether the key's budget is leased (keys without limits are not). */
   readonly keyLeased: boolean;
+  /** The key lease's generation when this was reserved. */
+  readonly keyGeneration: number;
   settled: boolean;
 };
 
@@ -66,7 +72,13 @@ export class BudgetLeases {
    */
   async reserve(key: ApiKeyRecord, amountMicros: number): Promise<Reservation> {
     const keyLeased = hasLimits(key);
-    if (keyLeased) await this.#take(this.#lease(this.#keyLeases, key.id), amountMicros, (need, want) => this.#topUpKey(key, need, want));
+    const keyLease = keyLeased ? this.#lease(this.#keyLeases, key.id) : undefined;
+    let keyGeneration = 0;
+    if (keyLease) {
+      keyLease.lookupId = key.lookupId;
+      await this.#take(keyLease, amountMicros, (need, want) => this.#topUpKey(key, need, want));
+      keyGeneration = keyLease.generation;
+    }
     try {
       await this.#take(this.#lease(this.#accountLeases, key.accountId), amountMicros, (need, want) =>
         this.#topUpAccount(key.accountId, need, want),
@@ -75,7 +87,7 @@ export class BudgetLeases {
       if (keyLeased) this.#lease(this.#keyLeases, key.id).reserved -= amountMicros;
       throw error;
     }
-    return { keyId: key.id, accountId: key.accountId, amountMicros, keyLeased, settled: false };
+    return { keyId: key.id, accountId: key.accountId, amountMicros, keyLeased, keyGeneration, settled: false };
   }
 
   /**
@@ -120,9 +132,34 @@ export class BudgetLeases {
         lease.reserved -= reservation.amountMicros;
         lease.granted -= fromLease;
         keyLease = fromLease;
+        // Reserved under settings since changed: what the call did not use goes back
+        // rather than serving later calls past a lowered limit.
+        if (lease.generation !== reservation.keyGeneration) keyLease += this.#giveBackSpare(lease);
       }
     }
     this.#settlements.add({ usage, keyId: key.id || null, accountId: key.accountId, spendMicros: costMicros, keyLeaseMicros: keyLease, accountLeaseMicros: accountLease });
+  }
+
+  /**
+   * A key's settings changed (KeyChangeSync; `*` = any key may have): the budget its
+   * leases hold beyond calls in flight goes back, so the next reservation is granted
+   * by the database against the new limits. Calls in flight give back their rest when
+   * they settle; a top-up under way when the change lands is handed back on arrival.
+   */
+  keyChanged(lookupId: string): void {
+    for (const [keyId, lease] of this.#keyLeases) {
+      if (lookupId !== LOST_NOTIFICATIONS && lease.lookupId !== lookupId) continue;
+      lease.generation += 1;
+      const spare = this.#giveBackSpare(lease);
+      if (spare > 0) this.#settlements.add({ keyId, accountId: null, spendMicros: 0, keyLeaseMicros: spare, accountLeaseMicros: 0 });
+    }
+  }
+
+  /** Takes a lease's unreserved budget off it; the caller writes it back to the database. */
+  #giveBackSpare(lease: Lease): number {
+    const spare = Math.max(0, lease.available);
+    lease.granted -= spare;
+    return spare;
   }
 
   /** Gives back leases nobody used for `idleMs` (and all of them with idleMs = 0, at shutdown). */
@@ -188,9 +225,16 @@ export class BudgetLeases {
 
   async #topUpKey(key: ApiKeyRecord, need: number, want: number): Promise<JunctionError | undefined> {
     const now = this.#now();
+    const lease = this.#lease(this.#keyLeases, key.id);
+    const generation = lease.generation;
     const grant = await leaseFromKey(this.#db, { keyId: key.id, holderId: this.#holderId, needMicros: need, wantMicros: want, ...windows(now) });
     if (grant.grantedMicros > 0) {
-      this.#lease(this.#keyLeases, key.id).granted += grant.grantedMicros;
+      if (lease.generation !== generation) {
+        // Granted under the settings before a change: hand it back; the caller tops up again.
+        this.#settlements.add({ keyId: key.id, accountId: null, spendMicros: 0, keyLeaseMicros: grant.grantedMicros, accountLeaseMicros: 0 });
+        return undefined;
+      }
+      lease.granted += grant.grantedMicros;
       return undefined;
     }
     return this.#keyRefusal(key, now);

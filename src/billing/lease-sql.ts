@@ -82,9 +82,23 @@ export async function leaseFromAccount(
  * settlement is group-committed every few milliseconds).
  */
 export async function reclaimStaleLeases(db: Queryable, staleAfterSeconds: number): Promise<number> {
+  return reclaim(db, 'heartbeat_at < now() - make_interval(secs => $1)', [staleAfterSeconds]);
+}
+
+/**
+ * A stopping process's own deregistration: whatever it still holds (a lease with a call
+ * in flight at shutdown, or one whose final flush failed) goes back with its row, in the
+ * same statement. Deleting the row alone would cascade away the lease rows and leave
+ * their amounts counted in `leased_micros` for ever.
+ */
+export async function releaseHolderLeases(db: Queryable, holderId: string): Promise<number> {
+  return reclaim(db, 'id = $1', [holderId]);
+}
+
+async function reclaim(db: Queryable, holders: string, params: unknown[]): Promise<number> {
   const result = await db.query<{ reclaimed: number }>(
     `WITH stale AS (
-       DELETE FROM lease_holders WHERE heartbeat_at < now() - make_interval(secs => $1) RETURNING id
+       DELETE FROM lease_holders WHERE ${holders} RETURNING id
      ), leases AS (
        SELECT l.key_id, l.account_id, l.amount_micros FROM budget_leases l JOIN stale s ON s.id = l.holder_id
      ), keys AS (
@@ -97,7 +111,7 @@ export async function reclaimStaleLeases(db: Queryable, staleAfterSeconds: numbe
        WHERE a.id = x.account_id RETURNING a.id
      )
      SELECT (SELECT count(*) FROM stale)::int AS reclaimed`,
-    [staleAfterSeconds],
+    params,
   );
   return result.rows[0]?.reclaimed ?? 0;
 }

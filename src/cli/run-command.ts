@@ -15,7 +15,9 @@ export async function runCommand(command: AdminCommand, onProgress?: ProgressSin
     const socket = adminSocketPath(embeddedDir);
     if (existsSync(socket) && (await isServing(socket))) return sendAdminCommand(socket, command, onProgress);
   }
-  const services = await createServices(config, { registerProcess: false, loadAgents: false });
+  // A command that spends (knowledge indexing embeds through the pipeline) takes budget
+  // leases, and a lease hangs off a registered process row (budget_leases.holder_id).
+  const services = await createServices(config, { registerProcess: command.command === 'knowledge.index', loadAgents: false });
   try {
     return await runAdminCommand(services, command, onProgress);
   } finally {

@@ -28,6 +28,8 @@ export class KeyAuthenticator {
   readonly #hasher: KeyHasher;
   readonly #cache = new Map<string, ApiKeyRecord>();
   readonly #now: () => Date;
+  /** Bumped by every forget(): a read that began before a change must not be cached after it. */
+  #generation = 0;
 
   constructor(db: Database, hasher: KeyHasher, now: () => Date = () => new Date()) {
     this.#db = db;
@@ -37,6 +39,7 @@ export class KeyAuthenticator {
 
   /** Drops a cached key (called by KeyChangeSync on every announced change); `*` drops all. */
   forget(lookupId: string): void {
+    this.#generation += 1;
     if (lookupId === LOST_NOTIFICATIONS) this.#cache.clear();
     else this.#cache.delete(lookupId);
   }
@@ -61,8 +64,10 @@ export class KeyAuthenticator {
   async #lookup(lookupId: string): Promise<ApiKeyRecord | undefined> {
     const cached = this.#cache.get(lookupId);
     if (cached) return cached;
+    const generation = this.#generation;
     const record = await findKeyByLookupId(this.#db, lookupId);
-    if (record) this.#cache.set(lookupId, record);
+    // A change announced while this read was in flight may postdate what it returned.
+    if (record && generation === this.#generation) this.#cache.set(lookupId, record);
     return record;
   }
 }

@@ -61,6 +61,11 @@ export class KeyChangeSync {
     );
   }
 
+  /** Applies a change this process made at once (its own notification arrives later). */
+  changedHere(lookupId: string): void {
+    this.#onChange(lookupId);
+  }
+
   async stop(): Promise<void> {
     for (const unsubscribe of this.#unsubscribes.splice(0)) await unsubscribe();
   }

@@ -34,7 +34,8 @@ export class KnowledgeSync {
       folders: [{ path: this.#options.knowledgeDir, recursive: true }],
       debounceMs: this.#options.debounceMs ?? 300,
       onChange: async () => {
-        await this.#running;
+        // An earlier sync's failure was reported when it happened; it must not stop this one.
+        await this.#running?.catch(() => undefined);
         this.#running = this.syncAll();
         await this.#running;
       },
@@ -51,7 +52,11 @@ export class KnowledgeSync {
     const accounts = await this.#options.db.query<{ account_id: string }>(
       `SELECT DISTINCT account_id FROM api_keys WHERE kind = 'agent' AND deleted_at IS NULL`,
     );
-    for (const row of accounts.rows) await this.sync(row.account_id);
+    // One account's failure (its embeddings refused for lack of credit, say) must not
+    // leave the accounts after it unindexed.
+    for (const row of accounts.rows) {
+      await this.sync(row.account_id).catch((error: unknown) => this.#options.onError(asError(error)));
+    }
   }
 
   sync(accountId: string, onProgress?: (progress: IndexProgress) => void): Promise<IndexReport> {

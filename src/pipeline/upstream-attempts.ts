@@ -70,8 +70,13 @@ export function toClientError(error: unknown, model: CatalogModel | undefined): 
     if (error.status === 0) {
       return new JunctionError('upstream_timeout', `${provider} did not answer in time or the connection failed: ${error.upstreamMessage}`, { status: 504 });
     }
-    // 4xx from upstream is the caller's request being refused (bad parameter, content
-    // policy): keep the status. 5xx and 429 after retries are our 502.
+    // 401/403 from upstream are about the GATEWAY's provider key, not the caller's:
+    // passing them on would tell the caller its own key is wrong. They are our 502.
+    if (error.status === 401 || error.status === 403) {
+      return new JunctionError('upstream_error', `${provider} refused the gateway's credentials for this model; an operator must fix the provider key.`, { status: 502 });
+    }
+    // Other 4xx from upstream are the caller's request being refused (bad parameter,
+    // content policy): keep the status. 5xx and 429 after retries are our 502.
     const status = error.status >= 400 && error.status < 500 && error.status !== 429 ? error.status : 502;
     return new JunctionError(status === 502 ? 'upstream_error' : 'invalid_request', `${provider} returned ${error.status}: ${error.upstreamMessage}`, { status });
   }

@@ -35,8 +35,19 @@ export class ProcessRegistration {
     return result.rows.map((row) => row.id);
   }
 
+  /**
+   * Stops heart-beating and removes the row, unless budget is still leased to it (the
+   * shutdown could not return it): then the row stays, goes stale and the leases are
+   * reclaimed, instead of the cascade dropping lease rows whose amounts stay counted.
+   */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#db.query('DELETE FROM lease_holders WHERE id = $1', [this.id]).catch(() => undefined);
+    await this.#db
+      .query(
+        `DELETE FROM lease_holders WHERE id = $1
+         AND NOT EXISTS (SELECT 1 FROM budget_leases WHERE holder_id = $1 AND amount_micros > 0)`,
+        [this.id],
+      )
+      .catch(() => undefined);
   }
 }

@@ -103,6 +103,14 @@ describe('chat with an agent', () => {
     expect(Math.round(completion.usage.cost * 1e6)).toBe(total);
   });
 
+  it("refuses a client tool named like one of the agent's own tools", async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'echo_upper', parameters: { type: 'object', properties: {} } } }];
+    await expect(client.chat.completions.create({ model: 'helper', messages: [{ role: 'user', content: 'shout it' }], tools })).rejects.toMatchObject({
+      status: 400,
+      param: 'tools.0.function.name',
+    });
+  });
+
   it('puts the top knowledge chunks with their source in the model context', async () => {
     await client.chat.completions.create({ model: 'librarian', messages: [{ role: 'user', content: 'How many days do I have to return an item?' }] });
     const system = lastUpstreamMessages()[0];

@@ -102,6 +102,12 @@ describe('failures', () => {
     await expect(client.chat.completions.create({ model: 'openai/test-fail-400', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
   });
 
+  it("reports an upstream refusing the gateway's provider key as a 502, not as the caller's 401", async () => {
+    const error = await client.chat.completions.create({ model: 'openai/test-fail-401', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 502, code: 'upstream_error' });
+    expect(String((error as Error).message)).not.toContain(UPSTREAM_KEYS.openai);
+  });
+
   it('retries retryable errors before the first byte, then falls back', async () => {
     const recovered = await client.chat.completions.create({ model: 'openai/test-fail-once-503', messages: [{ role: 'user', content: 'second time lucky' }] });
     expect(recovered.choices[0]?.message.content).toBe('second time lucky');

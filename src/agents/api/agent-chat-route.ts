@@ -35,6 +35,13 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     });
     const turn = toAgentTurn(body);
     if (turn.input.length === 0) throw new JunctionError('invalid_request', 'Send at least one user (or tool) message for the new turn.', { param: 'messages' });
+    // Same rule as the Responses endpoint: a client tool named like one of the agent's own would be
+    // declared twice to the provider and run by the server while also being shown to the client.
+    const taken = (turn.overrides.clientTools ?? []).findIndex((tool) => agent.config.tools.includes(tool.name));
+    if (taken >= 0) {
+      const message = `Tool '${turn.overrides.clientTools?.[taken]?.name}' is one of the agent's own tools; give the client tool another name.`;
+      throw new JunctionError('invalid_request', message, { param: `tools.${taken}.function.name` });
+    }
     const context = callContextFrom(request, reply, 'agents.chat.completions');
     const run = runAgent(deps.runtime, { agent, context, history: continuation.history, input: turn.input, overrides: turn.overrides });
     const clientToolNames = new Set((turn.overrides.clientTools ?? []).map((tool) => tool.name));

@@ -103,7 +103,8 @@ export const ChatRequestSchema = z.strictObject({
   presence_penalty: z.number().min(-2).max(2).nullish(),
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   logit_bias: z.record(z.string(), z.number()).nullish(),
-  service_tier: z.string().nullish(),
+  // Priority (and scale) processing is billed upstream above the catalog's standard prices.
+  service_tier: z.enum(['auto', 'default', 'flex'], { error: "only 'auto', 'default' or 'flex' is supported" }).nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
   store: z.boolean().nullish(),
   verbosity: z.enum(['low', 'medium', 'high']).optional(),

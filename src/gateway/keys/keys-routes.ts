@@ -95,7 +95,7 @@ export async function keysRoutes(app: FastifyInstance, deps: KeysRoutesDeps): Pr
     const settings = settingsOrBadRequest(parseInput(UpdateKeySchema, request.body));
     const updated = await updateKey(deps.db, caller.accountId, id, settings);
     if (!updated) throw notFound(id);
-    deps.authenticator.forget(updated.record.lookupId);
+    deps.keyChanges.changedHere(updated.record.lookupId);
     await deps.keyChanges.propagated(updated.changeId);
     return { data: toKeyObject(updated.record, deps.now()) };
   });
@@ -105,7 +105,7 @@ export async function keysRoutes(app: FastifyInstance, deps: KeysRoutesDeps): Pr
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
     const deleted = await deleteKey(deps.db, caller.accountId, id);
     if (!deleted) throw notFound(id);
-    deps.authenticator.forget(deleted.lookupId);
+    deps.keyChanges.changedHere(deleted.lookupId);
     await deps.keyChanges.propagated(deleted.changeId);
     return { deleted: true };
   });

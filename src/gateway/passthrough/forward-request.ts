@@ -61,7 +61,8 @@ export async function forwardToProvider(config: ProviderConfig, call: ForwardCal
     });
   } catch (error) {
     if (call.signal.aborted) throw new JunctionError('client_closed_request', 'The client closed the connection.');
-    const where = `${call.method} ${url.origin}${url.pathname}`;
+    // The caller sees the path it asked for, never the provider's (possibly internal) origin.
+    const where = `${call.method} ${call.pathAndQuery.split('?')[0] ?? ''}`;
     if (error instanceof undiciErrors.HeadersTimeoutError) {
       throw new JunctionError('upstream_timeout', `openai did not answer in time (${where}).`, { cause: error });
     }
@@ -69,11 +70,18 @@ export async function forwardToProvider(config: ProviderConfig, call: ForwardCal
   }
 }
 
-/** The upstream's response headers for the client, minus hop-by-hop ones. */
+/**
+ * The provider account's side of an answer: its cookies (Cloudflare's `__cf_bm`, bound
+ * to our provider connection, not the caller's) and the organization and project our
+ * provider key belongs to.
+ */
+const PROVIDER_ONLY = new Set(['set-cookie', 'openai-organization', 'openai-project']);
+
+/** The upstream's response headers for the client, minus hop-by-hop and provider-account ones. */
 export function responseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || PROVIDER_ONLY.has(name)) continue;
     out[name] = value;
   }
   return out;

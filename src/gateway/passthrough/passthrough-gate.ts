@@ -66,6 +66,16 @@ export async function admitPassthrough(
   } else {
     rateLimit = await deps.rateLimiter.consume(context.key.id, context.key.rateLimitRpm);
   }
+  if (call.method === 'POST' && call.path === '/responses' && call.json?.['background'] === true) {
+    // A background response answers `queued` without usage, and its later retrieval is
+    // not billed (it repeats usage already billed for foreground calls): it would be free.
+    throw new JunctionError('invalid_request', 'Background responses are not supported by this gateway; use stream: true for long calls.', { param: 'background' });
+  }
+  const tier = call.json?.['service_tier'];
+  if (call.method === 'POST' && tier != null && tier !== 'auto' && tier !== 'default' && tier !== 'flex') {
+    // Priority and scale processing cost more upstream than the catalog prices usage at.
+    throw new JunctionError('invalid_request', "Only service_tier 'auto', 'default' or 'flex' is supported by this gateway.", { param: 'service_tier' });
+  }
   if (call.method === 'POST' && /^\/batches$/.test(call.path) && context.key.allowedModels) {
     throw new JunctionError('model_not_allowed', 'This key is limited to some models, and a batch names its models inside a file the gateway cannot check. Use a key without a model allowlist.');
   }

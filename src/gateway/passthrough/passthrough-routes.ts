@@ -146,14 +146,22 @@ function upstreamTarget(url: string): { path: string; pathAndQuery: string } {
 type RequestBody = { payload: Readable | Buffer | undefined; json: Record<string, unknown> | undefined; bytes: number };
 
 /**
- * JSON bodies are read whole (they are small, and the gates need their `model`);
- * anything else (multipart uploads, bytes) stays a stream for undici to forward.
+ * Multipart uploads stay a stream for undici to forward. Every other body is read whole
+ * and parsed as JSON whatever its Content-Type says (the gates need its `model`): a
+ * JSON body labelled text/plain, or compressed, would otherwise reach the upstream with
+ * a model no gate checked, reserved and billed as a free call.
  */
 async function readBody(request: FastifyRequest): Promise<RequestBody> {
   const payload = request.body;
   if (!(payload instanceof Readable)) return { payload: undefined, json: undefined, bytes: 0 };
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    throw new JunctionError('unsupported_media_type', `Content-Encoding '${encoding}' is not accepted on this endpoint; send the body uncompressed.`);
+  }
   const contentType = request.headers['content-type'] ?? '';
-  if (!contentType.includes('json')) return { payload, json: undefined, bytes: Number(request.headers['content-length'] ?? 0) || 0 };
+  const declared = Number(request.headers['content-length'] ?? 0) || 0;
+  if (/^\s*multipart\//i.test(contentType)) return { payload, json: undefined, bytes: declared };
+  if (declared > LARGE_BODY_LIMIT) throw new JunctionError('request_too_large', 'The request body is larger than this endpoint accepts.');
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of payload) {

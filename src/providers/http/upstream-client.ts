@@ -193,7 +193,11 @@ function toNetworkError(error: unknown, where: string, timeoutMs: number): Upstr
   const timedOut =
     error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.ConnectTimeoutError;
   const message = timedOut ? `no response headers within ${timeoutMs} ms` : `could not reach upstream (${describe(error)})`;
-  return new UpstreamError(`${where}: ${message}`, { status: 0, upstreamMessage: message, cause: error });
+  // The caller sees the error code only: the full message names the upstream's address
+  // (`connect ECONNREFUSED 10.0.0.7:11434`), an internal detail kept in `message`.
+  const code = errorCode(error);
+  const upstreamMessage = timedOut ? message : `could not reach upstream${code ? ` (${code})` : ''}`;
+  return new UpstreamError(`${where}: ${message}`, { status: 0, upstreamMessage, cause: error });
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -254,6 +258,11 @@ export function readGenericErrorMessage(body: unknown): string | undefined {
 
 function scrubSecret(message: string, secret: string | undefined): string {
   return secret === undefined || secret.length < 4 ? message : message.split(secret).join('[redacted]');
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function describe(error: unknown): string {

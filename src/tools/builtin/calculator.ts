@@ -44,15 +44,30 @@ math.import(
   { override: true },
 );
 
+/**
+ * The callee allowlist checks names, and a name resolves through the scope first:
+ * "sqrt = evaluate; sqrt('…')" would run any expression (createUnit changes the
+ * shared instance for every caller, range allocates without bound). Variables hold
+ * values, never functions.
+ */
+class ValuesOnlyScope extends Map<string, unknown> {
+  override set(name: string, value: unknown): this {
+    if (typeof value === 'function') throw new Error(`a function cannot be assigned to ${name}`);
+    return super.set(name, value);
+  }
+}
+
 export function calculate(expression: string): string {
   if (expression.length > MAX_EXPRESSION_LENGTH) throw new Error(`the expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   const tree = parse(expression);
   tree.traverse((node: MathNode) => {
     if (!ALLOWED_NODE_TYPES.has(node.type)) throw new Error(`${node.type} is not supported (no ranges, function definitions or objects)`);
     if (math.isFunctionNode(node) && !ALLOWED_FUNCTIONS.has(node.fn.name)) throw new Error(`function ${node.fn.name} is not available`);
+    // "a[100000000] = 1" resizes the matrix before anything else can check it.
+    if (math.isAssignmentNode(node) && node.index) throw new Error('assigning to part of a matrix is not supported');
   });
   // A fresh scope per call: variables from one call never leak into another.
-  const result: unknown = tree.compile().evaluate(new Map());
+  const result: unknown = tree.compile().evaluate(new ValuesOnlyScope());
   // "a = 3; a * 2" evaluates to a ResultSet; the model wants the last value.
   const value = math.isResultSet(result) ? (result as { entries: unknown[] }).entries.at(-1) : result;
   return math.format(value, { precision: 15 });

@@ -31,6 +31,18 @@ describe('calculator', () => {
     expect(() => calculate('1 + '.repeat(400) + '1')).toThrow(/longer than 1000/);
   });
 
+  it('never lets an allowed name stand for a refused function, nor grows a matrix by assignment', () => {
+    // Names resolve through the scope first, so this would call evaluate: unbounded
+    // ranges, or createUnit redefining "mile" for every later caller.
+    expect(() => calculate('sqrt = evaluate; sqrt("1:10")')).toThrow(/function cannot be assigned/);
+    expect(() => calculate('sqrt = evaluate; sqrt("createUnit(\\"mile\\", \\"2 km\\", {override: true})")')).toThrow(/function cannot be assigned/);
+    expect(() => calculate('max = true ? range : 1; max(1, 5)')).toThrow(/function cannot be assigned/);
+    expect(() => calculate('x = [evaluate]; sqrt = x[1]; sqrt("1:10")')).toThrow(/function cannot be assigned/);
+    expect(calculate('1 mile to km')).toBe('1.609344 km');
+    expect(() => calculate('a = [1]; a[100000000] = 1; 1')).toThrow(/part of a matrix/);
+    expect(calculate('distance = 5 km; distance to mile')).toBe('3.10685596118667 mile');
+  });
+
   it('reports a bad expression as an error result to the model', async () => {
     const tool = compileTool(calculatorTool, 'builtin', 'builtin');
     expect(await runTool(tool, { expression: '6 * 7' }, toolContext())).toMatchObject({ ok: true, content: '42' });

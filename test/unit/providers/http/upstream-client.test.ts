@@ -107,6 +107,16 @@ describe('upstream client', () => {
     await expect(postJson(config(), { path: '/ok', signal: controller.signal, body: {} })).rejects.toThrow('gone');
   });
 
+  it("names the network error's code but not the upstream's address in the caller's message", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const error = await postJson(config({ baseUrl: `http://127.0.0.1:${port}/internal` }), { path: '/ok', signal: signal(), body: {} }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 0, retryable: true, upstreamMessage: 'could not reach upstream (ECONNREFUSED)' });
+    expect((error as UpstreamError).message).toContain(`127.0.0.1:${port}`);
+  });
+
   it('parses Retry-After forms', () => {
     expect(parseRetryAfter({ 'retry-after-ms': '1500', 'retry-after': '9' })).toBe(1.5);
     expect(parseRetryAfter({ 'retry-after': '20' })).toBe(20);

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { KeyAuthenticator } from '../../../src/keys/key-authenticator.ts';
+import { generateKey } from '../../../src/keys/key-format.ts';
+import { KeyHasher } from '../../../src/keys/key-hash.ts';
+import type { ApiKeyRow } from '../../../src/keys/key-record.ts';
+import type { Database, QueryResult } from '../../../src/store/database.ts';
+
+/** A store whose key reads the test answers by hand, to interleave them with change notices. */
+function manualStore() {
+  const pending: Array<(row: ApiKeyRow) => void> = [];
+  const db = {
+    engine: 'pglite',
+    query: <Row>() =>
+      new Promise<QueryResult<Row>>((resolve) => pending.push((row) => resolve({ rows: [row as Row], rowCount: 1 }))),
+  } as unknown as Database;
+  return { db, pending };
+}
+
+function keyRow(hasher: KeyHasher, key: ReturnType<typeof generateKey>, disabled: boolean): ApiKeyRow {
+  const now = new Date();
+  return {
+    id: '00000000-0000-4000-8000-000000000001', account_id: '00000000-0000-4000-8000-000000000002', kind: 'model',
+    lookup_id: key.lookupId, secret_hash: hasher.hash(key.secret), label: key.label, name: 'k', description: null,
+    daily_limit_micros: null, monthly_limit_micros: null, total_limit_micros: null, expires_at: null, allowed_models: null,
+    rate_limit_rpm: null, disabled, deleted_at: null, created_at: now, updated_at: now, last_used_at: null,
+    spend_day: null, spend_day_micros: 0, spend_month: null, spend_month_micros: 0, spend_total_micros: 0,
+  };
+}
+
+describe('KeyAuthenticator cache', () => {
+  it('does not cache a read that a key change overtook', async () => {
+    const hasher = new KeyHasher('test-secret');
+    const key = generateKey('model');
+    const { db, pending } = manualStore();
+    const authenticator = new KeyAuthenticator(db, hasher);
+
+    // A request reads the key; before its answer is back, the key is disabled and announced.
+    const first = authenticator.authenticate(key.plain, { kinds: ['model'] });
+    await Promise.resolve();
+    expect(pending).toHaveLength(1);
+    authenticator.forget(key.lookupId);
+    pending.shift()?.(keyRow(hasher, key, false));
+    await expect(first).resolves.toMatchObject({ disabled: false });
+
+    // The next request must read again and see the change, not the stale copy.
+    const second = authenticator.authenticate(key.plain, { kinds: ['model'] });
+    await Promise.resolve();
+    expect(pending).toHaveLength(1);
+    pending.shift()?.(keyRow(hasher, key, true));
+    await expect(second).rejects.toMatchObject({ code: 'key_disabled' });
+  });
+
+  it('still serves an unchanged key from memory', async () => {
+    const hasher = new KeyHasher('test-secret');
+    const key = generateKey('model');
+    const { db, pending } = manualStore();
+    const authenticator = new KeyAuthenticator(db, hasher);
+    const first = authenticator.authenticate(key.plain, { kinds: ['model'] });
+    await Promise.resolve();
+    pending.shift()?.(keyRow(hasher, key, false));
+    await first;
+    await expect(authenticator.authenticate(key.plain, { kinds: ['model'] })).resolves.toMatchObject({ disabled: false });
+    expect(pending).toHaveLength(0);
+  });
+});
