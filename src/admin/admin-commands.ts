@@ -140,6 +140,7 @@ export async function runAdminCommand(services: Services, input: AdminCommand, o
         throw new AdminError(`no plan '${command.plan}' in the config file; known: ${[...services.catalog.plans.keys()].join(', ') || 'default'}`);
       }
       const updated = await setAccountPlan(services.db, accountId, command.plan);
+      services.plans.forget(accountId);
       return { data: updated ? { id: updated.id, name: updated.name, plan: updated.plan } : null };
     }
     case 'accounts.list': {

@@ -25,6 +25,11 @@ export class AccountPlans {
     await this.#unsubscribe?.();
   }
 
+  /** Drops one cached plan (the process that changed it does so at once; others on NOTIFY). */
+  forget(accountId: string): void {
+    this.#plans.delete(accountId);
+  }
+
   async planOf(accountId: string): Promise<string> {
     const cached = this.#plans.get(accountId);
     if (cached) return cached;

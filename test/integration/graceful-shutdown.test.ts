@@ -79,5 +79,6 @@ describe('SIGTERM', () => {
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     const [code] = await exited;
     expect(code).toBe(0);
-  });
+    // A child process plus two CLI runs: generous on a loaded CI machine.
+  }, 90_000);
 });
