@@ -9,8 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { createScratchDatabase } from '../test/support/test-database.ts';
 import { cpuSeconds, percentile, runLoad } from './load.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -27,25 +26,6 @@ async function start(script: string, env: Record<string, string>): Promise<{ pid
   throw new Error(`${script} exited before it was ready`);
 }
 
-/** A fresh database on the given server, dropped afterwards, so runs never share state. */
-async function createBenchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `junction_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: baseUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 let benchDatabase: { url: string; drop(): Promise<void> } | undefined;
 
 type Row = { target: string; mode: string; rps: number; p50: number; p99: number; cpuMicros: number; errors: number };
@@ -75,7 +55,8 @@ try {
   const pglite = await start('bench/gateway-server.ts', { UPSTREAM_URL: upstreamUrl, DATABASE_URL: '' });
   targets.push({ name: 'junction (pglite)', pid: pglite.pid, url: `${pglite.info.url}/v1`, ...(pglite.info.key && { key: pglite.info.key }) });
   if (process.env.DATABASE_URL) {
-    benchDatabase = await createBenchDatabase(process.env.DATABASE_URL);
+    // A fresh database per run, dropped afterwards, so runs never share state.
+    benchDatabase = await createScratchDatabase(process.env.DATABASE_URL, 'junction_bench');
     const postgres = await start('bench/gateway-server.ts', { UPSTREAM_URL: upstreamUrl, DATABASE_URL: benchDatabase.url });
     targets.push({ name: 'junction (postgres)', pid: postgres.pid, url: `${postgres.info.url}/v1`, ...(postgres.info.key && { key: postgres.info.key }) });
   }

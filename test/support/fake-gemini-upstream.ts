@@ -29,42 +29,16 @@
  * (default 8) numbers in [-1, 1] derived from sha256 of the text.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type FakeUpstream, startRecordingServer } from './recording-server.ts';
 
-export type RecordedRequest = { method: string; path: string; headers: Record<string, string>; body: unknown };
-export type FakeUpstream = {
-  url: string;
-  requests: RecordedRequest[];
-  attempts(model: string): number;
-  close(): Promise<void>;
-};
+export type { FakeUpstream, RecordedRequest } from './recording-server.ts';
 
 type Part = Record<string, unknown>;
 const THOUGHT = 'Let me think about it.';
 
-export async function startFakeGeminiUpstream(): Promise<FakeUpstream> {
-  const requests: RecordedRequest[] = [];
-  const attemptCounts = new Map<string, number>();
-  const server = createServer((request, response) => {
-    void readBody(request).then((body) => {
-      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
-      requests.push({ method: request.method ?? '', path: request.url ?? '', headers, body });
-      handle(request, response, body, attemptCounts);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1beta`,
-    requests,
-    attempts: (model) => attemptCounts.get(model) ?? 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
+  return startRecordingServer('/v1beta', handle);
 }
 
 function handle(request: IncomingMessage, response: ServerResponse, body: unknown, attemptCounts: Map<string, number>): void {
@@ -235,16 +209,6 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body));
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const parts: Buffer[] = [];
-  for await (const part of request) parts.push(part as Buffer);
-  const text = Buffer.concat(parts).toString('utf8');
-  try {
-    return text === '' ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return text;
-  }
-}
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asRecord = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
