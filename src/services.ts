@@ -29,7 +29,7 @@ import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from '
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { openDatabase } from './store/open-database.ts';
-import { ProcessRegistration, STALE_AFTER_SECONDS } from './store/process-registry.ts';
+import { ProcessRegistration, STALE_AFTER_SECONDS, unregisteredHolder } from './store/process-registry.ts';
 
 /** Everything a running Junction holds: opened once, shared by the HTTP app and the CLI. */
 export type Services = {
@@ -101,7 +101,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       stops.push(() => clearInterval(timer));
     }
     const settlements = new SettlementQueue(db, registration?.id, (error) => logger.error({ err: error }, 'settlement flush failed; will retry'));
-    const budgets = new BudgetLeases(db, registration?.id ?? '00000000-0000-0000-0000-000000000000', settlements, now);
+    const budgets = new BudgetLeases(db, registration ?? unregisteredHolder('00000000-0000-0000-0000-000000000000'), settlements, now);
     // A changed key drops its cached copy and the budget leased under its old limits.
     const keyChanges = new KeyChangeSync(db, registration, (lookupId) => {
       authenticator.forget(lookupId);

@@ -3,6 +3,7 @@ import { microsToUsd } from '../core/money.ts';
 import { nextUtcDay, nextUtcMonth, utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
 import type { ApiKeyRecord } from '../keys/key-record.ts';
 import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
+import type { LeaseHolder } from '../store/process-registry.ts';
 import { leaseFromAccount, leaseFromKey } from './lease-sql.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import type { UsageRecord } from './usage-record.ts';
@@ -33,6 +34,8 @@ export type Reservation = {
   readonly keyLeased: boolean;
   /** The key lease's generation when this was reserved. */
   readonly keyGeneration: number;
+  /** The holder's epoch when this was reserved; leases of an older epoch were reclaimed. */
+  readonly epoch: number;
   settled: boolean;
 };
 
@@ -50,16 +53,23 @@ const IDLE_RETURN_MS = 2_000;
  */
 export class BudgetLeases {
   readonly #db: Database;
-  readonly #holderId: string;
+  readonly #holder: LeaseHolder;
   readonly #settlements: SettlementQueue;
   readonly #now: () => Date;
   readonly #keyLeases = new Map<string, Lease>();
   readonly #accountLeases = new Map<string, Lease>();
   readonly #idleTimer: NodeJS.Timeout;
 
-  constructor(db: Database, holderId: string, settlements: SettlementQueue, now: () => Date) {
+  constructor(db: Database, holder: LeaseHolder, settlements: SettlementQueue, now: () => Date) {
     this.#db = db;
-    this.#holderId = holderId;
+    this.#holder = holder;
+    // Another process took this one's leases back (it looked dead): what memory holds is
+    // void, and queued settlements must no longer subtract from leases that are gone.
+    holder.onReclaimed(() => {
+      this.#keyLeases.clear();
+      this.#accountLeases.clear();
+      this.#settlements.forgetLeaseParts();
+    });
     this.#settlements = settlements;
     this.#now = now;
     this.#idleTimer = setInterval(() => this.returnIdle(IDLE_RETURN_MS), 1_000);
@@ -71,6 +81,10 @@ export class BudgetLeases {
    * throws `key_limit_exceeded` / `insufficient_credits` without holding anything.
    */
   async reserve(key: ApiKeyRecord, amountMicros: number): Promise<Reservation> {
+    if (!this.#holder.canServeLeases()) {
+      throw new JunctionError('service_unavailable', 'The gateway cannot confirm its leases with the database right now; retry shortly.');
+    }
+    const epoch = this.#holder.epoch;
     const keyLeased = hasLimits(key);
     const keyLease = keyLeased ? this.#lease(this.#keyLeases, key.id) : undefined;
     let keyGeneration = 0;
@@ -84,10 +98,10 @@ export class BudgetLeases {
         this.#topUpAccount(key.accountId, need, want),
       );
     } catch (error) {
-      if (keyLeased) this.#lease(this.#keyLeases, key.id).reserved -= amountMicros;
+      if (keyLeased && epoch === this.#holder.epoch) this.#lease(this.#keyLeases, key.id).reserved -= amountMicros;
       throw error;
     }
-    return { keyId: key.id, accountId: key.accountId, amountMicros, keyLeased, keyGeneration, settled: false };
+    return { keyId: key.id, accountId: key.accountId, amountMicros, keyLeased, keyGeneration, epoch, settled: false };
   }
 
   /**
@@ -101,7 +115,7 @@ export class BudgetLeases {
     );
     let headroom = (account.rows[0]?.headroom ?? 0) + Math.max(0, this.#accountLeases.get(key.accountId)?.available ?? 0);
     if (hasLimits(key)) {
-      const probe = await leaseFromKey(this.#db, { keyId: key.id, holderId: this.#holderId, needMicros: Number.MAX_SAFE_INTEGER, wantMicros: 0, ...windows(this.#now()) });
+      const probe = await leaseFromKey(this.#db, { keyId: key.id, holderId: this.#holder.id, needMicros: Number.MAX_SAFE_INTEGER, wantMicros: 0, ...windows(this.#now()) });
       headroom = Math.min(headroom, probe.headroomMicros + Math.max(0, this.#keyLeases.get(key.id)?.available ?? 0));
     }
     return Math.max(0, headroom);
@@ -116,7 +130,11 @@ export class BudgetLeases {
     if (reservation?.settled) return;
     let keyLease = 0;
     let accountLease = 0;
-    if (reservation) {
+    if (reservation && reservation.epoch !== this.#holder.epoch) {
+      // Reserved from a lease that was reclaimed meanwhile: the money is spent, but there
+      // is no lease left to take it from.
+      reservation.settled = true;
+    } else if (reservation) {
       reservation.settled = true;
       // A cost above the reservation (an under-estimate) is spent, but only the
       // reserved part comes out of the lease: the lease never goes negative. The
@@ -227,7 +245,7 @@ export class BudgetLeases {
     const now = this.#now();
     const lease = this.#lease(this.#keyLeases, key.id);
     const generation = lease.generation;
-    const grant = await leaseFromKey(this.#db, { keyId: key.id, holderId: this.#holderId, needMicros: need, wantMicros: want, ...windows(now) });
+    const grant = await leaseFromKey(this.#db, { keyId: key.id, holderId: this.#holder.id, needMicros: need, wantMicros: want, ...windows(now) });
     if (grant.grantedMicros > 0) {
       if (lease.generation !== generation) {
         // Granted under the settings before a change: hand it back; the caller tops up again.
@@ -241,7 +259,7 @@ export class BudgetLeases {
   }
 
   async #topUpAccount(accountId: string, need: number, want: number): Promise<JunctionError | undefined> {
-    const grant = await leaseFromAccount(this.#db, { accountId, holderId: this.#holderId, needMicros: need, wantMicros: want });
+    const grant = await leaseFromAccount(this.#db, { accountId, holderId: this.#holder.id, needMicros: need, wantMicros: want });
     if (grant.grantedMicros > 0) {
       this.#lease(this.#accountLeases, accountId).granted += grant.grantedMicros;
       return undefined;

@@ -33,6 +33,8 @@ export class SettlementQueue {
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #closed = false;
+  /** Bumped by forgetLeaseParts, so a batch in flight at that moment is corrected if it fails. */
+  #leaseEpoch = 0;
 
   constructor(db: Database, holderId: string | undefined, onError: (error: unknown) => void) {
     this.#db = db;
@@ -57,6 +59,18 @@ export class SettlementQueue {
     }
   }
 
+  /**
+   * The leases these settlements would subtract from were reclaimed by another process:
+   * keep the spend and usage rows, drop the lease parts (the reclaim already returned them).
+   */
+  forgetLeaseParts(): void {
+    this.#leaseEpoch += 1;
+    for (const settlement of this.#pending) {
+      settlement.keyLeaseMicros = 0;
+      settlement.accountLeaseMicros = 0;
+    }
+  }
+
   /** Writes what is queued; later settlements are refused (the store is about to close). */
   async close(): Promise<void> {
     await this.drain();
@@ -70,9 +84,16 @@ export class SettlementQueue {
     this.#timer = undefined;
     const batch = this.#pending.splice(0, MAX_BATCH);
     if (batch.length === 0) return;
+    const epoch = this.#leaseEpoch;
     // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
     this.#flushing = writeBatch(this.#db, batch, this.#holderId, new Date())
       .catch((error: unknown) => {
+        if (epoch !== this.#leaseEpoch) {
+          for (const settlement of batch) {
+            settlement.keyLeaseMicros = 0;
+            settlement.accountLeaseMicros = 0;
+          }
+        }
         this.#pending.unshift(...batch);
         this.#onError(error);
         return new Promise<void>((done) => setTimeout(done, 250));
