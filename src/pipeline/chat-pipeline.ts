@@ -131,10 +131,14 @@ export class ChatPipeline {
     try {
       const admitted = await admit(this.#deps, context, { model: input.model, fallbackModels: input.fallbackModels ?? [], capability: 'chat' });
       const candidates = admitted.candidates;
+      // Some providers think on top of the output cap (Anthropic's max_tokens must exceed
+      // the thinking budget), so a capped call reserves its thinking allowance too.
+      const thinking = reasoningAllowance(request.reasoning);
       const { reservation, cappedOutputTokens } = await reserveOrCap(this.#deps.budgets, context, {
         explicitCap: request.maxOutputTokens,
-        worstCase: (maxOutputTokens) => Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens }))),
-        affordableOutput: (budget) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budget))),
+        worstCase: (cap) =>
+          Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens: cap === undefined ? undefined : cap + thinking }))),
+        affordableOutput: (budget) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budget))) - thinking,
       });
       if (cappedOutputTokens !== undefined) request.maxOutputTokens = cappedOutputTokens;
       return { generationId, request, candidates, reservation, rateLimit: admitted.rateLimit, startedAt, inputEstimate: Math.ceil(inputTokens / 4), requestedModel: input.model, streamed };
@@ -161,6 +165,18 @@ export class ChatPipeline {
 }
 
 type BeganCall = { generationId: string; candidates: CatalogModel[]; reservation: Reservation; startedAt: number; requestedModel: string };
+
+/**
+ * Reasoning tokens a provider may spend beyond the output cap: the explicit budget, or
+ * the largest budget any adapter maps the effort to (Gemini's 24,576 for `high`).
+ */
+const EFFORT_BUDGETS = { minimal: 1_024, low: 4_096, medium: 8_192, high: 24_576 } as const;
+export function reasoningAllowance(reasoning: ModelRequest['reasoning']): number {
+  if (!reasoning || reasoning.enabled === false) return 0;
+  // Anthropic raises budgets below 1,024 to 1,024.
+  if (reasoning.budgetTokens !== undefined) return Math.max(1_024, reasoning.budgetTokens);
+  return reasoning.effort ? EFFORT_BUDGETS[reasoning.effort] : reasoning.enabled ? EFFORT_BUDGETS.high : 0;
+}
 
 /** Output tokens `budgetMicros` pays for after the input at worst-case rates. */
 function affordableOutputTokens(model: CatalogModel, inputTokens: number, budgetMicros: number): number {
