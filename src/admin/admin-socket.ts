@@ -35,7 +35,14 @@ export async function startAdminSocket(services: Services, dataDir: string): Pro
       })();
     });
   });
-  await new Promise<void>((done, fail) => server.once('error', fail).listen(path, done));
+  // The socket is created owner-only (umask 077 while it is bound), then chmod'ed as well:
+  // no moment at which another local user could connect.
+  const previousUmask = process.umask(0o077);
+  try {
+    await new Promise<void>((done, fail) => server.once('error', fail).listen(path, done));
+  } finally {
+    process.umask(previousUmask);
+  }
   chmodSync(path, 0o600);
   return server;
 }
