@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { loggerOptions } from './http/logger-options.ts';
 import { type Account, ensureDefaultAccount } from './accounts/account-repository.ts';
@@ -120,7 +120,17 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const plans = new AccountPlans(db);
     await plans.start();
     stops.push(() => plans.stop());
-    const rateLimiter = new KeyRateLimiter(options.redis);
+    // REDIS_URL: rate-limit windows shared by every process (else one window per process).
+    let redis = options.redis;
+    if (!redis && config.redisUrl) {
+      const client = new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 2, lazyConnect: false });
+      client.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection problem'));
+      redis = client;
+      stops.push(async () => {
+        await client.quit().catch(() => client.disconnect());
+      });
+    }
+    const rateLimiter = new KeyRateLimiter(redis);
     const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, ...(options.retry && { retry: options.retry }) };
     const chat = new ChatPipeline(pipelineDeps);
     const unary = new UnaryPipeline(pipelineDeps);
