@@ -4,7 +4,7 @@ import { nextUtcDay, nextUtcMonth, utcDayNumber, utcMonthNumber } from '../core/
 import type { ApiKeyRecord } from '../keys/key-record.ts';
 import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
 import type { LeaseHolder } from '../store/process-registry.ts';
-import { leaseFromAccount, leaseFromKey } from './lease-sql.ts';
+import { leaseFromAccount, leaseFromKey, readKeyHeadroom } from './lease-sql.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import type { UsageRecord } from './usage-record.ts';
 
@@ -115,8 +115,8 @@ export class BudgetLeases {
     );
     let headroom = (account.rows[0]?.headroom ?? 0) + Math.max(0, this.#accountLeases.get(key.accountId)?.available ?? 0);
     if (hasLimits(key)) {
-      const probe = await leaseFromKey(this.#db, { keyId: key.id, holderId: this.#holder.id, needMicros: Number.MAX_SAFE_INTEGER, wantMicros: 0, ...windows(this.#now()) });
-      headroom = Math.min(headroom, probe.headroomMicros + Math.max(0, this.#keyLeases.get(key.id)?.available ?? 0));
+      const keyHeadroom = await readKeyHeadroom(this.#db, { keyId: key.id, ...windows(this.#now()) });
+      headroom = Math.min(headroom, keyHeadroom + Math.max(0, this.#keyLeases.get(key.id)?.available ?? 0));
     }
     return Math.max(0, headroom);
   }

@@ -5,6 +5,22 @@ const UNLIMITED = '9000000000000000000';
 
 export type LeaseGrant = { grantedMicros: number; headroomMicros: number };
 
+/** What is left of a key's tightest window, net of budget other processes hold. */
+const keyHeadroomSql = (day: string, month: string): string => `LEAST(
+  COALESCE(daily_limit_micros - (CASE WHEN spend_day = ${day} THEN spend_day_micros ELSE 0 END) - leased_micros, ${UNLIMITED}),
+  COALESCE(monthly_limit_micros - (CASE WHEN spend_month = ${month} THEN spend_month_micros ELSE 0 END) - leased_micros, ${UNLIMITED}),
+  COALESCE(total_limit_micros - spend_total_micros - leased_micros, ${UNLIMITED}))`;
+
+/** The key's headroom, read without a lock and without leasing anything (for output caps). */
+export async function readKeyHeadroom(db: Queryable, args: { keyId: string; day: number; month: number }): Promise<number> {
+  const result = await db.query<{ headroom: number }>(`SELECT ${keyHeadroomSql('$2', '$3')}::bigint AS headroom FROM api_keys WHERE id = $1`, [
+    args.keyId,
+    args.day,
+    args.month,
+  ]);
+  return result.rows[0]?.headroom ?? 0;
+}
+
 /**
  * Takes a slice of a key's remaining budget in ONE statement: the row is locked, the
  * headroom of every window (day, month, total) is computed net of what other processes
@@ -18,11 +34,7 @@ export async function leaseFromKey(
 ): Promise<LeaseGrant> {
   const result = await db.query<{ granted: number; headroom: number }>(
     `WITH target AS (
-       SELECT id, LEAST(
-         COALESCE(daily_limit_micros - (CASE WHEN spend_day = $5 THEN spend_day_micros ELSE 0 END) - leased_micros, ${UNLIMITED}),
-         COALESCE(monthly_limit_micros - (CASE WHEN spend_month = $6 THEN spend_month_micros ELSE 0 END) - leased_micros, ${UNLIMITED}),
-         COALESCE(total_limit_micros - spend_total_micros - leased_micros, ${UNLIMITED})
-       ) AS headroom
+       SELECT id, ${keyHeadroomSql('$5', '$6')} AS headroom
        FROM api_keys WHERE id = $1 FOR UPDATE
      ), decided AS (
        SELECT id, headroom,

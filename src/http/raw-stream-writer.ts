@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { OutgoingHttpHeaders } from 'node:http';
 
 /**
  * A streamed response written on the raw socket: headers once (with the request id
@@ -10,20 +11,20 @@ export class RawStreamWriter {
   readonly #reply: FastifyReply;
   #corked = false;
 
-  constructor(reply: FastifyReply, headers: Record<string, string>) {
+  constructor(reply: FastifyReply, headers: OutgoingHttpHeaders, status = 200) {
     this.#reply = reply;
     reply.hijack();
     const inherited = Object.fromEntries(
       Object.entries(reply.getHeaders()).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
     );
-    reply.raw.writeHead(200, { ...inherited, ...headers });
+    reply.raw.writeHead(status, { ...inherited, ...headers });
   }
 
   get closed(): boolean {
     return this.#reply.raw.destroyed || this.#reply.raw.writableEnded;
   }
 
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
     if (this.closed) return;
     const raw = this.#reply.raw;
     // Frames produced from one upstream read go out together: cork on the first write
@@ -46,6 +47,11 @@ export class RawStreamWriter {
       raw.once('drain', finish);
       raw.once('close', finish);
     });
+  }
+
+  /** Aborts the response (the body broke off: the client must not see a clean end). */
+  destroy(): void {
+    this.#reply.raw.destroy();
   }
 
   end(text?: string): void {

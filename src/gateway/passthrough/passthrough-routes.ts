@@ -1,3 +1,4 @@
+import { RawStreamWriter } from '../../http/raw-stream-writer.ts';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
@@ -90,20 +91,20 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   const contentType = String(response.headers['content-type'] ?? '');
   const streamed = contentType.includes('text/event-stream');
   const tap = billable && response.statusCode < 300 ? new UsageTap(contentType) : undefined;
-  reply.hijack();
-  reply.raw.writeHead(response.statusCode, { ...inheritedHeaders(reply), ...responseHeaders(response.headers) });
+  const out = new RawStreamWriter(reply, responseHeaders(response.headers), response.statusCode);
   let status: UsageStatus = response.statusCode < 400 ? 'success' : 'upstream_error';
   try {
     for await (const chunk of response.body) {
+      if (out.closed) throw new JunctionError('client_closed_request', 'The client closed the connection.');
       // The client's copy first: metering never delays or alters the bytes.
-      await write(reply, chunk as Uint8Array);
+      await out.write(chunk as Uint8Array);
       tap?.push(chunk as Uint8Array);
     }
-    reply.raw.end();
+    out.end();
   } catch (error) {
     status = context.signal.aborted ? 'client_disconnect' : 'upstream_error';
     if (status === 'upstream_error') request.log.warn({ err: error }, 'pass-through response broke off');
-    reply.raw.destroy();
+    out.destroy();
   }
   const tapped = tap?.finish();
   // A run names its own model (the assistant's) when the request did not.
@@ -183,22 +184,3 @@ async function readBody(request: FastifyRequest): Promise<RequestBody> {
 
 const modelNamed = (json: Record<string, unknown> | undefined): string | null => (typeof json?.['model'] === 'string' ? json['model'] : null);
 
-/** Headers set on the reply before hijacking (request id, rate limits). */
-function inheritedHeaders(reply: FastifyReply): Record<string, string> {
-  return Object.fromEntries(Object.entries(reply.getHeaders()).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])));
-}
-
-async function write(reply: FastifyReply, chunk: Uint8Array): Promise<void> {
-  const raw = reply.raw;
-  if (raw.destroyed || raw.writableEnded) throw new JunctionError('client_closed_request', 'The client closed the connection.');
-  if (raw.write(chunk)) return;
-  await new Promise<void>((done) => {
-    const finish = () => {
-      raw.off('drain', finish);
-      raw.off('close', finish);
-      done();
-    };
-    raw.once('drain', finish);
-    raw.once('close', finish);
-  });
-}
