@@ -4,7 +4,9 @@ import { loggerOptions } from './http/logger-options.ts';
 import { type Account, ensureDefaultAccount } from './accounts/account-repository.ts';
 import { BudgetLeases } from './billing/budget-leases.ts';
 import { reclaimStaleLeases, releaseHolderLeases } from './billing/lease-sql.ts';
+import type { Settlement } from './billing/settlement.ts';
 import { SettlementQueue } from './billing/settlement-queue.ts';
+import { replayShutdownJournals, writeShutdownJournal } from './billing/shutdown-journal.ts';
 import { buildCatalog } from './catalog/build-catalog.ts';
 import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
 import type { Catalog } from './catalog/types.ts';
@@ -29,7 +31,7 @@ import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from '
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { openDatabase } from './store/open-database.ts';
-import { ProcessRegistration, STALE_AFTER_SECONDS, unregisteredHolder } from './store/process-registry.ts';
+import { ProcessRegistration, unregisteredHolder } from './store/process-registry.ts';
 
 /** Everything a running Junction holds: opened once, shared by the HTTP app and the CLI. */
 export type Services = {
@@ -78,7 +80,14 @@ export type ServiceOptions = {
   onConfigError?: (error: Error) => void;
 };
 
-const RECLAIM_INTERVAL_MS = 15_000;
+/** Dead processes are looked for often enough that their calls settle within the lease timeout + 5 s. */
+const reclaimIntervalMs = (leaseTimeoutSeconds: number): number => Math.min(5_000, (leaseTimeoutSeconds * 1000) / 3);
+
+/** Where unwritten settlements go at shutdown: JUNCTION_JOURNAL_DIR, else beside the embedded store (none for memory://). */
+function journalDirectory(config: EnvConfig): string | undefined {
+  if (config.journalDir) return config.journalDir;
+  return config.dataDir.startsWith('memory://') ? undefined : `${config.dataDir}/journal`;
+}
 
 export async function createServices(config: EnvConfig, options: ServiceOptions = {}): Promise<Services> {
   const env = options.env ?? process.env;
@@ -91,16 +100,27 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const { account, created } = await ensureDefaultAccount(db);
     const hasher = new KeyHasher(config.keySecret);
     const authenticator = new KeyAuthenticator(db, hasher, now);
-    const registration = options.registerProcess === false ? undefined : new ProcessRegistration(db);
+    const registration = options.registerProcess === false ? undefined : new ProcessRegistration(db, config.leaseTimeoutSeconds);
     if (registration) {
       // Leases of processes that died without returning them go back first.
-      await reclaimStaleLeases(db, STALE_AFTER_SECONDS);
+      await reclaimStaleLeases(db, config.leaseTimeoutSeconds);
       await registration.start();
-      const timer = setInterval(() => void reclaimStaleLeases(db, STALE_AFTER_SECONDS).catch(() => undefined), RECLAIM_INTERVAL_MS);
+      const timer = setInterval(() => void reclaimStaleLeases(db, config.leaseTimeoutSeconds).catch(() => undefined), reclaimIntervalMs(config.leaseTimeoutSeconds));
       timer.unref();
       stops.push(() => clearInterval(timer));
     }
-    const settlements = new SettlementQueue(db, registration?.id, (error) => logger.error({ err: error }, 'settlement flush failed; will retry'));
+    const settlements = new SettlementQueue(db, registration?.id, {
+      onError: (error) => logger.error({ err: error }, 'settlement flush failed; will retry'),
+      onBacklog: (backlog) => logger.warn(backlog, 'settlements are waiting for the database'),
+      onPoisoned: (settlement, error) =>
+        logger.error({ err: error, usageId: settlement.usage?.id, spendMicros: settlement.spendMicros }, 'a settlement could not be written; kept for the shutdown journal'),
+    });
+    const journalDir = journalDirectory(config);
+    if (journalDir && registration) {
+      // Spend a previous process could not write at its shutdown lands before anything else.
+      const replayed = await replayShutdownJournals(journalDir, settlements);
+      if (replayed > 0) logger.info({ replayed, journalDir }, 'replayed settlements journaled at the last shutdown');
+    }
     const budgets = new BudgetLeases(db, registration ?? unregisteredHolder('00000000-0000-0000-0000-000000000000'), settlements, now);
     // A changed key drops its cached copy and the budget leased under its old limits.
     const keyChanges = new KeyChangeSync(db, registration, (lookupId) => {
@@ -204,9 +224,19 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       logger,
       warnings: [...catalog.warnings, ...extraProviders.skipped.map((skip) => `provider ${skip.id} skipped: ${skip.reason}`)],
       async close() {
+        const journalUnwritten = async (unwritten: Settlement[]) => {
+          const spendMicros = unwritten.reduce((sum, settlement) => sum + settlement.spendMicros, 0);
+          if (!journalDir) {
+            logger.error({ settlements: unwritten.length, spendMicros }, 'settlements could not be written and this store keeps no journal (memory://): they are lost');
+            return;
+          }
+          const file = await writeShutdownJournal(journalDir, registration?.id ?? 'unregistered', unwritten);
+          logger.warn({ settlements: unwritten.length, spendMicros, file }, 'the database was unreachable at shutdown: settlements journaled for the next start');
+        };
         for (const stop of stops.reverse()) await stop();
         // Unused budget goes back and pending settlements are written before the store closes.
-        await budgets.close();
+        const unwritten = await budgets.close();
+        if (unwritten.length > 0) await journalUnwritten(unwritten);
         if (registration) await releaseHolderLeases(db, registration.id).catch((error: unknown) => logger.error({ err: error }, 'returning leases at shutdown failed; they are reclaimed once this process is seen as stale'));
         await registration?.stop();
         await db.close();

@@ -5,6 +5,8 @@ import type { ApiKeyRecord } from '../keys/key-record.ts';
 import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
 import type { LeaseHolder } from '../store/process-registry.ts';
 import { leaseFromAccount, leaseFromKey, readKeyHeadroom } from './lease-sql.ts';
+import type { OpenCall } from './open-call.ts';
+import type { Settlement } from './settlement.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import type { UsageRecord } from './usage-record.ts';
 
@@ -158,6 +160,11 @@ export class BudgetLeases {
     this.#settlements.add({ usage, keyId: key.id || null, accountId: key.accountId, spendMicros: costMicros, keyLeaseMicros: keyLease, accountLeaseMicros: accountLease });
   }
 
+  /** Journals a call under way (its start or progress) for crash recovery; see SettlementQueue.journal. */
+  journal(call: OpenCall): void {
+    this.#settlements.journal(call);
+  }
+
   /**
    * A key's settings changed (KeyChangeSync; `*` = any key may have): the budget its
    * leases hold beyond calls in flight goes back, so the next reservation is granted
@@ -200,10 +207,11 @@ export class BudgetLeases {
     }
   }
 
-  async close(): Promise<void> {
+  /** Returns idle leases and writes what is queued; returns the settlements that could not be written. */
+  async close(): Promise<Settlement[]> {
     clearInterval(this.#idleTimer);
     this.returnIdle(0);
-    await this.#settlements.close();
+    return this.#settlements.close();
   }
 
   #lease(map: Map<string, Lease>, id: string): Lease {

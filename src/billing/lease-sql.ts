@@ -1,3 +1,4 @@
+import { utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
 import type { Queryable } from '../store/database.ts';
 
 /** Stand-in for "no limit" in headroom arithmetic (well above any real budget, below 2^63). */
@@ -89,12 +90,12 @@ export async function leaseFromAccount(
 
 /**
  * Gives back leases of processes that stopped heart-beating (crashed): their held
- * budget returns to the keys and accounts, so money is never stranded. Usage such a
- * process served but had not settled yet is lost with it (a few milliseconds' worth:
- * settlement is group-committed every few milliseconds).
+ * budget returns to the keys and accounts, so money is never stranded, and each call
+ * they had journaled as open is settled as `interrupted`, billed for what it had cost
+ * so far (observed tokens, or the input estimate when nothing was observed).
  */
-export async function reclaimStaleLeases(db: Queryable, staleAfterSeconds: number): Promise<number> {
-  return reclaim(db, 'heartbeat_at < now() - make_interval(secs => $1)', [staleAfterSeconds]);
+export async function reclaimStaleLeases(db: Queryable, staleAfterSeconds: number, now = new Date()): Promise<number> {
+  return reclaim(db, 'heartbeat_at < now() - make_interval(secs => $1)', [staleAfterSeconds], now);
 }
 
 /**
@@ -103,27 +104,58 @@ export async function reclaimStaleLeases(db: Queryable, staleAfterSeconds: numbe
  * same statement. Deleting the row alone would cascade away the lease rows and leave
  * their amounts counted in `leased_micros` for ever.
  */
-export async function releaseHolderLeases(db: Queryable, holderId: string): Promise<number> {
-  return reclaim(db, 'id = $1', [holderId]);
+export async function releaseHolderLeases(db: Queryable, holderId: string, now = new Date()): Promise<number> {
+  return reclaim(db, 'id = $1', [holderId], now);
 }
 
-async function reclaim(db: Queryable, holders: string, params: unknown[]): Promise<number> {
+/**
+ * One statement: delete the holders, settle their open calls (usage rows + spend), and
+ * return their leases. Each key and account row is updated once (spend and lease
+ * together): two updates of one row in one statement would lose one of them.
+ */
+async function reclaim(db: Queryable, holders: string, params: unknown[], now: Date): Promise<number> {
+  const day = `$${params.length + 1}`;
+  const month = `$${params.length + 2}`;
   const result = await db.query<{ reclaimed: number }>(
     `WITH stale AS (
        DELETE FROM lease_holders WHERE ${holders} RETURNING id
      ), leases AS (
        SELECT l.key_id, l.account_id, l.amount_micros FROM budget_leases l JOIN stale s ON s.id = l.holder_id
+     ), interrupted AS (
+       DELETE FROM open_calls c USING stale s WHERE c.holder_id = s.id RETURNING c.*
+     ), inserted AS (
+       INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model,
+         status, http_status, error_code, input_tokens, output_tokens, cost_micros, latency_ms, streamed, agent_id, agent_run_id, created_at)
+       SELECT id, account_id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model,
+         'interrupted', NULL, 'process_died', input_tokens, output_tokens, cost_micros,
+         (extract(epoch FROM (updated_at - started_at)) * 1000)::int, streamed, agent_id, agent_run_id, started_at
+       FROM interrupted
+       ON CONFLICT (id) DO NOTHING
+       RETURNING key_id, account_id, cost_micros
+     ), key_deltas AS (
+       SELECT COALESCE(s.key_id, l.key_id) AS id, COALESCE(s.spend, 0) AS spend, COALESCE(l.amount, 0) AS lease
+       FROM (SELECT key_id, sum(cost_micros) AS spend FROM inserted WHERE key_id IS NOT NULL GROUP BY key_id) s
+       FULL JOIN (SELECT key_id, sum(amount_micros) AS amount FROM leases WHERE key_id IS NOT NULL GROUP BY key_id) l ON l.key_id = s.key_id
      ), keys AS (
-       UPDATE api_keys k SET leased_micros = GREATEST(0, k.leased_micros - x.amount)
-       FROM (SELECT key_id, sum(amount_micros) AS amount FROM leases WHERE key_id IS NOT NULL GROUP BY key_id) x
-       WHERE k.id = x.key_id RETURNING k.id
+       UPDATE api_keys k SET
+         leased_micros = GREATEST(0, k.leased_micros - d.lease),
+         spend_day_micros = (CASE WHEN k.spend_day = ${day} THEN k.spend_day_micros ELSE 0 END) + d.spend,
+         spend_day = ${day},
+         spend_month_micros = (CASE WHEN k.spend_month = ${month} THEN k.spend_month_micros ELSE 0 END) + d.spend,
+         spend_month = ${month},
+         spend_total_micros = k.spend_total_micros + d.spend
+       FROM key_deltas d WHERE k.id = d.id RETURNING k.id
+     ), account_deltas AS (
+       SELECT COALESCE(s.account_id, l.account_id) AS id, COALESCE(s.spend, 0) AS spend, COALESCE(l.amount, 0) AS lease
+       FROM (SELECT account_id, sum(cost_micros) AS spend FROM inserted GROUP BY account_id) s
+       FULL JOIN (SELECT account_id, sum(amount_micros) AS amount FROM leases WHERE account_id IS NOT NULL GROUP BY account_id) l
+         ON l.account_id = s.account_id
      ), accounts_done AS (
-       UPDATE accounts a SET leased_micros = GREATEST(0, a.leased_micros - x.amount)
-       FROM (SELECT account_id, sum(amount_micros) AS amount FROM leases WHERE account_id IS NOT NULL GROUP BY account_id) x
-       WHERE a.id = x.account_id RETURNING a.id
+       UPDATE accounts a SET leased_micros = GREATEST(0, a.leased_micros - d.lease), usage_micros = a.usage_micros + d.spend
+       FROM account_deltas d WHERE a.id = d.id RETURNING a.id
      )
      SELECT (SELECT count(*) FROM stale)::int AS reclaimed`,
-    params,
+    [...params, utcDayNumber(now), utcMonthNumber(now)],
   );
   return result.rows[0]?.reclaimed ?? 0;
 }

@@ -1,61 +1,100 @@
-import { utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
-import type { Database, Queryable } from '../store/database.ts';
-import { USAGE_COLUMNS, type UsageRecord, usageValues } from './usage-record.ts';
+import { isConnectionError } from '../store/connection-errors.ts';
+import type { Database } from '../store/database.ts';
+import type { OpenCall } from './open-call.ts';
+import type { Settlement } from './settlement.ts';
+import { writeSettlementBatch } from './settlement-batch-sql.ts';
 
-/** What one settled call (or one returned lease) changes in the database. */
-export type Settlement = {
-  usage?: UsageRecord;
-  keyId: string | null;
-  /** Null for a returned key lease, which touches no account. */
-  accountId: string | null;
-  /** Actual cost: added to the key's windows and the account's usage. */
-  spendMicros: number;
-  /** Leased budget this settlement consumes or gives back: subtracted from `leased_micros`. */
-  keyLeaseMicros: number;
-  accountLeaseMicros: number;
-};
+export type { Settlement } from './settlement.ts';
 
 /** Group-commit window: long enough to gather a busy second's calls into ~100 writes, short enough that /generations reads soon see them. */
 const FLUSH_INTERVAL_MS = 10;
 const MAX_BATCH = 500;
+/** Retries after a failed flush back off to at most this, so rows land within ~1 s of the database returning. */
+const MAX_RETRY_DELAY_MS = 1_000;
+/** A backlog older than this is logged (at most once per BACKLOG_LOG_EVERY_MS). */
+const BACKLOG_WARN_AGE_MS = 5_000;
+const BACKLOG_LOG_EVERY_MS = 10_000;
+
+export type SettlementQueueEvents = {
+  /** A flush failed; it is retried. */
+  onError(error: unknown): void;
+  /** Settlements have waited long (database down or slow). */
+  onBacklog?(backlog: SettlementBacklog): void;
+  /** One settlement could not be written even alone, after its text was made storable: kept aside. */
+  onPoisoned?(settlement: Settlement, error: unknown): void;
+};
+
+export type SettlementBacklog = { depth: number; oldestPendingAgeMs: number };
+
+type Queued = { settlement: Settlement; queuedAt: number };
 
 /**
  * Group commit: settlements queue in memory and are written every few milliseconds in
- * one transaction (usage rows, key spend windows, account usage, lease balances), so
- * a busy gateway makes a handful of writes per batch instead of several per request.
- * A failed flush keeps its settlements and retries; `close()` flushes what is left.
+ * one statement (usage rows, key spend windows, account usage, lease balances, crash
+ * journal), so a busy gateway makes a handful of writes per batch instead of several
+ * per request.
+ *
+ * It never stalls: a flush that fails because the database is unreachable is retried
+ * with backoff until it lands; one that fails for its data is split in halves until
+ * the bad settlement is alone, and that one is kept aside (and journaled at shutdown)
+ * while the others land.
  */
 export class SettlementQueue {
   readonly #db: Database;
   readonly #holderId: string | undefined;
-  readonly #onError: (error: unknown) => void;
-  #pending: Settlement[] = [];
+  readonly #events: SettlementQueueEvents;
+  #pending: Queued[] = [];
+  /** Crash-journal rows to upsert with the next batch, by call id. */
+  #journal = new Map<string, OpenCall>();
+  /** Calls journaled and not settled yet: only these may be re-journaled after a failed flush. */
+  readonly #openCalls = new Set<string>();
+  /** Settlements no write could take (kept for the shutdown journal, never silently dropped). */
+  readonly #poisoned: Settlement[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
+  #failures = 0;
+  #lastBacklogLog = 0;
   #closed = false;
   /** Bumped by forgetLeaseParts, so a batch in flight at that moment is corrected if it fails. */
   #leaseEpoch = 0;
 
-  constructor(db: Database, holderId: string | undefined, onError: (error: unknown) => void) {
+  constructor(db: Database, holderId: string | undefined, events: SettlementQueueEvents | ((error: unknown) => void)) {
     this.#db = db;
     this.#holderId = holderId;
-    this.#onError = onError;
+    this.#events = typeof events === 'function' ? { onError: events } : events;
   }
 
   add(settlement: Settlement): void {
     if (this.#closed) {
-      this.#onError(new Error('a settlement arrived after shutdown and was not written'));
+      this.#events.onError(new Error('a settlement arrived after shutdown and was not written'));
+      this.#poisoned.push(settlement);
       return;
     }
-    this.#pending.push(settlement);
+    const callId = settlement.usage?.id;
+    if (callId !== undefined && this.#openCalls.delete(callId)) this.#journal.delete(callId);
+    this.#pending.push({ settlement, queuedAt: Date.now() });
     if (this.#pending.length >= MAX_BATCH) void this.flush();
-    else this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+    else this.#schedule(FLUSH_INTERVAL_MS);
   }
 
-  /** Resolves once everything queued before the call is written (tests, /generations reads, shutdown). */
-  async drain(maxAttempts = 20): Promise<void> {
-    for (let attempt = 0; attempt < maxAttempts && (this.#pending.length > 0 || this.#flushing); attempt += 1) {
+  /**
+   * Journals a call that is under way (its start, then its progress): written with the
+   * next batch, so a process that dies leaves a row its reclaimer settles as
+   * `interrupted`. A call that settles before the next flush is never written at all.
+   */
+  journal(call: OpenCall): void {
+    if (this.#closed || !this.#holderId) return;
+    this.#openCalls.add(call.id);
+    this.#journal.set(call.id, call);
+    this.#schedule(FLUSH_INTERVAL_MS);
+  }
+
+  /** Resolves once everything queued before the call is written, or `timeoutMs` passed. */
+  async drain(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.#pending.length > 0 || this.#journal.size > 0 || this.#flushing) && Date.now() < deadline) {
       await (this.#flushing ?? this.flush());
+      if (this.#failures > 0 && this.#pending.length > 0) await sleep(Math.min(this.#retryDelay(), Math.max(0, deadline - Date.now())));
     }
   }
 
@@ -65,17 +104,25 @@ export class SettlementQueue {
    */
   forgetLeaseParts(): void {
     this.#leaseEpoch += 1;
-    for (const settlement of this.#pending) {
+    for (const { settlement } of this.#pending) {
       settlement.keyLeaseMicros = 0;
       settlement.accountLeaseMicros = 0;
     }
   }
 
-  /** Writes what is queued; later settlements are refused (the store is about to close). */
-  async close(): Promise<void> {
-    await this.drain();
+  /**
+   * Writes what is queued (retrying for up to `timeoutMs`); later settlements are
+   * refused. Returns what could not be written, for the caller to journal: spend is
+   * never dropped at shutdown.
+   */
+  async close(timeoutMs = 10_000): Promise<Settlement[]> {
+    await this.drain(timeoutMs);
     this.#closed = true;
     clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const unwritten = [...this.#pending.map((queued) => queued.settlement), ...this.#poisoned];
+    this.#pending = [];
+    return unwritten;
   }
 
   async flush(): Promise<void> {
@@ -83,94 +130,132 @@ export class SettlementQueue {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const batch = this.#pending.splice(0, MAX_BATCH);
-    if (batch.length === 0) return;
+    const usageIds = new Set<string>();
+    for (const queued of batch) if (queued.settlement.usage) usageIds.add(queued.settlement.usage.id);
+    // A call settled in this batch needs no journal row (an upsert and a delete of one row cannot share a statement).
+    const journal = [...this.#journal.values()].filter((call) => !usageIds.has(call.id));
+    this.#journal = new Map();
+    if (batch.length === 0 && journal.length === 0) return;
     const epoch = this.#leaseEpoch;
-    // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
-    this.#flushing = writeBatch(this.#db, batch, this.#holderId, new Date())
-      .catch((error: unknown) => {
+    this.#flushing = this.#write(batch, journal)
+      .then((unwritten) => {
+        if (unwritten.settlements.length === 0 && unwritten.journal.length === 0) {
+          this.#failures = 0;
+          return;
+        }
+        this.#failures += 1;
         if (epoch !== this.#leaseEpoch) {
-          for (const settlement of batch) {
+          for (const { settlement } of unwritten.settlements) {
             settlement.keyLeaseMicros = 0;
             settlement.accountLeaseMicros = 0;
           }
         }
-        this.#pending.unshift(...batch);
-        this.#onError(error);
-        return new Promise<void>((done) => setTimeout(done, 250));
+        this.#pending.unshift(...unwritten.settlements);
+        // Progress journaled since is newer than what failed; a call settled since needs no row.
+        for (const call of unwritten.journal) if (this.#openCalls.has(call.id) && !this.#journal.has(call.id)) this.#journal.set(call.id, call);
       })
       .finally(() => {
         this.#flushing = undefined;
-        if (this.#pending.length > 0) this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+        this.#logBacklog();
+        if (this.#pending.length > 0 || this.#journal.size > 0) this.#schedule(this.#failures > 0 ? this.#retryDelay() : FLUSH_INTERVAL_MS);
       });
     return this.#flushing;
+  }
+
+  /** Queue depth and the age of the oldest settlement waiting (metrics, backlog logs). */
+  backlog(): SettlementBacklog {
+    const oldest = this.#pending[0];
+    return { depth: this.#pending.length, oldestPendingAgeMs: oldest ? Date.now() - oldest.queuedAt : 0 };
   }
 
   get pendingCount(): number {
     return this.#pending.length;
   }
-}
 
-type Totals = { spend: number; lease: number; lastUsed: string | null };
-
-function addTo(map: Map<string, Totals>, id: string, spend: number, lease: number, lastUsed: Date | undefined): void {
-  const totals = map.get(id) ?? { spend: 0, lease: 0, lastUsed: null };
-  totals.spend += spend;
-  totals.lease += lease;
-  const at = lastUsed?.toISOString() ?? null;
-  if (at && (!totals.lastUsed || at > totals.lastUsed)) totals.lastUsed = at;
-  map.set(id, totals);
-}
-
-const USAGE_RECORD_TYPES = `id text, account_id uuid, key_id uuid, request_id text, endpoint text, requested_model text,
-  model text, provider text, upstream_model text, status text, http_status integer, error_code text, input_tokens integer,
-  output_tokens integer, cached_input_tokens integer, reasoning_tokens integer, units jsonb, cost_micros bigint,
-  latency_ms integer, attempts integer, streamed boolean, agent_id text, agent_run_id text, created_at timestamptz`;
-
-/**
- * The whole batch in ONE statement (one round trip; on PGlite, one pass through the
- * WASM engine): usage rows, then per key its spend windows and lease, per account its
- * usage and lease, and this process's lease rows. Rows travel as JSON arrays
- * (`jsonb_to_recordset`), so the statement text is the same for every batch size.
- */
-async function writeBatch(tx: Queryable, batch: Settlement[], holderId: string | undefined, now: Date): Promise<void> {
-  const rows = batch.flatMap((settlement) => (settlement.usage ? [Object.fromEntries(USAGE_COLUMNS.map((column, index) => [column, usageValues(settlement.usage as UsageRecord)[index]]))] : []));
-  const keys = new Map<string, Totals>();
-  const accounts = new Map<string, Totals>();
-  for (const settlement of batch) {
-    if (settlement.keyId) addTo(keys, settlement.keyId, settlement.spendMicros, settlement.keyLeaseMicros, settlement.usage?.createdAt);
-    if (settlement.accountId) addTo(accounts, settlement.accountId, settlement.spendMicros, settlement.accountLeaseMicros, undefined);
+  /** Settlements kept aside because no write could take them (each was reported through onPoisoned). */
+  get poisonedCount(): number {
+    return this.#poisoned.length;
   }
-  const keyRows = [...keys].map(([id, totals]) => ({ id, spend: totals.spend, lease: totals.lease, last_used: totals.lastUsed }));
-  const accountRows = [...accounts].map(([id, totals]) => ({ id, spend: totals.spend, lease: totals.lease }));
-  const leaseRows = [
-    ...keyRows.filter((row) => row.lease !== 0).map((row) => ({ key_id: row.id, account_id: null, lease: row.lease })),
-    ...accountRows.filter((row) => row.lease !== 0).map((row) => ({ key_id: null, account_id: row.id, lease: row.lease })),
-  ];
-  await tx.query(
-    `WITH usage_rows AS (
-       INSERT INTO usage_log (${USAGE_COLUMNS.join(', ')})
-       SELECT ${USAGE_COLUMNS.join(', ')} FROM jsonb_to_recordset($1::jsonb) AS r(${USAGE_RECORD_TYPES})
-     ), key_totals AS (
-       UPDATE api_keys k SET
-         spend_day_micros = (CASE WHEN k.spend_day = $5 THEN k.spend_day_micros ELSE 0 END) + d.spend,
-         spend_day = $5,
-         spend_month_micros = (CASE WHEN k.spend_month = $6 THEN k.spend_month_micros ELSE 0 END) + d.spend,
-         spend_month = $6,
-         spend_total_micros = k.spend_total_micros + d.spend,
-         leased_micros = k.leased_micros - d.lease,
-         last_used_at = GREATEST(k.last_used_at, d.last_used)
-       FROM jsonb_to_recordset($2::jsonb) AS d(id uuid, spend bigint, lease bigint, last_used timestamptz)
-       WHERE k.id = d.id
-     ), account_totals AS (
-       UPDATE accounts a SET usage_micros = a.usage_micros + d.spend, leased_micros = a.leased_micros - d.lease
-       FROM jsonb_to_recordset($3::jsonb) AS d(id uuid, spend bigint, lease bigint)
-       WHERE a.id = d.id
-     ), lease_rows AS (
-       UPDATE budget_leases l SET amount_micros = l.amount_micros - d.lease
-       FROM jsonb_to_recordset($4::jsonb) AS d(key_id uuid, account_id uuid, lease bigint)
-       WHERE l.holder_id = $7 AND (l.key_id = d.key_id OR l.account_id = d.account_id)
-     )
-     SELECT 1`,
-    [JSON.stringify(rows), JSON.stringify(keyRows), JSON.stringify(accountRows), JSON.stringify(leaseRows), utcDayNumber(now), utcMonthNumber(now), holderId ?? null],
-  );
+
+  /**
+   * Writes a batch; on a data error, halves it until the failing settlement is alone
+   * and keeps that one aside. Returns what must be retried (the database is unreachable).
+   */
+  async #write(batch: Queued[], journal: OpenCall[]): Promise<{ settlements: Queued[]; journal: OpenCall[] }> {
+    try {
+      await writeSettlementBatch(this.#db, batch.map((queued) => queued.settlement), journal, this.#holderId, new Date());
+      return { settlements: [], journal: [] };
+    } catch (error) {
+      if (this.#closedDatabase(error)) return { settlements: batch, journal };
+      this.#events.onError(error);
+      if (batch.length + journal.length <= 1) {
+        const [queued] = batch;
+        const outcome = queued ? await this.#writeStripped(queued) : 'written';
+        if (queued && outcome === 'unreachable') return { settlements: [queued], journal: [] };
+        if (queued && outcome === 'failed') {
+          this.#poisoned.push(queued.settlement);
+          this.#events.onPoisoned?.(queued.settlement, error);
+        }
+        // A journal row that cannot be written is only a lost crash estimate; the call still settles.
+        return { settlements: [], journal: [] };
+      }
+      const [firstBatch, secondBatch] = halves(batch);
+      const [firstJournal, secondJournal] = halves(journal);
+      const first = await this.#write(firstBatch, firstJournal);
+      const second = await this.#write(secondBatch, secondJournal);
+      return { settlements: [...first.settlements, ...second.settlements], journal: [...first.journal, ...second.journal] };
+    }
+  }
+
+  /**
+   * Last try for a settlement that failed alone: its usage row without the
+   * client-chosen text, so the spend and the row's figures still land.
+   */
+  async #writeStripped(queued: Queued): Promise<'written' | 'unreachable' | 'failed'> {
+    const usage = queued.settlement.usage;
+    if (!usage) return 'failed';
+    const stripped = { ...queued.settlement, usage: { ...usage, requestedModel: null, units: null, errorCode: 'unstorable_usage_text' } };
+    try {
+      await writeSettlementBatch(this.#db, [stripped], [], this.#holderId, new Date());
+      return 'written';
+    } catch (error) {
+      return isConnectionError(error) ? 'unreachable' : 'failed';
+    }
+  }
+
+  /** An unreachable database: report it and retry everything later. */
+  #closedDatabase(error: unknown): boolean {
+    if (!isConnectionError(error)) return false;
+    if (this.#failures === 0) this.#events.onError(error);
+    return true;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer || this.#closed) return;
+    // The timer clears itself before flushing: a timer that fired while a flush was in
+    // flight must not stay set, or no later add() would ever schedule again.
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.flush();
+    }, delayMs);
+  }
+
+  #retryDelay(): number {
+    return Math.min(MAX_RETRY_DELAY_MS, 50 * 2 ** Math.min(this.#failures, 10));
+  }
+
+  #logBacklog(): void {
+    if (!this.#events.onBacklog) return;
+    const backlog = this.backlog();
+    if (backlog.oldestPendingAgeMs < BACKLOG_WARN_AGE_MS || Date.now() - this.#lastBacklogLog < BACKLOG_LOG_EVERY_MS) return;
+    this.#lastBacklogLog = Date.now();
+    this.#events.onBacklog(backlog);
+  }
 }
+
+function halves<T>(items: T[]): [T[], T[]] {
+  const middle = Math.ceil(items.length / 2);
+  return [items.slice(0, middle), items.slice(middle)];
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 /** A usage-log row as the billing pipeline writes it (see migrations/0002_usage_log.sql). */
-export type UsageStatus = 'success' | 'upstream_error' | 'rejected' | 'client_disconnect' | 'error';
+export type UsageStatus = 'success' | 'upstream_error' | 'rejected' | 'client_closed' | 'interrupted' | 'deferred_billing' | 'error';
 
 export type UsageRecord = {
   id: string;

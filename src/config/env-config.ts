@@ -15,6 +15,9 @@ const EnvSchema = z.object({
   JUNCTION_TOOLS_DIR: z.string().default('./tools'),
   JUNCTION_KNOWLEDGE_DIR: z.string().default('./knowledge'),
   JUNCTION_EMBEDDING_MODEL: z.string().min(1).optional(),
+  JUNCTION_LEASE_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
+  JUNCTION_JOURNAL_DIR: z.string().min(1).optional(),
+  JUNCTION_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -36,6 +39,12 @@ export type EnvConfig = {
   knowledgeDir: string;
   /** Catalog id of the embedding model for knowledge; without it, knowledge search is full text only. */
   embeddingModel: string | undefined;
+  /** Where settlements unwritten at shutdown are journaled (default: `<dataDir>/journal`, none for memory://). */
+  journalDir: string | undefined;
+  /** A process silent this long is presumed dead: its leases return and its open calls settle as interrupted. */
+  leaseTimeoutSeconds: number;
+  /** A stream whose client has not read for this long is cut and billed as client_closed. */
+  streamIdleTimeoutMs: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 };
 
@@ -64,6 +73,9 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     toolsDir: values.JUNCTION_TOOLS_DIR,
     knowledgeDir: values.JUNCTION_KNOWLEDGE_DIR,
     embeddingModel: values.JUNCTION_EMBEDDING_MODEL,
+    journalDir: values.JUNCTION_JOURNAL_DIR,
+    leaseTimeoutSeconds: values.JUNCTION_LEASE_TIMEOUT_SECONDS,
+    streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -42,7 +42,7 @@ const UsageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   key_id: z.string().refine(isUuid, 'a key id').optional(),
   model: z.string().optional(),
-  status: z.enum(['success', 'upstream_error', 'rejected', 'client_disconnect', 'error']).optional(),
+  status: z.enum(['success', 'upstream_error', 'rejected', 'client_closed', 'interrupted', 'deferred_billing', 'error']).optional(),
   endpoint: z.string().optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
@@ -63,7 +63,7 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
     const key = authenticatedKey(request);
     const { id } = request.params as { id: string };
     // A generation settled milliseconds ago may still be in the group-commit queue.
-    await deps.settlements.drain();
+    await deps.settlements.drain(2_000);
     const row = await findGeneration(deps.db, key.id, id);
     if (!row) throw new JunctionError('not_found', `No generation '${id}' for this key.`);
     return { data: toUsageView(row) };
@@ -72,7 +72,7 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
   app.get('/usage', { preHandler: requireKey(deps.authenticator, { kinds: ['provisioning'] }) }, async (request) => {
     const key = authenticatedKey(request);
     const query = parseInput(UsageQuerySchema, request.query, 'query string');
-    await deps.settlements.drain();
+    await deps.settlements.drain(2_000);
     const rows = await listUsage(deps.db, key.accountId, {
       limit: query.limit + 1,
       ...(query.key_id && { keyId: query.key_id }),

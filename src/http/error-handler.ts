@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isJunctionError, JunctionError } from '../core/errors.ts';
+import { isConnectionError } from '../store/connection-errors.ts';
 import { errorBody, errorFormatForUrl } from './error-shapes.ts';
 
 /** Maps fastify's own errors (body parsing, size limits) into our code table. */
@@ -30,9 +31,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: J
   return reply.status(error.status).headers(error.headers).send(errorBody(error, shape));
 }
 
+/** The database is unreachable: the request may well succeed shortly, and the key is not at fault. */
+export const databaseUnavailable = (cause: unknown): JunctionError =>
+  new JunctionError('service_unavailable', 'The service cannot reach its database right now; retry shortly.', { headers: { 'retry-after': '2' }, cause });
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((rawError: FastifyError, request, reply) => {
-    const error = isJunctionError(rawError) ? rawError : toJunctionError(rawError);
+    const error = isJunctionError(rawError) ? rawError : isConnectionError(rawError) ? databaseUnavailable(rawError) : toJunctionError(rawError);
     if (error.status >= 500) request.log.error({ err: rawError }, 'request failed');
     return sendError(request, reply, error);
   });

@@ -1,4 +1,5 @@
 import type { BudgetLeases, Reservation } from '../billing/budget-leases.ts';
+import { JOURNAL_PROGRESS_MS, type OpenCall } from '../billing/open-call.ts';
 import { computeChatCost, worstCaseChatCost } from '../catalog/costs.ts';
 import type { CatalogModel } from '../catalog/types.ts';
 import { JunctionError } from '../core/errors.ts';
@@ -66,8 +67,22 @@ export class ChatPipeline {
     const { iterator, first } = opened.value;
     const model = opened.model;
     const meter = new StreamMeter();
+    const journaled = openCall(context, call, model, true);
+    this.#deps.budgets.journal(journaled);
+    let journaledAt = performance.now();
+    // A long stream's progress is journaled every few seconds: a crash then bills what was streamed.
+    const observe = (event: ModelStreamEvent) => {
+      meter.observe(event);
+      if (performance.now() - journaledAt < JOURNAL_PROGRESS_MS) return;
+      journaledAt = performance.now();
+      const usage = meter.usage ?? meter.estimate(call.inputEstimate);
+      journaled.inputTokens = usage.inputTokens;
+      journaled.outputTokens = usage.outputTokens;
+      journaled.costMicros = computeChatCost(model, usage);
+      this.#deps.budgets.journal(journaled);
+    };
     let outcome: ChatOutcome | undefined;
-    const finish = (status: 'success' | 'upstream_error' | 'client_disconnect', httpStatus: number, errorCode?: string) => {
+    const finish = (status: 'success' | 'upstream_error' | 'client_closed', httpStatus: number, errorCode?: string) => {
       if (outcome) return;
       const usage = meter.usage ?? meter.estimate(call.inputEstimate);
       const costMicros = computeChatCost(model, usage);
@@ -78,18 +93,18 @@ export class ChatPipeline {
       let completed = false;
       try {
         if (!first.done) {
-          meter.observe(first.value);
+          observe(first.value);
           yield first.value;
         }
         for (let next = first.done ? first : await iterator.next(); !next.done; next = await iterator.next()) {
-          meter.observe(next.value);
+          observe(next.value);
           yield next.value;
         }
         completed = true;
         finish('success', 200);
       } catch (error) {
         if (context.signal.aborted) {
-          finish('client_disconnect', 499, 'client_closed_request');
+          finish('client_closed', 499, 'client_closed_request');
           throw new JunctionError('client_closed_request', 'The client closed the connection.');
         }
         const clientError = toClientError(error, model);
@@ -100,7 +115,7 @@ export class ChatPipeline {
           // The consumer stopped early (client gone): stop the upstream, bill what was produced.
           controller.abort(new JunctionError('client_closed_request', 'The client closed the connection.'));
           await iterator.return?.().catch(() => undefined);
-          finish('client_disconnect', 499, 'client_closed_request');
+          finish('client_closed', 499, 'client_closed_request');
         }
       }
     };
@@ -109,6 +124,8 @@ export class ChatPipeline {
 
   async generate(context: CallContext, input: ChatInput): Promise<ChatResult> {
     const call = await this.#begin(context, input, false);
+    const [firstCandidate] = call.candidates;
+    if (firstCandidate) this.#deps.budgets.journal(openCall(context, call, firstCandidate, false));
     let result;
     try {
       result = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, (adapter, model) =>
@@ -154,17 +171,40 @@ export class ChatPipeline {
   #failBeforeStart(context: CallContext, call: BeganCall, error: unknown, streamed: boolean): JunctionError {
     const aborted = context.signal.aborted;
     const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, call.candidates[0]);
-    this.#settle(context, call, call.candidates[0], aborted ? 'client_disconnect' : 'upstream_error', clientError.status, undefined, 0, 1, streamed, clientError.code);
+    this.#settle(context, call, call.candidates[0], aborted ? 'client_closed' : 'upstream_error', clientError.status, undefined, 0, 1, streamed, clientError.code);
     return clientError;
   }
 
-  #settle(context: CallContext, call: BeganCall, model: CatalogModel | undefined, status: 'success' | 'upstream_error' | 'client_disconnect', httpStatus: number, usage: Usage | undefined, costMicros: number, attempts: number, streamed: boolean, errorCode?: string): void {
+  #settle(context: CallContext, call: BeganCall, model: CatalogModel | undefined, status: 'success' | 'upstream_error' | 'client_closed', httpStatus: number, usage: Usage | undefined, costMicros: number, attempts: number, streamed: boolean, errorCode?: string): void {
     const entry = usageLogEntry({ id: call.generationId, context, requestedModel: call.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt: call.startedAt, attempts, streamed });
     this.#deps.budgets.settle(call.reservation, costMicros, entry, context.key);
   }
 }
 
-type BeganCall = { generationId: string; candidates: CatalogModel[]; reservation: Reservation; startedAt: number; requestedModel: string };
+/** The crash journal's row for a call under way, costed at its input estimate until tokens are observed. */
+function openCall(context: CallContext, call: BeganCall, model: CatalogModel, streamed: boolean): OpenCall {
+  const inputTokens = call.inputEstimate;
+  return {
+    id: call.generationId,
+    accountId: context.key.accountId,
+    keyId: context.key.id || null,
+    requestId: context.requestId,
+    endpoint: context.endpoint,
+    requestedModel: call.requestedModel,
+    model: model.id,
+    provider: model.providerId,
+    upstreamModel: model.upstreamName,
+    inputTokens,
+    outputTokens: 0,
+    costMicros: computeChatCost(model, { inputTokens, outputTokens: 0 }),
+    streamed,
+    agentId: context.agent?.agentId ?? null,
+    agentRunId: context.agent?.runId ?? null,
+    startedAt: new Date(),
+  };
+}
+
+type BeganCall = { generationId: string; candidates: CatalogModel[]; reservation: Reservation; startedAt: number; requestedModel: string; inputEstimate: number };
 
 /**
  * Reasoning tokens a provider may spend beyond the output cap: the explicit budget, or

@@ -62,7 +62,7 @@ export class UnaryPipeline {
     } catch (error) {
       const aborted = context.signal.aborted;
       const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, candidates[0]);
-      this.#deps.budgets.settle(reservation, 0, usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: candidates[0], status: aborted ? 'client_disconnect' : 'upstream_error', httpStatus: clientError.status, errorCode: clientError.code, costMicros: 0, startedAt }), context.key);
+      this.#deps.budgets.settle(reservation, 0, usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: candidates[0], status: aborted ? 'client_closed' : 'upstream_error', httpStatus: clientError.status, errorCode: clientError.code, costMicros: 0, startedAt }), context.key);
       throw clientError;
     }
     const metered = spec.meter(result.value, result.model);

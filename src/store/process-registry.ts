@@ -13,8 +13,7 @@ export type LeaseHolder = {
 /** A holder for processes that never register (short-lived tools): serves only top-ups made now. */
 export const unregisteredHolder = (id: string): LeaseHolder => ({ id, epoch: 0, canServeLeases: () => true, onReclaimed: () => undefined });
 
-/** How often a live process says so; a process silent for STALE_AFTER_SECONDS is presumed dead. */
-const HEARTBEAT_MS = 5_000;
+/** A process silent this long is presumed dead (JUNCTION_LEASE_TIMEOUT_SECONDS); it heart-beats six times as often. */
 export const STALE_AFTER_SECONDS = 30;
 
 /**
@@ -28,15 +27,17 @@ export class ProcessRegistration implements LeaseHolder {
   #lastConfirmed = 0;
   #epoch = 0;
   readonly #onReclaimed: Array<() => void> = [];
+  readonly #staleAfterSeconds: number;
 
-  constructor(db: Database) {
+  constructor(db: Database, staleAfterSeconds = STALE_AFTER_SECONDS) {
     this.#db = db;
+    this.#staleAfterSeconds = staleAfterSeconds;
   }
 
   async start(): Promise<void> {
     await this.#db.query('INSERT INTO lease_holders (id) VALUES ($1)', [this.id]);
     this.#lastConfirmed = performance.now();
-    this.#timer = setInterval(() => void this.heartbeat().catch(() => undefined), HEARTBEAT_MS);
+    this.#timer = setInterval(() => void this.heartbeat().catch(() => undefined), (this.#staleAfterSeconds * 1000) / 6);
     this.#timer.unref();
   }
 
@@ -66,7 +67,7 @@ export class ProcessRegistration implements LeaseHolder {
    * before anyone else can take the same money back.
    */
   canServeLeases(): boolean {
-    return performance.now() - this.#lastConfirmed < (STALE_AFTER_SECONDS * 1000) / 2;
+    return performance.now() - this.#lastConfirmed < (this.#staleAfterSeconds * 1000) / 2;
   }
 
   onReclaimed(listener: () => void): void {
@@ -77,7 +78,7 @@ export class ProcessRegistration implements LeaseHolder {
   async otherLiveProcesses(): Promise<string[]> {
     const result = await this.#db.query<{ id: string }>(
       `SELECT id FROM lease_holders WHERE id <> $1 AND heartbeat_at > now() - make_interval(secs => $2)`,
-      [this.id, STALE_AFTER_SECONDS],
+      [this.id, this.#staleAfterSeconds],
     );
     return result.rows.map((row) => row.id);
   }

@@ -157,7 +157,7 @@ describe('failures', () => {
     const rows = await gateway.services.db.query<{ status: string; cost_micros: number; output_tokens: number }>(
       "SELECT status, cost_micros, output_tokens FROM usage_log WHERE requested_model = 'openai/test-slow'",
     );
-    expect(rows.rows[0]?.status).toBe('client_disconnect');
+    expect(rows.rows[0]?.status).toBe('client_closed');
     expect(rows.rows[0]?.cost_micros).toBeGreaterThan(0);
   });
 });

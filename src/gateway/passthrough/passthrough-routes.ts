@@ -83,7 +83,7 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
     response = await forwardToProvider(provider.config, { method, pathAndQuery, headers: request.headers, body: upstreamBody, signal: context.signal, identityEncoding: billable });
   } catch (error) {
     const failure = isJunctionError(error) ? error : new JunctionError('upstream_error', 'The pass-through call failed.', { cause: error });
-    settle(failure.code === 'client_closed_request' ? 'client_disconnect' : 'upstream_error', failure.status, gate.model, undefined, 0, false, failure.code);
+    settle(failure.code === 'client_closed_request' ? 'client_closed' : 'upstream_error', failure.status, gate.model, undefined, 0, false, failure.code);
     throw failure;
   }
 
@@ -102,7 +102,7 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
     }
     out.end();
   } catch (error) {
-    status = context.signal.aborted ? 'client_disconnect' : 'upstream_error';
+    status = context.signal.aborted ? 'client_closed' : 'upstream_error';
     if (status === 'upstream_error') request.log.warn({ err: error }, 'pass-through response broke off');
     out.destroy();
   }
@@ -110,7 +110,7 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   // A run names its own model (the assistant's) when the request did not.
   const model = gate.model ?? (tapped?.upstreamModel ? resolveModel(deps.catalog, `${PASSTHROUGH_PROVIDER}/${tapped.upstreamModel}`) : undefined);
   const costMicros = tapped && model ? computeChatCost(model, tapped.usage) : 0;
-  settle(status, status === 'client_disconnect' ? 499 : response.statusCode, model, tapped?.usage, costMicros, streamed);
+  settle(status, status === 'client_closed' ? 499 : response.statusCode, model, tapped?.usage, costMicros, streamed);
   return reply;
 }
 

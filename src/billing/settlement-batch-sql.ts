@@ -1,0 +1,168 @@
+import { utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
+import type { Queryable } from '../store/database.ts';
+import { boundedText } from './bounded-text.ts';
+import type { OpenCall } from './open-call.ts';
+import type { Settlement } from './settlement.ts';
+import { USAGE_COLUMNS, type UsageRecord } from './usage-record.ts';
+
+const USAGE_RECORD_TYPES = `id text, account_id uuid, key_id uuid, request_id text, endpoint text, requested_model text,
+  model text, provider text, upstream_model text, status text, http_status integer, error_code text, input_tokens integer,
+  output_tokens integer, cached_input_tokens integer, reasoning_tokens integer, units jsonb, cost_micros bigint,
+  latency_ms integer, attempts integer, streamed boolean, agent_id text, agent_run_id text, created_at timestamptz`;
+
+const OPEN_CALL_COLUMNS = `id, holder_id, account_id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model,
+  input_tokens, output_tokens, cost_micros, streamed, agent_id, agent_run_id, started_at`;
+
+const OPEN_CALL_TYPES = `id text, holder_id uuid, account_id uuid, key_id uuid, request_id text, endpoint text, requested_model text,
+  model text, provider text, upstream_model text, input_tokens integer, output_tokens integer, cost_micros bigint,
+  streamed boolean, agent_id text, agent_run_id text, started_at timestamptz`;
+
+function addPart(parts: Map<string, { lease: number; spend: number }>, id: string, lease: number, spend: number): void {
+  const part = parts.get(id) ?? { lease: 0, spend: 0 };
+  part.lease += lease;
+  part.spend += spend;
+  parts.set(id, part);
+}
+
+/** A usage row as JSON for `jsonb_to_recordset`, its client-chosen text made storable. */
+function usageRow(record: UsageRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    account_id: record.accountId,
+    key_id: record.keyId,
+    request_id: boundedText(record.requestId, 128),
+    endpoint: boundedText(record.endpoint, 64),
+    requested_model: boundedText(record.requestedModel),
+    model: boundedText(record.model),
+    provider: boundedText(record.provider, 64),
+    upstream_model: boundedText(record.upstreamModel),
+    status: record.status,
+    http_status: record.httpStatus,
+    error_code: boundedText(record.errorCode, 64),
+    input_tokens: record.inputTokens,
+    output_tokens: record.outputTokens,
+    cached_input_tokens: record.cachedInputTokens,
+    reasoning_tokens: record.reasoningTokens,
+    units: record.units,
+    cost_micros: record.costMicros,
+    latency_ms: record.latencyMs,
+    attempts: record.attempts,
+    streamed: record.streamed,
+    agent_id: boundedText(record.agentId, 128),
+    agent_run_id: boundedText(record.agentRunId, 128),
+    created_at: record.createdAt,
+  };
+}
+
+function openCallRow(call: OpenCall, holderId: string): Record<string, unknown> {
+  return {
+    id: call.id,
+    holder_id: holderId,
+    account_id: call.accountId,
+    key_id: call.keyId,
+    request_id: boundedText(call.requestId, 128),
+    endpoint: boundedText(call.endpoint, 64),
+    requested_model: boundedText(call.requestedModel),
+    model: boundedText(call.model),
+    provider: boundedText(call.provider, 64),
+    upstream_model: boundedText(call.upstreamModel),
+    input_tokens: call.inputTokens,
+    output_tokens: call.outputTokens,
+    cost_micros: Math.max(0, Math.round(call.costMicros)),
+    streamed: call.streamed,
+    agent_id: boundedText(call.agentId, 128),
+    agent_run_id: boundedText(call.agentRunId, 128),
+    started_at: call.startedAt,
+  };
+}
+
+/**
+ * One batch in ONE statement (one round trip; on PGlite, one pass through the WASM
+ * engine): usage rows, then per key its spend windows and lease, per account its usage
+ * and lease, this process's lease rows, and the crash journal (calls opened or
+ * progressed upserted, settled calls removed). Rows travel as JSON arrays
+ * (`jsonb_to_recordset`), so the statement text is the same for every batch size.
+ *
+ * A call's spend is summed from its usage row as actually inserted: a row whose id is already in
+ * the log (a batch replayed from the shutdown journal, a call a reclaimer already
+ * settled as interrupted) adds nothing, so a retry can never bill twice.
+ */
+export async function writeSettlementBatch(
+  db: Queryable,
+  batch: readonly Settlement[],
+  openCalls: readonly OpenCall[],
+  holderId: string | undefined,
+  now: Date,
+): Promise<void> {
+  const usage: Array<Record<string, unknown>> = [];
+  // Per key and account: lease parts, and spend that came without a usage row (the row's own spend is summed in SQL).
+  const keyParts = new Map<string, { lease: number; spend: number }>();
+  const accountParts = new Map<string, { lease: number; spend: number }>();
+  for (const settlement of batch) {
+    if (settlement.usage) usage.push(usageRow(settlement.usage));
+    const spend = settlement.usage ? 0 : settlement.spendMicros;
+    if (settlement.keyId && (settlement.keyLeaseMicros !== 0 || spend !== 0)) addPart(keyParts, settlement.keyId, settlement.keyLeaseMicros, spend);
+    if (settlement.accountId && (settlement.accountLeaseMicros !== 0 || spend !== 0)) addPart(accountParts, settlement.accountId, settlement.accountLeaseMicros, spend);
+  }
+  const keyLeaseRows = [...keyParts].map(([id, part]) => ({ id, ...part }));
+  const accountLeaseRows = [...accountParts].map(([id, part]) => ({ id, ...part }));
+  const holderLeaseRows = [
+    ...keyLeaseRows.filter((row) => row.lease !== 0).map((row) => ({ key_id: row.id, account_id: null, lease: row.lease })),
+    ...accountLeaseRows.filter((row) => row.lease !== 0).map((row) => ({ key_id: null, account_id: row.id, lease: row.lease })),
+  ];
+  // Calls journaled without a holder (a process that does not register) cannot be reclaimed: skip.
+  const openRows = holderId ? openCalls.map((call) => openCallRow(call, holderId)) : [];
+  await db.query(
+    `WITH batch AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${USAGE_RECORD_TYPES})
+     ), inserted AS (
+       INSERT INTO usage_log (${USAGE_COLUMNS.join(', ')})
+       SELECT ${USAGE_COLUMNS.join(', ')} FROM batch
+       ON CONFLICT (id) DO NOTHING
+       RETURNING key_id, account_id, cost_micros, created_at
+     ), key_deltas AS (
+       SELECT COALESCE(s.key_id, l.id) AS id, COALESCE(s.spend, 0) + COALESCE(l.spend, 0) AS spend, COALESCE(l.lease, 0) AS lease, s.last_used
+       FROM (SELECT key_id, sum(cost_micros) AS spend, max(created_at) AS last_used FROM inserted WHERE key_id IS NOT NULL GROUP BY key_id) s
+       FULL JOIN jsonb_to_recordset($2::jsonb) AS l(id uuid, lease bigint, spend bigint) ON l.id = s.key_id
+     ), key_totals AS (
+       UPDATE api_keys k SET
+         spend_day_micros = (CASE WHEN k.spend_day = $5 THEN k.spend_day_micros ELSE 0 END) + d.spend,
+         spend_day = $5,
+         spend_month_micros = (CASE WHEN k.spend_month = $6 THEN k.spend_month_micros ELSE 0 END) + d.spend,
+         spend_month = $6,
+         spend_total_micros = k.spend_total_micros + d.spend,
+         leased_micros = k.leased_micros - d.lease,
+         last_used_at = GREATEST(k.last_used_at, d.last_used)
+       FROM key_deltas d WHERE k.id = d.id
+     ), account_deltas AS (
+       SELECT COALESCE(s.account_id, l.id) AS id, COALESCE(s.spend, 0) + COALESCE(l.spend, 0) AS spend, COALESCE(l.lease, 0) AS lease
+       FROM (SELECT account_id, sum(cost_micros) AS spend FROM inserted GROUP BY account_id) s
+       FULL JOIN jsonb_to_recordset($3::jsonb) AS l(id uuid, lease bigint, spend bigint) ON l.id = s.account_id
+     ), account_totals AS (
+       UPDATE accounts a SET usage_micros = a.usage_micros + d.spend, leased_micros = a.leased_micros - d.lease
+       FROM account_deltas d WHERE a.id = d.id
+     ), lease_rows AS (
+       UPDATE budget_leases l SET amount_micros = l.amount_micros - d.lease
+       FROM jsonb_to_recordset($4::jsonb) AS d(key_id uuid, account_id uuid, lease bigint)
+       WHERE l.holder_id = $7 AND (l.key_id = d.key_id OR l.account_id = d.account_id)
+     ), closed_calls AS (
+       DELETE FROM open_calls WHERE id IN (SELECT id FROM batch)
+     ), journaled_calls AS (
+       INSERT INTO open_calls (${OPEN_CALL_COLUMNS})
+       SELECT ${OPEN_CALL_COLUMNS} FROM jsonb_to_recordset($8::jsonb) AS o(${OPEN_CALL_TYPES})
+       ON CONFLICT (id) DO UPDATE SET input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens,
+         cost_micros = EXCLUDED.cost_micros, holder_id = EXCLUDED.holder_id, updated_at = now()
+     )
+     SELECT 1`,
+    [
+      JSON.stringify(usage),
+      JSON.stringify(keyLeaseRows),
+      JSON.stringify(accountLeaseRows),
+      JSON.stringify(holderLeaseRows),
+      utcDayNumber(now),
+      utcMonthNumber(now),
+      holderId ?? null,
+      JSON.stringify(openRows),
+    ],
+  );
+}
