@@ -10,6 +10,7 @@ import { modelsRoute } from './gateway/models-route.ts';
 import { usageRoutes } from './gateway/usage-routes.ts';
 import { keysRoutes } from './gateway/keys/keys-routes.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
+import { registerJsonBodyParser } from './http/json-body-parser.ts';
 import { agentsApi } from './agents/api/agents-api.ts';
 import { loggerOptions } from './http/logger-options.ts';
 import type { Services } from './services.ts';
@@ -29,6 +30,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
     reply.header('x-request-id', request.id);
   });
   registerErrorHandlers(app);
+  registerJsonBodyParser(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 

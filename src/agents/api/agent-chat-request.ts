@@ -10,7 +10,14 @@ import type { AgentRunRequest } from '../agent-runner.ts';
  * (history comes from the tree); system/developer messages add to the agent's
  * instructions for this request; `tools` are client-side functions the caller runs.
  */
+/**
+ * A turn's messages are stored in the conversation tree in one statement; this bound
+ * keeps it under PostgreSQL's 65,535 bind parameters (12 per message) with room to spare.
+ */
+export const MAX_TURN_MESSAGES = 4_096;
+
 export const AgentChatRequestSchema = ChatRequestSchema.omit({ models: true }).extend({
+  messages: ChatRequestSchema.shape.messages.max(MAX_TURN_MESSAGES, `at most ${MAX_TURN_MESSAGES} messages per request; the conversation tree keeps the history`),
   conversation_id: z.string().min(1).nullish(),
   parent_message_id: z.string().min(1).nullish(),
 });

@@ -128,7 +128,7 @@ export const CreateResponseSchema = z.strictObject({
   /** The agent id. */
   model: z.string().min(1),
   // A bare string is one user message; as items, errors name the item (`input.3.content`).
-  input: z.preprocess((value) => (typeof value === 'string' ? [{ type: 'message', role: 'user', content: value }] : value), z.array(InputItemSchema).min(1)),
+  input: z.preprocess((value) => (typeof value === 'string' ? [{ type: 'message', role: 'user', content: value }] : value), z.array(InputItemSchema).min(1).max(4_096, 'at most 4096 input items per request; previous_response_id keeps the history')),
   instructions: z.string().nullish(),
   tools: z.array(FunctionToolSchema).nullish(),
   tool_choice: ToolChoiceSchema.nullish(),

@@ -13,9 +13,13 @@ const usdAmount = z
     }
   });
 
+/** PostgreSQL text cannot hold NUL; the JSON parser already refused lone surrogates. */
+const storableText = (value: string): boolean => !value.includes('\u0000');
+const STORABLE_TEXT_MESSAGE = 'must not contain NUL characters';
+
 const settingsFields = {
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).nullable(),
+  name: z.string().trim().min(1).max(200).refine(storableText, STORABLE_TEXT_MESSAGE),
+  description: z.string().max(2000).refine(storableText, STORABLE_TEXT_MESSAGE).nullable(),
   daily_limit_usd: usdAmount.nullable(),
   monthly_limit_usd: usdAmount.nullable(),
   total_limit_usd: usdAmount.nullable(),

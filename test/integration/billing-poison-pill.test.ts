@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../src/admin/admin-commands.ts';
+import type { UsageRecord } from '../../src/billing/usage-record.ts';
+import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
+import { bearer } from '../support/test-app.ts';
+
+/**
+ * One bad request never stops billing: text that cannot be stored is refused at the
+ * edge (400) or made storable in the usage row, and a batch that fails for one row is
+ * split so every other row lands.
+ */
+let gateway: GatewayHarness;
+let key: string;
+let keyId: string;
+
+beforeAll(async () => {
+  gateway = await startGateway({ JUNCTION_AGENTS_DIR: '/nonexistent', JUNCTION_TOOLS_DIR: '/nonexistent' });
+  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '10', currency: 'USD' });
+  key = await gateway.key('model', { totalLimitMicros: 5_000_000 });
+  const status = await gateway.app.inject({ method: 'GET', url: '/v1/key', headers: bearer(key) });
+  keyId = status.json<{ data: { id: string } }>().data.id;
+});
+afterAll(async () => gateway?.close());
+
+const chat = (model: string) =>
+  gateway.app.inject({
+    method: 'POST',
+    url: '/v1/chat/completions',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: { model, messages: [{ role: 'user', content: 'hello' }] },
+  });
+
+const usageRow = (overrides: Partial<UsageRecord>): UsageRecord => ({
+  id: `gen-${randomUUID()}`,
+  accountId: gateway.services.defaultAccount.id,
+  keyId,
+  requestId: 'req_test',
+  endpoint: 'chat.completions',
+  requestedModel: 'openai/test-echo',
+  model: 'openai/test-echo',
+  provider: 'openai',
+  upstreamModel: 'test-echo',
+  status: 'success',
+  httpStatus: 200,
+  errorCode: null,
+  inputTokens: 1,
+  outputTokens: 1,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+  units: null,
+  costMicros: 100,
+  latencyMs: 1,
+  attempts: 1,
+  streamed: false,
+  agentId: null,
+  agentRunId: null,
+  createdAt: new Date(),
+  ...overrides,
+});
+
+describe('poison pills', () => {
+  it('refuses a lone surrogate at the edge with 400 naming the field, and billing goes on', async () => {
+    const bad = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: '{"model":"x\\udc39","messages":[{"role":"user","content":"hello"}]}',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json<{ error: { param: string } }>().error.param).toBe('model');
+    const good = await chat('openai/test-echo');
+    expect(good.statusCode).toBe(200);
+    await gateway.settle();
+    const rows = await gateway.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_log WHERE key_id = $1 AND status = 'success'", [keyId]);
+    expect(rows.rows[0]?.n).toBe(1);
+  });
+
+  it('stores a refused call’s requested model bounded, not at full length', async () => {
+    const long = `m${'x'.repeat(200_000)}`;
+    const refused = await chat(long);
+    expect(refused.statusCode).toBe(404);
+    await gateway.settle();
+    const rows = await gateway.services.db.query<{ length: number }>("SELECT length(requested_model) AS length FROM usage_log WHERE key_id = $1 AND status = 'rejected'", [keyId]);
+    expect(rows.rows[0]?.length).toBeLessThanOrEqual(256);
+  });
+
+  it('makes a malformed usage row storable and splits a batch around a row that still fails', async () => {
+    const queue = gateway.services.settlements;
+    const before = await gateway.services.db.query<{ spend: number }>('SELECT spend_total_micros AS spend FROM api_keys WHERE id = $1', [keyId]);
+    const settlements = Array.from({ length: 9 }, (_, index) => ({
+      usage: usageRow(index === 4 ? { requestedModel: 'bad\udc39\u0000model' } : {}),
+      keyId,
+      accountId: gateway.services.defaultAccount.id,
+      spendMicros: 100,
+      keyLeaseMicros: 0,
+      accountLeaseMicros: 0,
+    }));
+    // A row no write can take (its account does not exist): it must not hold the others back.
+    const orphan = { usage: usageRow({ accountId: randomUUID(), keyId: null }), keyId: null, accountId: null, spendMicros: 100, keyLeaseMicros: 0, accountLeaseMicros: 0 };
+    for (const settlement of [...settlements.slice(0, 5), orphan, ...settlements.slice(5)]) queue.add(settlement);
+    await queue.drain();
+    const written = await gateway.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_log WHERE id = ANY($1)', [settlements.map((settlement) => settlement.usage.id)]);
+    const after = await gateway.services.db.query<{ spend: number }>('SELECT spend_total_micros AS spend FROM api_keys WHERE id = $1', [keyId]);
+    const stored = await gateway.services.db.query<{ requested_model: string }>('SELECT requested_model FROM usage_log WHERE id = $1', [settlements[4]?.usage.id]);
+    console.log(`[chaos] poison pill: rows expected 9, found ${written.rows[0]?.n}; spend added ${Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)} µUSD of 900; kept aside ${queue.poisonedCount}`);
+    expect(written.rows[0]?.n).toBe(9);
+    expect(Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)).toBe(900);
+    expect(stored.rows[0]?.requested_model).toBe('bad\ufffdmodel');
+    expect(queue.poisonedCount).toBe(1);
+    expect(queue.pendingCount).toBe(0);
+  });
+});
