@@ -35,10 +35,30 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: J
 export const databaseUnavailable = (cause: unknown): JunctionError =>
   new JunctionError('service_unavailable', 'The service cannot reach its database right now; retry shortly.', { headers: { 'retry-after': '2' }, cause });
 
+/** How long a refused upload may keep sending before its connection is cut. */
+const DISCARD_TIMEOUT_MS = 30_000;
+
+/**
+ * A refused oversized body is read to its end and discarded before the connection
+ * may close: closing while the client still sends makes it see EPIPE/ECONNRESET
+ * instead of the 413 (and SDKs then retry the upload). fastify asks for
+ * `Connection: close` here; without it Node discards the rest and keeps the socket.
+ */
+function discardRestOfBody(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.raw.complete) return;
+  reply.removeHeader('connection');
+  const timer = setTimeout(() => request.raw.destroy(), DISCARD_TIMEOUT_MS);
+  timer.unref();
+  request.raw.once('end', () => clearTimeout(timer));
+  request.raw.once('close', () => clearTimeout(timer));
+  request.raw.resume();
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((rawError: FastifyError, request, reply) => {
     const error = isJunctionError(rawError) ? rawError : isConnectionError(rawError) ? databaseUnavailable(rawError) : toJunctionError(rawError);
     if (error.status >= 500) request.log.error({ err: rawError }, 'request failed');
+    if (rawError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') discardRestOfBody(request, reply);
     return sendError(request, reply, error);
   });
   app.setNotFoundHandler((request, reply) =>
