@@ -8,13 +8,20 @@ export const REDACTED_PATHS = [
   'headers.authorization',
   'headers["x-api-key"]',
   'headers["x-goog-api-key"]',
+  'req.headers.cookie',
+  'headers.cookie',
+  'res.headers["set-cookie"]',
   '*.apiKey',
   '*.api_key',
   '*.key',
 ];
 
-/** `?key=AIza…` (Google's client) must not reach the logs with the URL. */
-export const redactUrl = (url: string): string => url.replace(/([?&]key=)[^&]*/gi, '$1[REDACTED]');
+/**
+ * Query parameters that carry secrets (`?key=AIza…` from Google's client, and the
+ * `api_key`, `token`, `access_token` some clients send) never reach the logs with the URL.
+ */
+const SECRET_QUERY = /([?&](?:key|api_key|apikey|api-key|token|access_token|auth|authorization)=)[^&#]*/gi;
+export const redactUrl = (url: string): string => url.replace(SECRET_QUERY, '$1[REDACTED]');
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {

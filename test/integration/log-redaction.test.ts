@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 describe('logs', () => {
-  it('redact keys in Authorization, x-api-key, x-goog-api-key and ?key=', async () => {
+  it('redact keys in Authorization, x-api-key, x-goog-api-key and ?key=, ?api_key=, ?token=, ?access_token=', async () => {
     const key = await t.key('model');
     const forged = 'sk-jn-NOTAREALKEY000000000000000000000000000000000000000000';
     await app.inject({ url: '/v1/key', headers: { authorization: `Bearer ${key}` } });
@@ -34,8 +34,12 @@ describe('logs', () => {
     await app.inject({ method: 'POST', url: `/v1beta/models/google%2Fx:generateContent?key=${key}`, payload: {} });
     await app.inject({ method: 'POST', url: '/v1beta/models/google%2Fx:generateContent', headers: { 'x-goog-api-key': forged }, payload: {} });
     await app.inject({ method: 'POST', url: '/v1/chat/completions', headers: { authorization: `Bearer ${forged}` }, payload: { model: 'x', messages: [] } });
+    await app.inject({ url: `/v1/models?api_key=${key}&x=1` });
+    await app.inject({ url: `/v1/models?token=${forged}` });
+    await app.inject({ url: `/agents/v1/models?access_token=${forged}` });
     const log = lines.join('');
     expect(log).toContain('incoming request');
+    expect(log).toContain('api_key=[REDACTED]&x=1');
     expect(log).toContain('[REDACTED]');
     expect(log).not.toContain(key.slice(6));
     expect(log).not.toContain('NOTAREALKEY');
