@@ -26,6 +26,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
     return503OnClosing: true,
   });
   app.decorateRequest('apiKey', undefined);
+  app.decorate('streamIdleTimeoutMs', services.config.streamIdleTimeoutMs);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

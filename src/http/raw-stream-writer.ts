@@ -1,11 +1,22 @@
 import type { FastifyReply } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** JUNCTION_STREAM_IDLE_TIMEOUT_MS: how long a stream may wait for a client that reads nothing. */
+    streamIdleTimeoutMs: number;
+  }
+}
+
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 60_000;
+
 /**
  * A streamed response written on the raw socket: headers once (with the request id
  * and any rate-limit headers already set on the reply), then text, respecting
  * backpressure. Writes made in one event-loop turn are corked into one syscall.
- * Writes after the client left are dropped quietly.
+ * Writes after the client left are dropped quietly. A client that reads nothing for
+ * the stream idle timeout is cut off: a slow reader cannot pin the stream's memory
+ * (and its upstream call) for ever; the pipeline then bills it as client_closed.
  */
 export class RawStreamWriter {
   readonly #reply: FastifyReply;
@@ -38,8 +49,11 @@ export class RawStreamWriter {
       });
     }
     if (raw.write(text)) return;
+    const idleTimeoutMs = this.#reply.server.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     await new Promise<void>((done) => {
+      const timer = setTimeout(() => raw.destroy(), idleTimeoutMs);
       const finish = () => {
+        clearTimeout(timer);
         raw.off('drain', finish);
         raw.off('close', finish);
         done();
