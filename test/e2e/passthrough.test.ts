@@ -76,6 +76,31 @@ describe('OpenAI stateful APIs passed through with the official openai client', 
     expect(rows.map((entry) => Number(entry.cost_micros))).toEqual([Number(row?.cost_micros), 0]);
   });
 
+  it('bills a background /responses call once, at the first read that finds it finished', async () => {
+    const queued = await client.responses.create({ model: 'openai/test-echo', input: 'run me in the background', background: true });
+    expect(queued.status).toBe('queued');
+    const first = await client.responses.retrieve(queued.id);
+    const second = await client.responses.retrieve(queued.id);
+    const usage = first.usage;
+    if (!usage) throw new Error('no usage');
+    expect(second.usage?.output_tokens).toBe(usage.output_tokens);
+    await gateway.settle();
+    const billed = await gateway.services.db.query<{ n: number; cost: number }>(
+      "SELECT count(*)::int AS n, sum(cost_micros)::bigint AS cost FROM usage_log WHERE endpoint = 'passthrough.responses' AND cost_micros > 0 AND id = $1",
+      [`pt-${queued.id}`],
+    );
+    expect(billed.rows[0]?.n).toBe(1);
+    expect(Number(billed.rows[0]?.cost)).toBe(chatCost('openai/test-echo', usage.input_tokens, usage.output_tokens));
+  });
+
+  it('logs a batch as deferred_billing: the provider bills it as it runs', async () => {
+    const batch = await client.batches.create({ input_file_id: 'file-fake', endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(batch.status).toBe('validating');
+    const [row] = await rowsFor('passthrough.batches');
+    expect(row).toMatchObject({ status: 'deferred_billing' });
+    expect(Number(row?.cost_micros)).toBe(0);
+  });
+
   it('bills a streamed /responses call from its response.completed event', async () => {
     const before = (await rowsFor('passthrough.responses')).length;
     const stream = await client.responses.create({ model: 'openai/test-echo', input: 'stream me through please', stream: true });

@@ -85,13 +85,6 @@ describe('pass-through edges', () => {
     expect(reached).toEqual([]);
   });
 
-  it('refuses background responses, whose usage would never be billed', async () => {
-    const response = await app.app.inject({ method: 'POST', url: '/v1/responses', headers: bearer(key), payload: { model: 'test-echo', input: 'hi', background: true } });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ error: { param: 'background' } });
-    expect(reached).toEqual([]);
-  });
-
   it('refuses priority processing, which costs more upstream than the catalog bills', async () => {
     const response = await app.app.inject({ method: 'POST', url: '/v1/responses', headers: bearer(key), payload: { model: 'test-echo', input: 'hi', service_tier: 'priority' } });
     expect(response.statusCode).toBe(400);

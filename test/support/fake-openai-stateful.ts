@@ -9,7 +9,9 @@
  *   POST   /v1/responses           echoes the last user input text; `stream: true` sends the
  *                                  Responses SSE events (`event:` + `data:` with `type` and
  *                                  `sequence_number`), usage only in `response.completed`
- *   GET    /v1/responses/{id}      the stored response
+ *                                  `background: true` answers `queued` without usage
+ *   GET    /v1/responses/{id}      the stored response (a background one is already completed)
+ *   POST   /v1/batches             → a batch object, status `validating`
  *
  * Usage, deterministic like the chat fake: input_tokens = ceil(characters of `instructions`
  * and all input text / 4); output_tokens = whitespace-separated words of the answer
@@ -26,7 +28,7 @@ export type StatefulState = { files: Map<string, StoredFile>; responses: Map<str
 
 export const createStatefulState = (): StatefulState => ({ files: new Map(), responses: new Map(), counter: 0 });
 
-export const isStatefulPath = (path: string): boolean => /^\/v1\/(files|responses)(\/|$)/.test(path);
+export const isStatefulPath = (path: string): boolean => /^\/v1\/(files|responses|batches)(\/|$)/.test(path);
 
 export async function handleStateful(state: StatefulState, method: string, path: string, body: unknown, response: ServerResponse): Promise<void> {
   const segments = path.split('/').slice(2); // ['files', id?, 'content'?]
@@ -55,6 +57,20 @@ export async function handleStateful(state: StatefulState, method: string, path:
       const stored = state.responses.get(id);
       return stored ? json(response, 200, stored) : notFound(response, `Response with id '${id}' not found.`);
     }
+  }
+  if (family === 'batches' && method === 'POST' && id === undefined) {
+    state.counter += 1;
+    const request = (body ?? {}) as Json;
+    return json(response, 200, {
+      id: `batch_fake${state.counter}`,
+      object: 'batch',
+      endpoint: request['endpoint'] ?? '/v1/chat/completions',
+      input_file_id: request['input_file_id'] ?? null,
+      completion_window: request['completion_window'] ?? '24h',
+      status: 'validating',
+      created_at: Math.floor(Date.now() / 1000),
+      request_counts: { total: 0, completed: 0, failed: 0 },
+    });
   }
   return json(response, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null } });
 }
@@ -127,6 +143,8 @@ async function createResponse(state: StatefulState, body: unknown, response: Ser
   const message = { type: 'message', id: messageId, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
   const final = { ...base, status: truncated ? 'incomplete' : 'completed', output: [message], usage };
   state.responses.set(id, final);
+  // A background response answers queued at once; a later GET finds it finished, with usage.
+  if (request['background'] === true) return json(response, 200, { ...base, background: true, status: 'queued', output: [], usage: null });
   if (request['stream'] !== true) return json(response, 200, final);
 
   response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });

@@ -22,6 +22,22 @@ const BILLABLE = [/^\/responses$/, /^\/threads\/runs$/, /^\/threads\/[^/]+\/runs
 
 export const isBillable = (method: string, path: string): boolean => method === 'POST' && BILLABLE.some((pattern) => pattern.test(path));
 
+/**
+ * Reads whose answer may report usage not billed yet: a background Response or a Run
+ * polled until it completes. Billed once per Response/Run id (see TappedUsage).
+ */
+const USAGE_READS = [/^\/responses\/[^/]+$/, /^\/threads\/[^/]+\/runs\/[^/]+$/];
+export const reportsUsage = (method: string, path: string): boolean =>
+  isBillable(method, path) || (method === 'GET' && USAGE_READS.some((pattern) => pattern.test(path)));
+
+/**
+ * Work the provider bills later, outside any answer: a batch (billed as it runs) and
+ * stored vector data (billed per GB-day). Logged with status `deferred_billing` and no
+ * cost; README, "Pass-through billing", says so.
+ */
+const DEFERRED = [/^\/batches$/, /^\/vector_stores$/, /^\/vector_stores\/[^/]+\/(files|file_batches)$/];
+export const isDeferredBilling = (method: string, path: string): boolean => method === 'POST' && DEFERRED.some((pattern) => pattern.test(path));
+
 export type PassthroughGate = {
   /** The catalog model the body named, when it named one. */
   model: CatalogModel | undefined;
@@ -65,11 +81,6 @@ export async function admitPassthrough(
     }
   } else {
     rateLimit = await deps.rateLimiter.consume(context.key.id, context.key.rateLimitRpm);
-  }
-  if (call.method === 'POST' && call.path === '/responses' && call.json?.['background'] === true) {
-    // A background response answers `queued` without usage, and its later retrieval is
-    // not billed (it repeats usage already billed for foreground calls): it would be free.
-    throw new JunctionError('invalid_request', 'Background responses are not supported by this gateway; use stream: true for long calls.', { param: 'background' });
   }
   const tier = call.json?.['service_tier'];
   if (call.method === 'POST' && tier != null && tier !== 'auto' && tier !== 'default' && tier !== 'flex') {

@@ -18,7 +18,7 @@ import type { ProviderRegistry } from '../../providers/provider-registry.ts';
 import type { UsageStatus } from '../../billing/usage-record.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { forwardToProvider, responseHeaders } from './forward-request.ts';
-import { admitPassthrough, isBillable, PASSTHROUGH_PROVIDER, type PassthroughGate } from './passthrough-gate.ts';
+import { admitPassthrough, isDeferredBilling, PASSTHROUGH_PROVIDER, type PassthroughGate, reportsUsage } from './passthrough-gate.ts';
 import { UsageTap } from './usage-tap.ts';
 
 export type PassthroughDeps = AdmissionDeps & { authenticator: KeyAuthenticator; providers: ProviderRegistry };
@@ -68,16 +68,16 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
     }
     throw error;
   }
-  const settle = (status: UsageStatus, httpStatus: number, model: CatalogModel | undefined, usage: Usage | undefined, costMicros: number, streamed = false, errorCode?: string) =>
+  const settle = (status: UsageStatus, httpStatus: number, model: CatalogModel | undefined, usage: Usage | undefined, costMicros: number, streamed = false, errorCode?: string, rowId: string = id) =>
     deps.budgets.settle(
       gate.reservation,
       costMicros,
-      usageLogEntry({ id, context, requestedModel: gate.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt, streamed }),
+      usageLogEntry({ id: rowId, context, requestedModel: gate.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt, streamed }),
       context.key,
     );
 
   const upstreamBody = gate.rewriteModelTo && body.json ? Buffer.from(JSON.stringify({ ...body.json, model: gate.rewriteModelTo })) : body.payload;
-  const billable = isBillable(method, path);
+  const billable = reportsUsage(method, path);
   let response: Dispatcher.ResponseData;
   try {
     response = await forwardToProvider(provider.config, { method, pathAndQuery, headers: request.headers, body: upstreamBody, signal: context.signal, identityEncoding: billable });
@@ -110,7 +110,23 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   // A run names its own model (the assistant's) when the request did not.
   const model = gate.model ?? (tapped?.upstreamModel ? resolveModel(deps.catalog, `${PASSTHROUGH_PROVIDER}/${tapped.upstreamModel}`) : undefined);
   const costMicros = tapped && model ? computeChatCost(model, tapped.usage) : 0;
-  settle(status, status === 'client_closed' ? 499 : response.statusCode, model, tapped?.usage, costMicros, streamed);
+  if (status === 'success' && isDeferredBilling(method, path)) status = 'deferred_billing';
+  const httpStatus = status === 'client_closed' ? 499 : response.statusCode;
+  // Usage is billed once per Response/Run id, in a row named after it: from the POST's
+  // answer, or from the first read that finds a background run finished. A read's own
+  // row costs nothing; its billing row adds nothing if that id was billed already.
+  const billingRowId = tapped?.objectId ? `pt-${tapped.objectId}` : undefined;
+  if (billingRowId && method === 'GET') {
+    settle(status, httpStatus, model, tapped?.usage, 0, streamed);
+    deps.budgets.settle(
+      undefined,
+      costMicros,
+      usageLogEntry({ id: billingRowId, context, requestedModel: gate.requestedModel, model, status, httpStatus, ...(tapped && { usage: tapped.usage }), costMicros, startedAt, streamed }),
+      context.key,
+    );
+  } else {
+    settle(status, httpStatus, model, tapped?.usage, costMicros, streamed, undefined, billingRowId ?? id);
+  }
   return reply;
 }
 

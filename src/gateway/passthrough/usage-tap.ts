@@ -2,8 +2,12 @@ import { createParser, type EventSourceParser } from 'eventsource-parser';
 import { z } from 'zod';
 import type { Usage } from '../../core/model-types.ts';
 
-/** What a pass-through response reported: tokens, and the upstream model that used them. */
-export type TappedUsage = { usage: Usage; upstreamModel: string | undefined };
+/**
+ * What a pass-through response reported: tokens, the upstream model that used them, and
+ * the id of the Response or Run they belong to (its usage is billed once per id, however
+ * often it is read: the usage row's id derives from it).
+ */
+export type TappedUsage = { usage: Usage; upstreamModel: string | undefined; objectId: string | undefined };
 
 /** A JSON answer larger than this is not parsed for usage (file contents, big lists). */
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
@@ -27,7 +31,7 @@ const RunUsageSchema = z
   })
   .loose();
 
-const ReportSchema = z.object({ object: z.string().nullish(), model: z.string().nullish(), usage: z.unknown() }).loose();
+const ReportSchema = z.object({ id: z.string().nullish(), object: z.string().nullish(), model: z.string().nullish(), usage: z.unknown() }).loose();
 
 /** Run states after which `usage` is final. */
 const TERMINAL_RUN_EVENTS = new Set(['thread.run.completed', 'thread.run.failed', 'thread.run.incomplete', 'thread.run.cancelled', 'thread.run.expired']);
@@ -102,6 +106,7 @@ export function usageOf(value: unknown): TappedUsage | undefined {
   const report = ReportSchema.safeParse(value);
   if (!report.success || report.data.usage == null) return undefined;
   const upstreamModel = report.data.model ?? undefined;
+  const objectId = report.data.id ?? undefined;
   const responses = ResponsesUsageSchema.safeParse(report.data.usage);
   if (responses.success) {
     const usage: Usage = { inputTokens: responses.data.input_tokens, outputTokens: responses.data.output_tokens };
@@ -109,14 +114,14 @@ export function usageOf(value: unknown): TappedUsage | undefined {
     const reasoning = responses.data.output_tokens_details?.reasoning_tokens;
     if (cached) usage.cachedInputTokens = cached;
     if (reasoning) usage.reasoningTokens = reasoning;
-    return { usage, upstreamModel };
+    return { usage, upstreamModel, objectId };
   }
   const run = RunUsageSchema.safeParse(report.data.usage);
   if (run.success) {
     const usage: Usage = { inputTokens: run.data.prompt_tokens, outputTokens: run.data.completion_tokens };
     const cached = run.data.prompt_token_details?.cached_tokens;
     if (cached) usage.cachedInputTokens = cached;
-    return { usage, upstreamModel };
+    return { usage, upstreamModel, objectId };
   }
   return undefined;
 }
