@@ -111,3 +111,51 @@ describe('poison pills', () => {
     expect(queue.pendingCount).toBe(0);
   });
 });
+
+describe('agent input that cannot be stored', () => {
+  let agents: GatewayHarness;
+  let agentKey: string;
+
+  beforeAll(async () => {
+    const fixtures = `${import.meta.dirname}/../fixtures/agents-e2e`;
+    agents = await startGateway({ JUNCTION_AGENTS_DIR: `${fixtures}/agents`, JUNCTION_TOOLS_DIR: `${fixtures}/tools`, JUNCTION_KNOWLEDGE_DIR: '/nonexistent' });
+    await runAdminCommand(agents.services, { command: 'credits.grant', amount: '10', currency: 'USD' });
+    agentKey = await agents.key('agent');
+  });
+  afterAll(async () => agents?.close());
+
+  it('answers 400, not 500, to a lone surrogate and to a turn too large to store', async () => {
+    const surrogate = await agents.app.inject({
+      method: 'POST',
+      url: '/agents/v1/chat/completions',
+      headers: { ...bearer(agentKey), 'content-type': 'application/json' },
+      payload: '{"model":"echo","messages":[{"role":"user","content":"bad \\ud800 text"}]}',
+    });
+    expect(surrogate.statusCode).toBe(400);
+    expect(surrogate.json<{ error: { param: string } }>().error.param).toBe('messages.0.content');
+    const huge = await agents.app.inject({
+      method: 'POST',
+      url: '/agents/v1/chat/completions',
+      headers: bearer(agentKey),
+      payload: { model: 'echo', messages: Array.from({ length: 50_000 }, () => ({ role: 'user', content: 'x' })) },
+    });
+    expect(huge.statusCode).toBe(400);
+    expect(huge.json<{ error: { param: string } }>().error.param).toBe('messages');
+    const responses = await agents.app.inject({
+      method: 'POST',
+      url: '/agents/v1/responses',
+      headers: bearer(agentKey),
+      payload: { model: 'echo', input: Array.from({ length: 50_000 }, () => ({ role: 'user', content: 'x' })) },
+    });
+    expect(responses.statusCode).toBe(400);
+    const fine = await agents.app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: bearer(agentKey), payload: { model: 'echo', messages: [{ role: 'user', content: 'still fine' }] } });
+    expect(fine.statusCode).toBe(200);
+  });
+
+  it('refuses a key name holding NUL with 400', async () => {
+    const provisioning = await agents.key('provisioning');
+    const created = await agents.app.inject({ method: 'POST', url: '/v1/keys', headers: bearer(provisioning), payload: { name: 'bad\u0000name' } });
+    expect(created.statusCode).toBe(400);
+    expect(created.json<{ error: { param: string } }>().error.param).toBe('name');
+  });
+});
