@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { startAdminSocket } from './admin/admin-socket.ts';
 import { buildApp } from './app.ts';
 import type { EnvConfig } from './config/env-config.ts';
+import { issueSetupLink } from './console/session-routes.ts';
 import { createServices, type Services } from './services.ts';
 
 export type RunningServer = { app: FastifyInstance; services: Services; url: string; stop(): Promise<void> };
@@ -16,7 +17,11 @@ Create your first keys with the CLI (works while the server runs):
   npx junction credits grant --amount 10 --currency USD         # model calls need credit
 
 Each plain key is printed once, at creation. Keep it; only its hash is stored.
+Or use the console in a browser (keys, usage, models, agents): see the setup link below.
 `;
+
+/** A listening URL a browser can open (0.0.0.0 and :: are not addresses to visit). */
+const consoleBaseUrl = (url: string): string => url.replace('//0.0.0.0', '//127.0.0.1').replace('//[::]', '//localhost');
 
 /** Opens the store, applies migrations, listens. `stop()` drains in-flight requests first. */
 export async function startServer(config: EnvConfig): Promise<RunningServer> {
@@ -28,6 +33,9 @@ export async function startServer(config: EnvConfig): Promise<RunningServer> {
     const app = await buildApp(services);
     const url = await app.listen({ host: config.host, port: config.port });
     if (services.firstStart) process.stdout.write(FIRST_START_HELP);
+    // Until someone signs in to the console, each start prints a fresh one-time setup link.
+    const setupLink = await issueSetupLink(services.db, consoleBaseUrl(url), services.now());
+    if (setupLink) process.stdout.write(`\nOpen the console and create its owner (one-time link, valid 24 h):\n\n  ${setupLink}\n\n`);
     app.log.info({ engine: services.db.engine, url }, 'junction is ready');
     return {
       app,

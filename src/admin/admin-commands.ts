@@ -5,6 +5,9 @@ import { grantCredits, getCreditSummary } from '../credits/credit-repository.ts'
 import { toKeyObject } from '../gateway/keys/key-view.ts';
 import { listKeys, updateKey } from '../keys/key-repository.ts';
 import { createKey } from '../keys/key-service.ts';
+import { EmailSchema, PasswordSchema, RoleSchema } from '../console/contract/session.ts';
+import { hashPassword } from '../console/password-hash.ts';
+import { addMembership, upsertUser } from '../console/user-repository.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -41,6 +44,7 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('credits.show'), account }),
   z.object({ command: z.literal('accounts.create'), name: z.string().min(1), plan: z.string().default('default') }),
   z.object({ command: z.literal('accounts.list') }),
+  z.object({ command: z.literal('users.create'), account, email: EmailSchema, password: PasswordSchema, role: RoleSchema.default('owner') }),
   z.object({ command: z.literal('accounts.set-plan'), account: z.string(), plan: z.string().min(1) }),
   z.object({ command: z.literal('knowledge.index'), account, allAccounts: z.boolean().default(false) }),
 ]);
@@ -120,6 +124,17 @@ export async function runAdminCommand(services: Services, input: AdminCommand, o
           currencies: summary.byCurrency.map((entry) => ({ currency: entry.currency, amount: entry.amount, usd_equivalent: microsToUsd(entry.usdMicros) })),
         },
       };
+    }
+    case 'users.create': {
+      const accountId = await resolveAccountId(services, command.account);
+      const passwordHash = await hashPassword(command.password);
+      const user = await services.db.transaction(async (tx) => {
+        const created = await upsertUser(tx, command.email, passwordHash);
+        await addMembership(tx, created.id, accountId, command.role);
+        return created;
+      });
+      // Never echo the password; the email, account and role identify what was done.
+      return { data: { id: user.id, email: user.email, account: accountId, role: command.role } };
     }
     case 'accounts.create': {
       const created = await createAccount(services.db, command.name, command.plan);

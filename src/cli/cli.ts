@@ -16,6 +16,12 @@ const intOption = (value: string): number => {
   return Number(value);
 };
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function execute(command: AdminCommand, json: boolean): Promise<void> {
   printResult(await runCommand(command), json);
 }
@@ -156,6 +162,21 @@ export function buildCli(): Command {
     .action(async (id: string, options: { plan: string; json?: boolean }) =>
       execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true),
     );
+  program
+    .command('users')
+    .description('people who sign in to the console')
+    .command('create')
+    .requiredOption('--email <email>')
+    .requiredOption('--password-stdin', 'read the password from standard input (never from the command line)')
+    .option('--account <id>', 'account id (default: the default account)')
+    .option('--role <role>', 'owner | admin | member', 'owner')
+    .option('--json')
+    .action(async (options: { email: string; account?: string; role: string; json?: boolean }) => {
+      const password = (await readStdin()).replace(/\r?\n$/, '');
+      const role = options.role === 'admin' || options.role === 'member' ? options.role : options.role === 'owner' ? 'owner' : undefined;
+      if (!role) throw new Error(`--role must be owner, admin or member, not '${options.role}'`);
+      await execute({ command: 'users.create', email: options.email, password, role, ...(options.account && { account: options.account }) }, options.json === true);
+    });
   accounts.command('list').option('--json').action(async (options: { json?: boolean }) => execute({ command: 'accounts.list' }, options.json === true));
 
   return program;

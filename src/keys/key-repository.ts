@@ -113,12 +113,13 @@ export async function deleteKey(
   db: Database,
   accountId: string,
   id: string,
+  scope: KeyScope = 'managed',
 ): Promise<{ lookupId: string; changeId: string } | undefined> {
   if (!isUuid(id)) return undefined;
   return db.transaction(async (tx) => {
     const result = await tx.query<{ lookup_id: string }>(
       `UPDATE api_keys SET deleted_at = now(), disabled = true, updated_at = now()
-       WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND kind <> 'provisioning' RETURNING lookup_id`,
+       WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL ${scopeFilter(scope)} RETURNING lookup_id`,
       [id, accountId],
     );
     const row = result.rows[0];

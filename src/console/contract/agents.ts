@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** An agent as the console lists it (file agents are read-only and show their path). */
+export const ConsoleAgentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  model: z.string(),
+  source: z.enum(['file']),
+  path: z.string(),
+  version: z.string(),
+  tools: z.array(z.string()),
+  knowledge: z.array(z.string()),
+  updated_at: z.string(),
+});
+export type ConsoleAgent = z.infer<typeof ConsoleAgentSchema>;
+export const AgentListSchema = z.object({ data: z.array(ConsoleAgentSchema) });

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+export const DailySeriesPointSchema = z.object({ day: z.string(), name: z.string(), spend_usd: z.number() });
+export const DailyRequestsSchema = z.object({ day: z.string(), requests: z.number(), errors: z.number() });
+
+export const OverviewSchema = z.object({
+  balance: z.object({
+    usd: z.number(),
+    granted_usd: z.number(),
+    used_usd: z.number(),
+    reserved_usd: z.number(),
+    by_currency: z.array(z.object({ currency: z.string(), amount: z.string(), usd: z.number() })),
+  }),
+  spend_today_usd: z.number(),
+  spend_month_usd: z.number(),
+  /** The last 30 UTC days, oldest first. */
+  days: z.array(z.string()),
+  spend_by_model: z.array(DailySeriesPointSchema),
+  spend_by_key: z.array(DailySeriesPointSchema),
+  requests: z.array(DailyRequestsSchema),
+});
+export type Overview = z.infer<typeof OverviewSchema>;

@@ -1,0 +1,124 @@
+import type { FastifyInstance } from 'fastify';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { JunctionError } from '../core/errors.ts';
+import { parseInput } from '../http/parse-body.ts';
+import type { Database } from '../store/database.ts';
+import { checkSameOrigin, consoleCaller, requireConsoleUser } from './console-auth.ts';
+import { CompleteSetupSchema, SetPasswordSchema, SignInSchema, SwitchAccountSchema, type Me } from './contract/session.ts';
+import { clearSessionCookie, setSessionCookie } from './cookies.ts';
+import { issueToken, spendToken, tokenIsLive } from './one-time-tokens.ts';
+import { hashPassword, verifyPassword } from './password-hash.ts';
+import { createSession, deleteSession, SESSION_ABSOLUTE_MS, switchSessionAccount } from './session-repository.ts';
+import { addMembership, countUsers, findUserByEmail, membershipsOf, roleIn, setPassword, upsertUser } from './user-repository.ts';
+
+export type SessionRoutesDeps = { db: Database; now: () => Date; defaultAccountId: string };
+
+/** 10 wrong passwords per email and address in 15 minutes, 100 per address: guessing is slow. */
+const perEmail = new RateLimiterMemory({ points: 10, duration: 15 * 60, keyPrefix: 'console-login-email' });
+const perAddress = new RateLimiterMemory({ points: 100, duration: 15 * 60, keyPrefix: 'console-login-ip' });
+
+async function limitLogin(limiter: RateLimiterMemory, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (error) {
+    if (!(error instanceof RateLimiterRes)) throw error;
+    const seconds = Math.ceil(error.msBeforeNext / 1000);
+    throw new JunctionError('rate_limit_exceeded', `Too many sign-in attempts; try again in ${seconds} s.`, { headers: { 'retry-after': String(seconds) } });
+  }
+}
+
+/** Sign-in, sign-out, who am I, account switching, first-owner setup and invite links. */
+export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDeps): Promise<void> {
+  const signedIn = requireConsoleUser(deps.db, deps.now);
+
+  const startSession = async (request: Parameters<typeof setSessionCookie>[0], reply: Parameters<typeof setSessionCookie>[1], userId: string) => {
+    const [first] = await membershipsOf(deps.db, userId);
+    if (!first) throw new JunctionError('forbidden', 'This user belongs to no account yet; ask an owner to add you.');
+    const { token } = await createSession(deps.db, userId, first.account_id, deps.now());
+    setSessionCookie(request, reply, token, SESSION_ABSOLUTE_MS / 1000);
+  };
+
+  app.get('/setup', async () => ({ needs_setup: (await countUsers(deps.db)) === 0 }));
+
+  app.get('/setup/:token', async (request) => {
+    const { token } = request.params as { token: string };
+    return { valid: (await countUsers(deps.db)) === 0 && (await tokenIsLive(deps.db, 'setup', token, deps.now())) };
+  });
+
+  app.post('/setup', async (request, reply) => {
+    checkSameOrigin(request);
+    const input = parseInput(CompleteSetupSchema, request.body);
+    if ((await countUsers(deps.db)) > 0) throw new JunctionError('forbidden', 'The console is already set up; sign in instead.');
+    const passwordHash = await hashPassword(input.password);
+    const user = await deps.db.transaction(async (tx) => {
+      if (!(await spendToken(tx, 'setup', input.token, deps.now()))) throw new JunctionError('forbidden', 'This setup link is invalid, expired or already used.');
+      const created = await upsertUser(tx, input.email, passwordHash);
+      await addMembership(tx, created.id, deps.defaultAccountId, 'owner');
+      return created;
+    });
+    await startSession(request, reply, user.id);
+    return reply.status(201).send({ ok: true });
+  });
+
+  app.post('/set-password', async (request, reply) => {
+    checkSameOrigin(request);
+    const input = parseInput(SetPasswordSchema, request.body);
+    const passwordHash = await hashPassword(input.password);
+    const spent = await spendToken(deps.db, 'set_password', input.token, deps.now());
+    if (!spent?.userId) throw new JunctionError('forbidden', 'This link is invalid, expired or already used; ask an owner for a new one.');
+    await setPassword(deps.db, spent.userId, passwordHash);
+    await startSession(request, reply, spent.userId);
+    return { ok: true };
+  });
+
+  app.post('/session', async (request, reply) => {
+    checkSameOrigin(request);
+    const input = parseInput(SignInSchema, request.body);
+    await limitLogin(perAddress, request.ip);
+    await limitLogin(perEmail, `${input.email}|${request.ip}`);
+    const user = await findUserByEmail(deps.db, input.email);
+    // Verified even for an unknown email (against a decoy): both failures take as long.
+    const valid = await verifyPassword(input.password, user?.passwordHash ?? null);
+    if (!user || !valid) throw new JunctionError('not_signed_in', 'The email or password is wrong.');
+    await perEmail.delete(`${input.email}|${request.ip}`);
+    await startSession(request, reply, user.id);
+    return { ok: true };
+  });
+
+  app.delete('/session', { preHandler: signedIn }, async (request, reply) => {
+    await deleteSession(deps.db, consoleCaller(request).session.tokenHash);
+    clearSessionCookie(request, reply);
+    return { ok: true };
+  });
+
+  app.get('/me', { preHandler: signedIn }, async (request): Promise<Me> => {
+    const caller = consoleCaller(request);
+    return {
+      user: { id: caller.user.id, email: caller.user.email },
+      accounts: await membershipsOf(deps.db, caller.user.id),
+      current_account_id: caller.accountId,
+      role: caller.role,
+      csrf_token: caller.session.csrfToken,
+    };
+  });
+
+  app.post('/session/account', { preHandler: signedIn }, async (request) => {
+    const caller = consoleCaller(request);
+    const { account_id: accountId } = parseInput(SwitchAccountSchema, request.body);
+    if (!(await roleIn(deps.db, caller.user.id, accountId))) throw new JunctionError('not_found', 'No such account among yours.');
+    await switchSessionAccount(deps.db, caller.session.tokenHash, accountId);
+    return { ok: true };
+  });
+}
+
+/**
+ * On a start with no console user: a one-time link that lets the first person create
+ * the owner of the default account. Earlier unused setup links stop working.
+ */
+export async function issueSetupLink(db: Database, baseUrl: string, now: Date): Promise<string | undefined> {
+  if ((await countUsers(db)) > 0) return undefined;
+  await db.query("DELETE FROM one_time_tokens WHERE purpose = 'setup'");
+  const token = await issueToken(db, 'setup', null, now);
+  return `${baseUrl}/setup?token=${token}`;
+}
+

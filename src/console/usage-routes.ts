@@ -1,0 +1,120 @@
+import type { FastifyInstance } from 'fastify';
+import { listUsage, type UsageFilters, type UsageRow } from '../billing/usage-repository.ts';
+import { JunctionError } from '../core/errors.ts';
+import { microsToUsd } from '../core/money.ts';
+import { parseInput } from '../http/parse-body.ts';
+import type { Database } from '../store/database.ts';
+import { consoleCaller, requireConsoleUser } from './console-auth.ts';
+import { type UsageEntry, UsageQuerySchema } from './contract/usage.ts';
+
+export type ConsoleUsageDeps = { db: Database; now: () => Date; settle: () => Promise<void> };
+
+const CSV_MAX_ROWS = 50_000;
+const CSV_COLUMNS = ['created_at', 'id', 'key_name', 'endpoint', 'model', 'provider', 'status', 'http_status', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms', 'attempts', 'agent_id', 'agent_run_id'] as const;
+
+const encodeCursor = (row: UsageRow): string => Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw new JunctionError('invalid_request', 'The cursor is not valid; start from the first page.', { param: 'cursor' });
+  return { createdAt, id };
+}
+
+async function keyNames(db: Database, accountId: string): Promise<Map<string, string>> {
+  const result = await db.query<{ id: string; name: string }>('SELECT id, name FROM api_keys WHERE account_id = $1', [accountId]);
+  return new Map(result.rows.map((row) => [row.id, row.name]));
+}
+
+const toEntry = (row: UsageRow, names: Map<string, string>): UsageEntry => ({
+  id: row.id,
+  key_id: row.key_id,
+  key_name: row.key_id ? (names.get(row.key_id) ?? null) : null,
+  request_id: row.request_id,
+  endpoint: row.endpoint,
+  requested_model: row.requested_model,
+  model: row.model,
+  provider: row.provider,
+  status: row.status,
+  http_status: row.http_status,
+  error_code: row.error_code,
+  input_tokens: row.input_tokens,
+  output_tokens: row.output_tokens,
+  cached_input_tokens: row.cached_input_tokens,
+  reasoning_tokens: row.reasoning_tokens,
+  cost_usd: microsToUsd(Number(row.cost_micros)),
+  latency_ms: row.latency_ms,
+  attempts: row.attempts,
+  streamed: row.streamed,
+  agent_id: row.agent_id,
+  agent_run_id: row.agent_run_id,
+  created_at: row.created_at.toISOString(),
+});
+
+/** A CSV field: quoted when it holds a comma, quote or newline; formula-looking text is defused for spreadsheets. */
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The usage log of the session's account: filtered, keyset-paged, exportable as CSV, one row in detail. */
+export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsageDeps): Promise<void> {
+  const reader = requireConsoleUser(deps.db, deps.now);
+
+  const filtersFrom = (query: unknown): UsageFilters => {
+    const input = parseInput(UsageQuerySchema, query, 'query string');
+    return {
+      ...(input.key_id && { keyId: input.key_id }),
+      ...(input.model && { model: input.model }),
+      ...(input.endpoint && { endpoint: input.endpoint }),
+      ...(input.status && { status: input.status }),
+      ...(input.from && { from: new Date(input.from) }),
+      ...(input.to && { to: new Date(input.to) }),
+      ...(input.cursor && { before: decodeCursor(input.cursor) }),
+      limit: input.limit,
+    };
+  };
+
+  app.get('/usage', { preHandler: reader }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    const filters = filtersFrom(request.query);
+    await deps.settle();
+    const rows = await listUsage(deps.db, accountId, { ...filters, limit: filters.limit + 1 });
+    const page = rows.slice(0, filters.limit);
+    const names = await keyNames(deps.db, accountId);
+    const last = page.at(-1);
+    return { data: page.map((row) => toEntry(row, names)), next_cursor: rows.length > filters.limit && last ? encodeCursor(last) : null };
+  });
+
+  app.get('/usage.csv', { preHandler: reader }, async (request, reply) => {
+    const accountId = consoleCaller(request).accountId;
+    const filters = { ...filtersFrom(request.query), limit: CSV_MAX_ROWS };
+    await deps.settle();
+    const rows = await listUsage(deps.db, accountId, filters);
+    const names = await keyNames(deps.db, accountId);
+    const lines = [CSV_COLUMNS.join(',')];
+    for (const row of rows) {
+      const entry = toEntry(row, names);
+      lines.push(CSV_COLUMNS.map((column) => csvField(entry[column])).join(','));
+    }
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="usage-${deps.now().toISOString().slice(0, 10)}.csv"`)
+      .send(`${lines.join('\n')}\n`);
+  });
+
+  app.get('/usage/:id', { preHandler: reader }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    const { id } = request.params as { id: string };
+    const result = await deps.db.query<UsageRow>(
+      `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
+         input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts, streamed,
+         agent_id, agent_run_id, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
+      [id, accountId],
+    );
+    const row = result.rows[0];
+    if (!row) throw new JunctionError('not_found', `No usage row '${id}' in this account.`);
+    return { data: { ...toEntry(row, await keyNames(deps.db, accountId)), upstream_model: row.upstream_model, units: row.units } };
+  });
+}
