@@ -13,6 +13,7 @@ import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body-parser.ts';
 import { agentsApi } from './agents/api/agents-api.ts';
 import { consoleApi } from './console/console-api.ts';
+import { serveWeb } from './console/serve-web.ts';
 import { loggerOptions } from './http/logger-options.ts';
 import type { Services } from './services.ts';
 
@@ -57,6 +58,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
     { prefix: '/v1beta' },
   );
   await app.register(async (scope) => consoleApi(scope, services), { prefix: '/console/api' });
+  await app.register(serveWeb);
   if (services.agents && services.agentRuntime) {
     const deps = { db, authenticator, agents: services.agents, runtime: services.agentRuntime };
     await app.register(async (scope) => scope.register(agentsApi, deps), { prefix: '/agents/v1' });

@@ -1,6 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import { imagesRoute } from '../gateway/media/images-route.ts';
+import { speechRoute } from '../gateway/media/speech-route.ts';
+import { systemKeyFor } from '../keys/system-key.ts';
 import type { Services } from '../services.ts';
 import { catalogRoutes } from './catalog-routes.ts';
+import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { consoleKeysRoutes } from './keys-routes.ts';
 import { membersRoutes } from './members-routes.ts';
 import { overviewRoutes } from './overview-routes.ts';
@@ -25,5 +29,16 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
   await app.register(membersRoutes, { db, now });
   await app.register(consoleUsageRoutes, { db, now, settle });
   await app.register(overviewRoutes, { db, now, settle });
+  // "Try" on the Models page: the same image and speech routes as /v1, run as the
+  // session's account (billed to its credit, logged without a key), members included.
+  const asAccount = requireConsoleUser(db, now);
+  const tryAuth: preHandlerAsyncHookHandler = async function (request, reply) {
+    await asAccount.call(this, request, reply);
+    request.apiKey = systemKeyFor(consoleCaller(request).accountId, now());
+  };
+  await app.register(async (scope) => {
+    await scope.register(imagesRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
+    await scope.register(speechRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
+  }, { prefix: '/try' });
   await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans, agents: services.agents });
 }

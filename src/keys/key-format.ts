@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 
-export type KeyKind = 'model' | 'provisioning' | 'agent';
+import type { KeyKind } from './key-kind.ts';
+
+export type { KeyKind };
 
 /**
  * Plain keys are `<prefix><lookup id><secret>`: a 12-character public lookup id that

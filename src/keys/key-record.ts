@@ -1,4 +1,4 @@
-import type { KeyKind } from './key-format.ts';
+import type { KeyKind } from './key-kind.ts';
 
 /** An API key as the service sees it (camelCase; the row is converted at the repository edge). */
 export type ApiKeyRecord = {

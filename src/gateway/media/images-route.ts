@@ -35,7 +35,7 @@ const ImagesRequestSchema = z.strictObject({
 
 /** `POST /v1/images/generations`: billed per image by size and quality, or by tokens when the model reports them. */
 export async function imagesRoute(app: FastifyInstance, deps: MediaRouteDeps): Promise<void> {
-  app.post('/images/generations', { preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
+  app.post('/images/generations', { preHandler: deps.auth ?? requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
     const body = parseInput(ImagesRequestSchema, request.body);
     const count = body.n ?? 1;
     const size = body.size ?? undefined;

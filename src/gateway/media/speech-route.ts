@@ -35,7 +35,7 @@ const SpeechRequestSchema = z.strictObject({
  * the upstream request, so no more bytes are fetched for nobody.
  */
 export async function speechRoute(app: FastifyInstance, deps: MediaRouteDeps): Promise<void> {
-  app.post('/audio/speech', { preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
+  app.post('/audio/speech', { preHandler: deps.auth ?? requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
     const body = parseInput(SpeechRequestSchema, request.body);
     if (typeof body.voice !== 'string') {
       // SpeechRequest carries a voice name; custom voice ids need the adapter to pass objects.

@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+
+/** An error the console API answered: its message is shown beside the control that caused it. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Set from `GET /me`; sent as `x-csrf-token` on every mutating request. Never stored beyond memory. */
+let csrfToken = '';
+export const setCsrfToken = (token: string): void => {
+  csrfToken = token;
+};
+
+/**
+ * One call to `/console/api`: same origin, the session cookie travels by itself (it is
+ * httpOnly: scripts never see it), answers are checked against the shared schema.
+ */
+export async function api<Schema extends z.ZodType>(schema: Schema, path: string, init: { method?: string; body?: unknown } = {}): Promise<z.infer<Schema>> {
+  const method = init.method ?? 'GET';
+  const response = await fetch(`/console/api${path}`, {
+    method,
+    credentials: 'same-origin',
+    headers: {
+      accept: 'application/json',
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+      ...(method !== 'GET' && { 'x-csrf-token': csrfToken }),
+    },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  const json: unknown = text ? JSON.parse(text) : {};
+  if (!response.ok) {
+    const error = (json as { error?: { message?: string; param?: string | null } }).error;
+    throw new ApiError(response.status, error?.message ?? `Request failed (${response.status})`, error?.param ?? null);
+  }
+  return schema.parse(json);
+}
+
+/** `1234.5` → `$1,234.50`; small amounts keep their significant digits. */
+export function usd(value: number): string {
+  const digits = value !== 0 && Math.abs(value) < 0.01 ? 6 : 2;
+  return value.toLocaleString('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: digits });
+}
+
+export const dateTime = (iso: string | null): string => (iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' }) : '—');

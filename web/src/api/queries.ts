@@ -1,0 +1,103 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { AgentListSchema } from '@contract/agents.ts';
+import { CreatedKeySchema, KeyListSchema, type ModelKeyInput, type ModelKeyUpdate, type SimpleKeyInput, ConsoleKeySchema } from '@contract/keys.ts';
+import { AddedMemberSchema, MemberListSchema, MemberSchema } from '@contract/members.ts';
+import { ModelListSchema } from '@contract/models.ts';
+import { OverviewSchema } from '@contract/overview.ts';
+import { MeSchema, type Role } from '@contract/session.ts';
+import { type UsageQuery, UsagePageSchema } from '@contract/usage.ts';
+import { api, setCsrfToken } from './client.ts';
+
+const Ok = z.object({}).loose();
+export type KeyKind = 'model' | 'provisioning' | 'agent';
+const KEY_PATHS: Record<KeyKind, string> = { model: '/keys', provisioning: '/provisioning-keys', agent: '/agent-keys' };
+
+/** Typed hooks per resource; mutations invalidate what they change (server data is never copied into a store). */
+export function useMe() {
+  return useQuery({
+    queryKey: ['me'],
+    queryFn: async () => {
+      const me = await api(MeSchema, '/me');
+      setCsrfToken(me.csrf_token);
+      return me;
+    },
+    retry: false,
+  });
+}
+
+export const useOverview = () => useQuery({ queryKey: ['overview'], queryFn: () => api(OverviewSchema, '/overview') });
+export const useModels = () => useQuery({ queryKey: ['models'], queryFn: () => api(ModelListSchema, '/models') });
+export const useAgents = () => useQuery({ queryKey: ['agents'], queryFn: () => api(AgentListSchema, '/agents') });
+export const useMembers = () => useQuery({ queryKey: ['members'], queryFn: () => api(MemberListSchema, '/members') });
+export const useKeys = (kind: KeyKind) => useQuery({ queryKey: ['keys', kind], queryFn: () => api(KeyListSchema, `/keys?kind=${kind}`) });
+
+export function useUsage(query: UsageQuery) {
+  const params = new URLSearchParams(Object.entries(query).flatMap(([name, value]) => (value === undefined || value === '' ? [] : [[name, String(value)]])));
+  return useQuery({ queryKey: ['usage', params.toString()], queryFn: () => api(UsagePageSchema, `/usage?${params}`) });
+}
+
+export function useCreateKey(kind: KeyKind) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: ModelKeyInput | SimpleKeyInput) => api(CreatedKeySchema, KEY_PATHS[kind], { method: 'POST', body: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['keys', kind] }),
+  });
+}
+
+export function useUpdateKey() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, input }: { id: string; input: ModelKeyUpdate }) => api(z.object({ data: ConsoleKeySchema }), `/keys/${id}`, { method: 'PATCH', body: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['keys', 'model'] }),
+  });
+}
+
+export function useDeleteKey(kind: KeyKind) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api(Ok, `${KEY_PATHS[kind]}/${id}`, { method: 'DELETE' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['keys', kind] }),
+  });
+}
+
+export function useAddMember() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { email: string; role: Role }) => api(AddedMemberSchema, '/members', { method: 'POST', body: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['members'] }),
+  });
+}
+
+export function useChangeRole() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ userId, role }: { userId: string; role: Role }) => api(z.object({ data: MemberSchema }), `/members/${userId}`, { method: 'PATCH', body: { role } }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['members'] }),
+  });
+}
+
+export function useRemoveMember() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (userId: string) => api(Ok, `/members/${userId}`, { method: 'DELETE' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['members'] }),
+  });
+}
+
+/** Switching account changes everything shown: every cached answer is dropped. */
+export function useSwitchAccount() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (accountId: string) => api(Ok, '/session/account', { method: 'POST', body: { account_id: accountId } }),
+    onSuccess: () => client.resetQueries(),
+  });
+}
+
+export function useSignOut() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api(Ok, '/session', { method: 'DELETE' }),
+    onSettled: () => client.resetQueries(),
+  });
+}

@@ -1,0 +1,64 @@
+import { Link, Outlet, useNavigate } from '@tanstack/react-router';
+import { useEffect } from 'react';
+import { ApiError } from '../api/client.ts';
+import { useMe, useSignOut, useSwitchAccount } from '../api/queries.ts';
+import { Button } from './ui/button.tsx';
+import { ErrorNote, Loading } from './ui/states.tsx';
+
+const NAVIGATION = [
+  { to: '/', label: 'Overview' },
+  { to: '/keys', label: 'Keys' },
+  { to: '/usage', label: 'Usage' },
+  { to: '/models', label: 'Models' },
+  { to: '/agents', label: 'Agents' },
+  { to: '/settings', label: 'Settings' },
+] as const;
+
+/** The signed-in frame: navigation, the account switcher and sign-out around the current page. */
+export function AppLayout() {
+  const me = useMe();
+  const navigate = useNavigate();
+  const switchAccount = useSwitchAccount();
+  const signOut = useSignOut();
+  const signedOut = me.error instanceof ApiError && me.error.status === 401;
+
+  useEffect(() => {
+    if (signedOut) void navigate({ to: '/sign-in' });
+  }, [signedOut, navigate]);
+
+  if (me.isPending || signedOut) return <Loading what="your session" />;
+  if (me.error) return <ErrorNote error={me.error} />;
+  const current = me.data.accounts.find((account) => account.account_id === me.data.current_account_id);
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <span className="brand">Junction</span>
+        <nav aria-label="Main" className="nav">
+          {NAVIGATION.map((item) => (
+            <Link key={item.to} to={item.to} className="nav-link" activeProps={{ className: 'nav-link active', 'aria-current': 'page' }} activeOptions={{ exact: item.to === '/' }}>
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="topbar-end">
+          <label className="account-switcher">
+            <span className="visually-hidden">Account</span>
+            <select aria-label="Account" value={me.data.current_account_id} onChange={(event) => switchAccount.mutate(event.target.value)}>
+              {me.data.accounts.map((account) => (
+                <option key={account.account_id} value={account.account_id}>
+                  {account.account_name} ({account.role})
+                </option>
+              ))}
+            </select>
+          </label>
+          <span className="muted user-email">{me.data.user.email}</span>
+          <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/sign-in' }) })}>Sign out</Button>
+        </div>
+      </header>
+      <main className="page" aria-label={current ? `Account ${current.account_name}` : 'Console'}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+import { useState } from 'react';
+import { Button } from './button.tsx';
+import { Dialog } from './dialog.tsx';
+
+/** A destructive action behind a confirmation: the trigger opens it, "Confirm" runs it. */
+export function ConfirmButton({ label, title, description, confirmLabel = 'Confirm', onConfirm }: { label: string; title: string; description: string; confirmLabel?: string; onConfirm(): Promise<unknown> }) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string>();
+  return (
+    <>
+      <Button variant="danger" onClick={() => setOpen(true)}>
+        {label}
+      </Button>
+      <Dialog open={open} onOpenChange={setOpen} title={title} description={description}>
+        {error && <p className="field-error" role="alert">{error}</p>}
+        <div className="dialog-actions">
+          <Button onClick={() => setOpen(false)}>Cancel</Button>
+          <Button
+            variant="danger"
+            onClick={() =>
+              onConfirm().then(
+                () => setOpen(false),
+                (caught: Error) => setError(caught.message),
+              )
+            }
+          >
+            {confirmLabel}
+          </Button>
+        </div>
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,131 @@
+import type { ConsoleKey } from '@contract/keys.ts';
+import { useState } from 'react';
+import { dateTime, usd } from '../../api/client.ts';
+import { useCreateKey, useDeleteKey, useKeys, useMe, useUpdateKey } from '../../api/queries.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
+import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { KeyForm } from './key-form.tsx';
+import { PlainKeyNotice } from './plain-key-notice.tsx';
+import { SimpleKeysSection } from './simple-keys-section.tsx';
+
+const limitText = (key: ConsoleKey): string =>
+  [key.daily_limit_usd !== null && `${usd(key.daily_limit_usd)}/day`, key.monthly_limit_usd !== null && `${usd(key.monthly_limit_usd)}/month`, key.total_limit_usd !== null && `${usd(key.total_limit_usd)} total`]
+    .filter(Boolean)
+    .join(', ') || 'none';
+
+export function KeysPage() {
+  const me = useMe();
+  const keys = useKeys('model');
+  const create = useCreateKey('model');
+  const update = useUpdateKey();
+  const remove = useDeleteKey('model');
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<ConsoleKey>();
+  const [plainKey, setPlainKey] = useState<string>();
+  const canManage = me.data?.role === 'owner' || me.data?.role === 'admin';
+
+  return (
+    <>
+      <div className="section-header">
+        <h1>Keys</h1>
+        {canManage && (
+          <Button variant="primary" onClick={() => setCreating(true)}>
+            Create key
+          </Button>
+        )}
+      </div>
+      <section className="card" aria-label="Model keys">
+        {keys.isPending ? (
+          <Loading what="keys" />
+        ) : keys.error ? (
+          <ErrorNote error={keys.error} />
+        ) : keys.data.data.length === 0 ? (
+          <p className="muted">No model keys yet. Create one to call models under /v1.</p>
+        ) : (
+          <div className="table-wrap">
+            <table aria-label="Model keys">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Limits</th>
+                  <th scope="col">Spend day / month / lifetime</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Models</th>
+                  <th scope="col">RPM</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.data.data.map((key) => (
+                  <tr key={key.id}>
+                    <td>
+                      {key.name}
+                      {key.description && <div className="muted small">{key.description}</div>}
+                    </td>
+                    <td>
+                      <code>{key.label}</code>
+                    </td>
+                    <td>{limitText(key)}</td>
+                    <td>
+                      {usd(key.spend.day_usd)} / {usd(key.spend.month_usd)} / {usd(key.spend.lifetime_usd)}
+                    </td>
+                    <td>{dateTime(key.expires_at)}</td>
+                    <td>{key.allowed_models?.join(', ') ?? 'all'}</td>
+                    <td>{key.rate_limit_rpm ?? '—'}</td>
+                    <td>{key.disabled ? 'disabled' : key.expired ? 'expired' : 'active'}</td>
+                    <td>{dateTime(key.last_used_at)}</td>
+                    <td className="actions">
+                      {canManage && (
+                        <>
+                          <Button onClick={() => setEditing(key)} aria-label={`Edit ${key.name}`}>
+                            Edit
+                          </Button>
+                          <Button onClick={() => update.mutate({ id: key.id, input: { disabled: !key.disabled } })} aria-label={`${key.disabled ? 'Enable' : 'Disable'} ${key.name}`}>
+                            {key.disabled ? 'Enable' : 'Disable'}
+                          </Button>
+                          <ConfirmButton label={`Delete ${key.name}`} title={`Delete ${key.name}?`} description="Requests with this key stop working at once. Its usage stays in the log." confirmLabel="Delete" onConfirm={() => remove.mutateAsync(key.id)} />
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <SimpleKeysSection kind="provisioning" title="Provisioning keys" createLabel="Create provisioning key" canManage={canManage} />
+
+      <Dialog open={creating} onOpenChange={setCreating} title="Create key" description="A model key calls models under /v1 within these limits.">
+        <KeyForm
+          submitLabel="Create"
+          onSubmit={async (input) => {
+            const created = await create.mutateAsync(input);
+            setCreating(false);
+            setPlainKey(created.key);
+          }}
+        />
+      </Dialog>
+      <Dialog open={editing !== undefined} onOpenChange={(open) => !open && setEditing(undefined)} title={`Edit ${editing?.name ?? 'key'}`} description="A blank limit removes it.">
+        {editing && (
+          <KeyForm
+            initial={editing}
+            submitLabel="Save"
+            onSubmit={async (input) => {
+              await update.mutateAsync({ id: editing.id, input });
+              setEditing(undefined);
+            }}
+          />
+        )}
+      </Dialog>
+      <PlainKeyNotice plainKey={plainKey} onClose={() => setPlainKey(undefined)} />
+    </>
+  );
+}

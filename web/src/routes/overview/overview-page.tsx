@@ -1,0 +1,98 @@
+import type { Overview } from '@contract/overview.ts';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { usd } from '../../api/client.ts';
+import { useOverview } from '../../api/queries.ts';
+import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+
+const COLORS = ['#2563eb', '#16a34a', '#d97706', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
+
+/** Points `{day, name, spend}` → one row per day with a column per name (what a stacked bar chart draws). */
+function pivot(days: string[], points: Overview['spend_by_model']): { rows: Array<Record<string, number | string>>; names: string[] } {
+  const names = [...new Set(points.map((point) => point.name))];
+  const rows = days.map((day) => ({ day: day.slice(5), ...Object.fromEntries(names.map((name) => [name, 0])) }) as Record<string, number | string>);
+  for (const point of points) {
+    const row = rows[days.indexOf(point.day)];
+    if (row) row[point.name] = Number(row[point.name] ?? 0) + point.spend_usd;
+  }
+  return { rows, names };
+}
+
+function SpendChart({ title, days, points }: { title: string; days: string[]; points: Overview['spend_by_model'] }) {
+  const { rows, names } = pivot(days, points);
+  return (
+    <section className="card chart-card" aria-label={title}>
+      <h2>{title}</h2>
+      {names.length === 0 ? (
+        <p className="muted">No spend in the last 30 days.</p>
+      ) : (
+        <ResponsiveContainer width="100%" height={240}>
+          <BarChart data={rows}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="day" fontSize={12} />
+            <YAxis fontSize={12} tickFormatter={(value: number) => `$${value}`} />
+            <Tooltip formatter={(value) => usd(Number(value))} />
+            <Legend />
+            {names.map((name, index) => (
+              <Bar key={name} dataKey={name} stackId="spend" fill={COLORS[index % COLORS.length]} />
+            ))}
+          </BarChart>
+        </ResponsiveContainer>
+      )}
+      <ul className="visually-hidden" aria-label={`${title} data`}>
+        {points.map((point) => (
+          <li key={`${point.day}-${point.name}`}>{`${point.day} ${point.name} ${usd(point.spend_usd)}`}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function OverviewPage() {
+  const overview = useOverview();
+  if (overview.isPending) return <Loading what="the overview" />;
+  if (overview.error) return <ErrorNote error={overview.error} />;
+  const data = overview.data;
+  const requests = data.days.map((day) => ({ day: day.slice(5), requests: 0, errors: 0, ...data.requests.find((entry) => entry.day === day) }));
+  return (
+    <>
+      <h1>Overview</h1>
+      <div className="stats">
+        <section className="card stat" aria-label="Balance">
+          <h2>Balance</h2>
+          <p className="stat-value">{usd(data.balance.usd)}</p>
+          <ul className="plain muted">
+            {data.balance.by_currency.map((entry) => (
+              <li key={entry.currency}>
+                {entry.amount} {entry.currency} granted ({usd(entry.usd)})
+              </li>
+            ))}
+          </ul>
+        </section>
+        <section className="card stat" aria-label="Spend today">
+          <h2>Spend today</h2>
+          <p className="stat-value">{usd(data.spend_today_usd)}</p>
+        </section>
+        <section className="card stat" aria-label="Spend this month">
+          <h2>Spend this month</h2>
+          <p className="stat-value">{usd(data.spend_month_usd)}</p>
+        </section>
+      </div>
+      <SpendChart title="Spend per day by model" days={data.days} points={data.spend_by_model} />
+      <SpendChart title="Spend per day by key" days={data.days} points={data.spend_by_key} />
+      <section className="card chart-card" aria-label="Requests and errors">
+        <h2>Requests and errors</h2>
+        <ResponsiveContainer width="100%" height={200}>
+          <BarChart data={requests}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="day" fontSize={12} />
+            <YAxis fontSize={12} allowDecimals={false} />
+            <Tooltip />
+            <Legend />
+            <Bar dataKey="requests" fill="#2563eb" />
+            <Bar dataKey="errors" fill="#dc2626" />
+          </BarChart>
+        </ResponsiveContainer>
+      </section>
+    </>
+  );
+}
