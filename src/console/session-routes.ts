@@ -3,8 +3,9 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { JunctionError } from '../core/errors.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { Database } from '../store/database.ts';
-import { checkSameOrigin, consoleCaller, requireConsoleUser } from './console-auth.ts';
-import { CompleteSetupSchema, SetPasswordSchema, SignInSchema, SwitchAccountSchema, type Me } from './contract/session.ts';
+import { checkSameOrigin, consoleCaller, requireConsoleUser, resolveCaller } from './console-auth.ts';
+import type { z } from 'zod';
+import { CompleteSetupSchema, type MeSchema, SetPasswordSchema, SignInSchema, SwitchAccountSchema } from './contract/session.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
 import { issueToken, spendToken, tokenIsLive } from './one-time-tokens.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
@@ -79,7 +80,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
     const user = await findUserByEmail(deps.db, input.email);
     // Verified even for an unknown email (against a decoy): both failures take as long.
     const valid = await verifyPassword(input.password, user?.passwordHash ?? null);
-    if (!user || !valid) throw new JunctionError('not_signed_in', 'The email or password is wrong.');
+    if (!user || !valid) return { ok: false, message: 'The email or password is wrong.' };
     await perEmail.delete(`${input.email}|${request.ip}`);
     await startSession(request, reply, user.id);
     return { ok: true };
@@ -91,9 +92,11 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
     return { ok: true };
   });
 
-  app.get('/me', { preHandler: signedIn }, async (request): Promise<Me> => {
-    const caller = consoleCaller(request);
+  app.get('/me', async (request): Promise<z.infer<typeof MeSchema>> => {
+    const caller = await resolveCaller(deps.db, request, deps.now());
+    if (!caller) return { signed_in: false };
     return {
+      signed_in: true,
       user: { id: caller.user.id, email: caller.user.email },
       accounts: await membershipsOf(deps.db, caller.user.id),
       current_account_id: caller.accountId,

@@ -9,7 +9,7 @@ import './styles.css';
 const queryClient = new QueryClient({
   defaultOptions: {
     // A 4xx will not change on retry; a network blip may.
-    queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2, staleTime: 5_000 },
+    queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2 },
   },
 });
 

@@ -22,7 +22,8 @@ export const SwitchAccountSchema = z.strictObject({ account_id: z.uuid() });
 export const MembershipSchema = z.object({ account_id: z.string(), account_name: z.string(), role: RoleSchema, plan: z.string() });
 export type Membership = z.infer<typeof MembershipSchema>;
 
-export const MeSchema = z.object({
+export const SignedInSchema = z.object({
+  signed_in: z.literal(true),
   user: z.object({ id: z.string(), email: z.string() }),
   accounts: z.array(MembershipSchema),
   current_account_id: z.string(),
@@ -30,7 +31,15 @@ export const MeSchema = z.object({
   /** Sent back as `x-csrf-token` on every mutating request. */
   csrf_token: z.string(),
 });
-export type Me = z.infer<typeof MeSchema>;
+/**
+ * `GET /me` answers 200 either way: "not signed in" is an ordinary state of the app,
+ * not an error (a 401 would be logged as an error in every browser console).
+ */
+export const MeSchema = z.discriminatedUnion('signed_in', [SignedInSchema, z.object({ signed_in: z.literal(false) })]);
+export type Me = z.infer<typeof SignedInSchema>;
+
+/** A sign-in answer: 200 with `ok: false` and the reason for wrong credentials (a form error, not a failed request). */
+export const SignInResultSchema = z.discriminatedUnion('ok', [z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), message: z.string() })]);
 
 export const SetupStatusSchema = z.object({ needs_setup: z.boolean() });
 

@@ -5,7 +5,7 @@ import { CreatedKeySchema, KeyListSchema, type ModelKeyInput, type ModelKeyUpdat
 import { AddedMemberSchema, MemberListSchema, MemberSchema } from '@contract/members.ts';
 import { ModelListSchema } from '@contract/models.ts';
 import { OverviewSchema } from '@contract/overview.ts';
-import { MeSchema, type Role } from '@contract/session.ts';
+import { type Me, MeSchema, type Role } from '@contract/session.ts';
 import { type UsageQuery, UsagePageSchema } from '@contract/usage.ts';
 import { api, setCsrfToken } from './client.ts';
 
@@ -19,11 +19,18 @@ export function useMe() {
     queryKey: ['me'],
     queryFn: async () => {
       const me = await api(MeSchema, '/me');
-      setCsrfToken(me.csrf_token);
+      setCsrfToken(me.signed_in ? me.csrf_token : '');
       return me;
     },
     retry: false,
+    staleTime: 60_000,
   });
+}
+
+/** The signed-in session's facts (role, accounts, CSRF token), or undefined while loading or signed out. */
+export function useSignedIn(): Me | undefined {
+  const me = useMe();
+  return me.data?.signed_in ? me.data : undefined;
 }
 
 export const useOverview = () => useQuery({ queryKey: ['overview'], queryFn: () => api(OverviewSchema, '/overview') });
@@ -94,10 +101,11 @@ export function useSwitchAccount() {
   });
 }
 
+/** Signing out drops every cached answer without refetching them (they belong to the session that ended). */
 export function useSignOut() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: () => api(Ok, '/session', { method: 'DELETE' }),
-    onSettled: () => client.resetQueries(),
+    onSettled: () => client.clear(),
   });
 }

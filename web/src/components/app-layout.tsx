@@ -20,15 +20,16 @@ export function AppLayout() {
   const navigate = useNavigate();
   const switchAccount = useSwitchAccount();
   const signOut = useSignOut();
-  const signedOut = me.error instanceof ApiError && me.error.status === 401;
+  const signedOut = me.data?.signed_in === false || (me.error instanceof ApiError && me.error.status === 401);
 
   useEffect(() => {
     if (signedOut) void navigate({ to: '/sign-in' });
   }, [signedOut, navigate]);
 
-  if (me.isPending || signedOut) return <Loading what="your session" />;
-  if (me.error) return <ErrorNote error={me.error} />;
-  const current = me.data.accounts.find((account) => account.account_id === me.data.current_account_id);
+  if (me.error && !signedOut) return <ErrorNote error={me.error} />;
+  if (!me.data?.signed_in) return <Loading what="your session" />;
+  const session = me.data;
+  const current = session.accounts.find((account) => account.account_id === session.current_account_id);
 
   return (
     <div className="app">
@@ -44,19 +45,19 @@ export function AppLayout() {
         <div className="topbar-end">
           <label className="account-switcher">
             <span className="visually-hidden">Account</span>
-            <select aria-label="Account" value={me.data.current_account_id} onChange={(event) => switchAccount.mutate(event.target.value)}>
-              {me.data.accounts.map((account) => (
+            <select value={session.current_account_id} onChange={(event) => switchAccount.mutate(event.target.value)}>
+              {session.accounts.map((account) => (
                 <option key={account.account_id} value={account.account_id}>
                   {account.account_name} ({account.role})
                 </option>
               ))}
             </select>
           </label>
-          <span className="muted user-email">{me.data.user.email}</span>
+          <span className="muted user-email">{session.user.email}</span>
           <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/sign-in' }) })}>Sign out</Button>
         </div>
       </header>
-      <main className="page" aria-label={current ? `Account ${current.account_name}` : 'Console'}>
+      <main className="page" data-account={current?.account_name}>
         <Outlet />
       </main>
     </div>

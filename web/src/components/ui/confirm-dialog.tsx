@@ -3,12 +3,12 @@ import { Button } from './button.tsx';
 import { Dialog } from './dialog.tsx';
 
 /** A destructive action behind a confirmation: the trigger opens it, "Confirm" runs it. */
-export function ConfirmButton({ label, title, description, confirmLabel = 'Confirm', onConfirm }: { label: string; title: string; description: string; confirmLabel?: string; onConfirm(): Promise<unknown> }) {
+export function ConfirmButton({ label, accessibleName, title, description, confirmLabel = 'Confirm', onConfirm }: { label: string; accessibleName?: string; title: string; description: string; confirmLabel?: string; onConfirm(): Promise<unknown> }) {
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string>();
   return (
     <>
-      <Button variant="danger" onClick={() => setOpen(true)}>
+      <Button variant="danger" onClick={() => setOpen(true)} aria-label={accessibleName}>
         {label}
       </Button>
       <Dialog open={open} onOpenChange={setOpen} title={title} description={description}>

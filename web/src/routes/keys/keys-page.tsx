@@ -1,7 +1,7 @@
 import type { ConsoleKey } from '@contract/keys.ts';
 import { useState } from 'react';
 import { dateTime, usd } from '../../api/client.ts';
-import { useCreateKey, useDeleteKey, useKeys, useMe, useUpdateKey } from '../../api/queries.ts';
+import { useCreateKey, useDeleteKey, useKeys, useSignedIn, useUpdateKey } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
@@ -16,7 +16,7 @@ const limitText = (key: ConsoleKey): string =>
     .join(', ') || 'none';
 
 export function KeysPage() {
-  const me = useMe();
+  const me = useSignedIn();
   const keys = useKeys('model');
   const create = useCreateKey('model');
   const update = useUpdateKey();
@@ -24,7 +24,7 @@ export function KeysPage() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<ConsoleKey>();
   const [plainKey, setPlainKey] = useState<string>();
-  const canManage = me.data?.role === 'owner' || me.data?.role === 'admin';
+  const canManage = me?.role === 'owner' || me?.role === 'admin';
 
   return (
     <>
@@ -90,7 +90,7 @@ export function KeysPage() {
                           <Button onClick={() => update.mutate({ id: key.id, input: { disabled: !key.disabled } })} aria-label={`${key.disabled ? 'Enable' : 'Disable'} ${key.name}`}>
                             {key.disabled ? 'Enable' : 'Disable'}
                           </Button>
-                          <ConfirmButton label={`Delete ${key.name}`} title={`Delete ${key.name}?`} description="Requests with this key stop working at once. Its usage stays in the log." confirmLabel="Delete" onConfirm={() => remove.mutateAsync(key.id)} />
+                          <ConfirmButton label="Delete" accessibleName={`Delete ${key.name}`} title={`Delete ${key.name}?`} description="Requests with this key stop working at once. Its usage stays in the log." confirmLabel="Delete" onConfirm={() => remove.mutateAsync(key.id)} />
                         </>
                       )}
                     </td>

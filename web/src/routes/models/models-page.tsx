@@ -1,6 +1,6 @@
 import type { ConsoleModel } from '@contract/models.ts';
 import { useState } from 'react';
-import { useMe, useModels } from '../../api/queries.ts';
+import { useModels, useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
@@ -28,7 +28,7 @@ const canTry = (model: ConsoleModel): boolean =>
 
 export function ModelsPage() {
   const models = useModels();
-  const me = useMe();
+  const me = useSignedIn();
   const [trying, setTrying] = useState<ConsoleModel>();
   if (models.isPending) return <Loading what="models" />;
   if (models.error) return <ErrorNote error={models.error} />;
@@ -73,7 +73,7 @@ export function ModelsPage() {
         </div>
       </section>
       <Dialog open={trying !== undefined} onOpenChange={(open) => !open && setTrying(undefined)} title={`Try ${trying?.id ?? ''}`} description="Runs as this account: billed to its credit and logged in Usage.">
-        {trying && me.data && <TryMedia model={trying} csrf={me.data.csrf_token} />}
+        {trying && me && <TryMedia model={trying} csrf={me.csrf_token} />}
       </Dialog>
     </>
   );

@@ -33,7 +33,7 @@ function SpendChart({ title, days, points }: { title: string; days: string[]; po
             <Tooltip formatter={(value) => usd(Number(value))} />
             <Legend />
             {names.map((name, index) => (
-              <Bar key={name} dataKey={name} stackId="spend" fill={COLORS[index % COLORS.length]} />
+              <Bar key={name} dataKey={name} stackId="spend" fill={COLORS[index % COLORS.length]} isAnimationActive={false} />
             ))}
           </BarChart>
         </ResponsiveContainer>
@@ -63,7 +63,7 @@ export function OverviewPage() {
           <ul className="plain muted">
             {data.balance.by_currency.map((entry) => (
               <li key={entry.currency}>
-                {entry.amount} {entry.currency} granted ({usd(entry.usd)})
+                {Number(entry.amount).toLocaleString('en-US')} {entry.currency} granted ({usd(entry.usd)})
               </li>
             ))}
           </ul>
@@ -88,8 +88,8 @@ export function OverviewPage() {
             <YAxis fontSize={12} allowDecimals={false} />
             <Tooltip />
             <Legend />
-            <Bar dataKey="requests" fill="#2563eb" />
-            <Bar dataKey="errors" fill="#dc2626" />
+            <Bar dataKey="requests" fill="#2563eb" isAnimationActive={false} />
+            <Bar dataKey="errors" fill="#dc2626" isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
       </section>

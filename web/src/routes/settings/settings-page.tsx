@@ -1,7 +1,7 @@
 import type { Role } from '@contract/session.ts';
 import { type FormEvent, useState } from 'react';
 import { dateTime } from '../../api/client.ts';
-import { useAddMember, useChangeRole, useMe, useMembers, useRemoveMember } from '../../api/queries.ts';
+import { useAddMember, useChangeRole, useMembers, useSignedIn, useRemoveMember } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { CopyButton } from '../../components/ui/copy-button.tsx';
@@ -74,7 +74,7 @@ function MembersSection({ canManage, isOwner }: { canManage: boolean; isOwner: b
                     )}
                   </td>
                   <td>{dateTime(member.joined_at)}</td>
-                  <td>{canManage && <ConfirmButton label={`Remove ${member.email}`} title={`Remove ${member.email}?`} description="They lose access to this account at once." confirmLabel="Remove" onConfirm={() => remove.mutateAsync(member.user_id)} />}</td>
+                  <td>{canManage && <ConfirmButton label="Remove" accessibleName={`Remove ${member.email}`} title={`Remove ${member.email}?`} description="They lose access to this account at once." confirmLabel="Remove" onConfirm={() => remove.mutateAsync(member.user_id)} />}</td>
                 </tr>
               ))}
             </tbody>
@@ -109,21 +109,21 @@ function MembersSection({ canManage, isOwner }: { canManage: boolean; isOwner: b
 }
 
 export function SettingsPage() {
-  const me = useMe();
-  if (!me.data) return <Loading what="settings" />;
-  const account = me.data.accounts.find((entry) => entry.account_id === me.data.current_account_id);
-  const canManage = me.data.role === 'owner' || me.data.role === 'admin';
+  const me = useSignedIn();
+  if (!me) return <Loading what="settings" />;
+  const account = me.accounts.find((entry) => entry.account_id === me.current_account_id);
+  const canManage = me.role === 'owner' || me.role === 'admin';
   return (
     <>
       <h1>Settings</h1>
       <section className="card" aria-label="Plan">
         <h2>Plan</h2>
         <p>
-          Account <strong>{account?.account_name}</strong> is on the <strong>{account?.plan}</strong> plan. Your role: {me.data.role}.
+          Account <strong>{account?.account_name}</strong> is on the <strong>{account?.plan}</strong> plan. Your role: {me.role}.
         </p>
       </section>
       <SimpleKeysSection kind="agent" title="Agent keys" createLabel="Create agent key" canManage={canManage} />
-      <MembersSection canManage={canManage} isOwner={me.data.role === 'owner'} />
+      <MembersSection canManage={canManage} isOwner={me.role === 'owner'} />
     </>
   );
 }

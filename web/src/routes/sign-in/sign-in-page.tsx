@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
-import { z } from 'zod';
+import { SignInResultSchema } from '@contract/session.ts';
 import { api } from '../../api/client.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { TextField } from '../../components/ui/field.tsx';
@@ -18,7 +18,11 @@ export function SignInPage() {
     setBusy(true);
     setError(undefined);
     try {
-      await api(z.object({}).loose(), '/session', { method: 'POST', body: { email: String(form.get('email')), password: String(form.get('password')) } });
+      const result = await api(SignInResultSchema, '/session', { method: 'POST', body: { email: String(form.get('email')), password: String(form.get('password')) } });
+      if (!result.ok) {
+        setError(result.message);
+        return;
+      }
       await queryClient.resetQueries();
       await navigate({ to: '/' });
     } catch (caught) {
