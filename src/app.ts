@@ -59,8 +59,8 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   );
   await app.register(async (scope) => consoleApi(scope, services), { prefix: '/console/api' });
   await app.register(serveWeb);
-  if (services.agents && services.agentRuntime) {
-    const deps = { db, authenticator, agents: services.agents, runtime: services.agentRuntime };
+  if (services.agentDirectory && services.agentRuntime) {
+    const deps = { db, authenticator, agents: services.agentDirectory, runtime: services.agentRuntime };
     await app.register(async (scope) => scope.register(agentsApi, deps), { prefix: '/agents/v1' });
   }
   return app;

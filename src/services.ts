@@ -10,7 +10,10 @@ import { replayShutdownJournals, writeShutdownJournal } from './billing/shutdown
 import { buildCatalog } from './catalog/build-catalog.ts';
 import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
 import type { Catalog } from './catalog/types.ts';
+import { AccountNames } from './accounts/account-names.ts';
+import { AgentDirectory } from './agents/agent-directory.ts';
 import type { AgentRegistry } from './agents/agent-registry.ts';
+import { ConsoleAgentStore } from './agents/console-agent-store.ts';
 import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
 import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
@@ -52,6 +55,8 @@ export type Services = {
   unary: UnaryPipeline;
   /** Absent in short-lived tools that do not serve agents (the CLI). */
   agents: AgentRegistry | undefined;
+  /** Agents by owning account: file agents and console agents (absent with agents). */
+  agentDirectory: AgentDirectory | undefined;
   tools: ToolRegistry | undefined;
   agentRuntime: AgentRuntimeDeps | undefined;
   knowledge: KnowledgeSync;
@@ -170,6 +175,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     let agents: AgentRegistry | undefined;
     let tools: ToolRegistry | undefined;
     let agentRuntime: AgentRuntimeDeps | undefined;
+    let agentDirectory: AgentDirectory | undefined;
     if (options.loadAgents !== false) {
       const onError = onConfigError;
       // Imported here so short-lived tools (the CLI) do not load the tool libraries.
@@ -189,6 +195,11 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       });
       const loadedAgents = agents;
       stops.push(() => loadedAgents.close());
+      const consoleAgents = new ConsoleAgentStore(db);
+      await consoleAgents.start();
+      stops.push(() => consoleAgents.stop());
+      const accountNames = new AccountNames(db);
+      agentDirectory = new AgentDirectory(agents, consoleAgents, accountNames, account.id);
       agentRuntime = {
         db,
         chat,
@@ -215,6 +226,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       chat,
       unary,
       agents,
+      agentDirectory,
       tools,
       agentRuntime,
       knowledge,

@@ -24,6 +24,8 @@ const uniqueList = <T extends z.ZodType<string>>(item: T, what: string) =>
 
 export const AgentFileSchema = z
   .strictObject({
+    /** The owning account, by name or id; without it the agent belongs to the default account. */
+    account: z.string().min(1).max(200).optional(),
     name: z.string().min(1).max(200),
     description: z.string().max(2_000).optional(),
     model: z.string().min(1),
@@ -50,6 +52,7 @@ export const AgentFileSchema = z
 export type AgentFile = z.input<typeof AgentFileSchema>;
 
 export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
+  account: file.account,
   name: file.name,
   description: file.description ?? '',
   model: file.model,

@@ -46,8 +46,12 @@ export type AgentRegistryOptions = {
 };
 
 export type AgentRegistry = {
+  /** A default-account file agent (the owner-aware lookup is AgentDirectory's). */
   get(id: string): LoadedAgent | undefined;
+  /** Every file agent, of every account. */
   list(): LoadedAgent[];
+  /** Cross-checks a config as files are (model, tools, knowledge): console agents are held to the same rules. */
+  check(config: AgentConfig): AgentIssue[];
   /** Files whose current content is refused (their last good version, if any, still serves). */
   errors(): AgentConfigError[];
   reload(): Promise<void>;
@@ -84,7 +88,8 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
   let agents = new Map<string, LoadedAgent>();
 
   const reloadNow = async (): Promise<void> => {
-    const names = existsSync(agentsDir) ? (await readdir(agentsDir)).filter((name) => AGENT_FILE.test(name)).sort() : [];
+    // Subfolders too (agents/acme/support.yaml): two accounts may each have a `support`.
+    const names = existsSync(agentsDir) ? (await readdir(agentsDir, { recursive: true })).filter((name) => AGENT_FILE.test(basename(name))).sort() : [];
     const present = new Set(names.map((name) => join(agentsDir, name)));
     for (const file of files.keys()) if (!present.has(file)) files.delete(file);
 
@@ -95,10 +100,10 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
       const id = basename(file, extname(file));
       let issues: AgentIssue[];
       try {
-        const result = next.has(id)
-          ? { issues: [{ path: '(file)', message: `another file already defines agent "${id}"` }] }
-          : await loadAgent(file, id, { ...options, agentsDir, knowledgeDir });
-        if ('agent' in result) {
+        const result = await loadAgent(file, id, { ...options, agentsDir, knowledgeDir });
+        if ('agent' in result && next.has(ownedKey(result.agent))) {
+          issues = [{ path: '(file)', message: `another file already defines agent "${id}" for ${result.agent.config.account ? `account "${result.agent.config.account}"` : 'the default account'}` }];
+        } else if ('agent' in result) {
           state.lastGood = result.agent;
           issues = [];
         } else {
@@ -115,7 +120,7 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
         if (state.error?.message !== error.message) reportError(error);
         state.error = error;
       }
-      if (state.lastGood && !next.has(id)) next.set(id, state.lastGood);
+      if (state.lastGood && !next.has(ownedKey(state.lastGood))) next.set(ownedKey(state.lastGood), state.lastGood);
     }
     agents = next;
   };
@@ -142,8 +147,9 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
         });
 
   return {
-    get: (id) => agents.get(id),
+    get: (id) => agents.get(ownedKey({ id, config: { account: undefined } })),
     list: () => [...agents.values()],
+    check: (config) => checkReferences(config, { ...options, agentsDir, knowledgeDir }),
     errors: () => [...files.values()].flatMap((state) => (state.error ? [state.error] : [])),
     reload,
     close() {
@@ -152,6 +158,9 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
     },
   };
 }
+
+/** Agent ids are unique per owning account (the `account:` field as written). */
+const ownedKey = (agent: { id: string; config: { account: string | undefined } }): string => `${agent.config.account ?? ''}\u0000${agent.id}`;
 
 type LoadContext = Pick<AgentRegistryOptions, 'tools' | 'isKnownModel'> & { agentsDir: string; knowledgeDir: string };
 type LoadResult = { agent: LoadedAgent } | { issues: AgentIssue[] };

@@ -76,7 +76,7 @@ const newRunId = () => `run_${randomBytes(12).toString('hex')}`;
 export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
   const runId = newRunId();
   const { agent } = request;
-  const context: CallContext = { ...request.context, agent: { agentId: agent.id, runId } };
+  const context: CallContext = { ...request.context, agent: { agentId: agent.id, runId, version: agent.version } };
   const clientTools = request.overrides?.clientTools ?? [];
   const serverTools = deps.tools.definitions(agent.config.tools);
   const totals = { usage: { inputTokens: 0, outputTokens: 0 } as Usage, modelCost: 0, toolCost: 0, finish: { unified: 'stop', raw: undefined } as FinishReason, model: agent.config.model };

@@ -8,7 +8,7 @@ import { USAGE_COLUMNS, type UsageRecord } from './usage-record.ts';
 const USAGE_RECORD_TYPES = `id text, account_id uuid, key_id uuid, request_id text, endpoint text, requested_model text,
   model text, provider text, upstream_model text, status text, http_status integer, error_code text, input_tokens integer,
   output_tokens integer, cached_input_tokens integer, reasoning_tokens integer, units jsonb, cost_micros bigint,
-  latency_ms integer, attempts integer, streamed boolean, agent_id text, agent_run_id text, created_at timestamptz`;
+  latency_ms integer, attempts integer, streamed boolean, agent_id text, agent_run_id text, agent_version text, created_at timestamptz`;
 
 const OPEN_CALL_COLUMNS = `id, holder_id, account_id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model,
   input_tokens, output_tokens, cost_micros, streamed, agent_id, agent_run_id, started_at`;
@@ -50,6 +50,7 @@ function usageRow(record: UsageRecord): Record<string, unknown> {
     streamed: record.streamed,
     agent_id: boundedText(record.agentId, 128),
     agent_run_id: boundedText(record.agentRunId, 128),
+    agent_version: boundedText(record.agentVersion ?? null, 64),
     created_at: record.createdAt,
   };
 }

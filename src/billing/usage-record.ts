@@ -25,18 +25,13 @@ export type UsageRecord = {
   streamed: boolean;
   agentId: string | null;
   agentRunId: string | null;
+  /** The agent version that made the call (file agents: a content hash; console agents: vN). */
+  agentVersion?: string | null;
   createdAt: Date;
 };
 
 export const USAGE_COLUMNS = [
   'id', 'account_id', 'key_id', 'request_id', 'endpoint', 'requested_model', 'model', 'provider', 'upstream_model',
   'status', 'http_status', 'error_code', 'input_tokens', 'output_tokens', 'cached_input_tokens', 'reasoning_tokens',
-  'units', 'cost_micros', 'latency_ms', 'attempts', 'streamed', 'agent_id', 'agent_run_id', 'created_at',
+  'units', 'cost_micros', 'latency_ms', 'attempts', 'streamed', 'agent_id', 'agent_run_id', 'agent_version', 'created_at',
 ] as const;
-
-export const usageValues = (record: UsageRecord): unknown[] => [
-  record.id, record.accountId, record.keyId, record.requestId, record.endpoint, record.requestedModel, record.model,
-  record.provider, record.upstreamModel, record.status, record.httpStatus, record.errorCode, record.inputTokens,
-  record.outputTokens, record.cachedInputTokens, record.reasoningTokens, record.units,
-  record.costMicros, record.latencyMs, record.attempts, record.streamed, record.agentId, record.agentRunId, record.createdAt,
-];

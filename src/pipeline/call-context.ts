@@ -9,5 +9,5 @@ export type CallContext = {
   /** Aborted when the client disconnects: the upstream call is aborted with it. */
   signal: AbortSignal;
   /** Set for model steps of an agent run, so its usage rows can be summed per run. */
-  agent?: { agentId: string; runId: string };
+  agent?: { agentId: string; runId: string; version?: string };
 };

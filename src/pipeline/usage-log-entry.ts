@@ -46,6 +46,7 @@ export function usageLogEntry(input: UsageEntryInput): UsageRecord {
     streamed: input.streamed ?? false,
     agentId: input.context.agent?.agentId ?? null,
     agentRunId: input.context.agent?.runId ?? null,
+    agentVersion: input.context.agent?.version ?? null,
     createdAt: new Date(),
   };
 }

@@ -24,7 +24,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
   app.post('/chat/completions', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(AgentChatRequestSchema, request.body);
     const key = authenticatedKey(request);
-    const agent = deps.agents.get(body.model);
+    const agent = await deps.agents.find(key.accountId, body.model);
     if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
     const continuation = await resolveContinuation(deps.db, {
       accountId: key.accountId,
@@ -46,7 +46,8 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     const run = runAgent(deps.runtime, { agent, context, history: continuation.history, input: turn.input, overrides: turn.overrides });
     const clientToolNames = new Set((turn.overrides.clientTools ?? []).map((tool) => tool.name));
     const messageId = newMessageId();
-    const ids = { conversation_id: continuation.conversation.id, message_id: messageId, parent_message_id: continuation.parentMessageId };
+    // The conversation tree's ids, and the agent version that produced this answer.
+    const ids = { conversation_id: continuation.conversation.id, message_id: messageId, parent_message_id: continuation.parentMessageId, agent_version: agent.version };
     const created = Math.floor(Date.now() / 1000);
     const meta = { id: `chatcmpl-${run.runId}`, model: agent.id, created, provider: 'junction' };
 

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { JunctionError } from '../../core/errors.ts';
-import type { LoadedAgent } from '../agent-registry.ts';
+import { authenticatedKey } from '../../http/auth-hook.ts';
+import type { OwnedAgent } from '../agent-directory.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 
-const toModelEntry = (agent: LoadedAgent) => ({
+const toModelEntry = (agent: OwnedAgent) => ({
   id: agent.id,
   object: 'model',
   created: Math.floor(agent.updatedAt.getTime() / 1000),
@@ -12,7 +13,7 @@ const toModelEntry = (agent: LoadedAgent) => ({
   description: agent.config.description ?? null,
 });
 
-const toAgentDetail = (agent: LoadedAgent) => ({
+const toAgentDetail = (agent: OwnedAgent) => ({
   ...toModelEntry(agent),
   model: agent.config.model,
   fallback_models: agent.config.fallbackModels,
@@ -20,15 +21,16 @@ const toAgentDetail = (agent: LoadedAgent) => ({
   knowledge: agent.config.knowledge,
   max_steps: agent.config.maxSteps,
   version: agent.version,
+  source: agent.source,
   updated_at: agent.updatedAt.toISOString(),
 });
 
 /** `GET /agents/v1/models[/{id}]`: the agents, in the OpenAI models format. */
 export async function agentModelsRoutes(app: FastifyInstance, deps: AgentsApiDeps): Promise<void> {
-  app.get('/models', async () => ({ object: 'list', data: deps.agents.list().map(toModelEntry) }));
+  app.get('/models', async (request) => ({ object: 'list', data: (await deps.agents.list(authenticatedKey(request).accountId)).map(toModelEntry) }));
   app.get('/models/:id', async (request) => {
     const { id } = request.params as { id: string };
-    const agent = deps.agents.get(id);
+    const agent = await deps.agents.find(authenticatedKey(request).accountId, id);
     if (!agent) throw new JunctionError('model_not_found', `No agent '${id}'. GET /agents/v1/models lists them.`, { param: 'model' });
     return toAgentDetail(agent);
   });

@@ -1,11 +1,12 @@
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { Database } from '../../store/database.ts';
-import type { AgentRegistry } from '../agent-registry.ts';
+import type { AgentDirectory } from '../agent-directory.ts';
 import type { AgentRuntimeDeps } from '../agent-runner.ts';
 
 export type AgentsApiDeps = {
   db: Database;
   authenticator: KeyAuthenticator;
-  agents: AgentRegistry;
+  /** Agents by owning account: a key sees only its own account's. */
+  agents: AgentDirectory;
   runtime: AgentRuntimeDeps;
 };

@@ -17,6 +17,8 @@ type EchoedFormat = { type: 'text' } | { type: 'json_schema'; name: string; desc
 
 export type ResponseSettings = {
   model: string;
+  /** The agent version that produced this response (a Junction extension field). */
+  agent_version: string;
   previous_response_id: string | null;
   instructions: string | null;
   tools: EchoedTool[];
@@ -113,6 +115,7 @@ export function effectiveSettings(body: CreateResponseRequest, agent: LoadedAgen
       : null;
   return {
     model: agent.id,
+    agent_version: agent.version,
     previous_response_id: body.previous_response_id ?? null,
     instructions: body.instructions ?? null,
     tools: (body.tools ?? []).map(echoTool),

@@ -44,7 +44,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
   app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(CreateResponseSchema, request.body);
     const owner = ownerOf(request);
-    const agent = deps.agents.get(body.model);
+    const agent = await deps.agents.find(owner.accountId, body.model);
     if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
     const continuation = await resolveResponseContinuation(deps.db, { ...owner, agentId: agent.id, previousResponseId: body.previous_response_id ?? null });
     const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));

@@ -1,0 +1,60 @@
+import type { AccountNames } from '../accounts/account-names.ts';
+import type { AgentRegistry, LoadedAgent } from './agent-registry.ts';
+import type { ConsoleAgentStore } from './console-agent-store.ts';
+
+export type AgentSource = 'file' | 'console';
+export type OwnedAgent = LoadedAgent & { source: AgentSource };
+
+/**
+ * The agents an account owns: file agents whose `account:` names it (files without
+ * one belong to the default account) and the agents made in its console. One account
+ * never sees another's; an id is unique within an account (a console agent cannot
+ * take the id of one of the account's file agents).
+ */
+export class AgentDirectory {
+  readonly #files: AgentRegistry;
+  readonly #console: ConsoleAgentStore;
+  readonly #accounts: AccountNames;
+  readonly #defaultAccountId: string;
+
+  constructor(files: AgentRegistry, consoleAgents: ConsoleAgentStore, accounts: AccountNames, defaultAccountId: string) {
+    this.#files = files;
+    this.#console = consoleAgents;
+    this.#accounts = accounts;
+    this.#defaultAccountId = defaultAccountId;
+  }
+
+  get files(): AgentRegistry {
+    return this.#files;
+  }
+
+  get consoleAgents(): ConsoleAgentStore {
+    return this.#console;
+  }
+
+  async ownerOf(agent: LoadedAgent): Promise<string | undefined> {
+    const reference = agent.config.account;
+    return reference === undefined ? this.#defaultAccountId : this.#accounts.resolve(reference);
+  }
+
+  async fileAgents(accountId: string): Promise<LoadedAgent[]> {
+    const owned: LoadedAgent[] = [];
+    for (const agent of this.#files.list()) if ((await this.ownerOf(agent)) === accountId) owned.push(agent);
+    return owned;
+  }
+
+  async find(accountId: string, id: string): Promise<OwnedAgent | undefined> {
+    for (const agent of this.#files.list()) {
+      if (agent.id === id && (await this.ownerOf(agent)) === accountId) return { ...agent, source: 'file' };
+    }
+    const made = await this.#console.find(accountId, id);
+    return made ? { ...made, source: 'console' } : undefined;
+  }
+
+  async list(accountId: string): Promise<OwnedAgent[]> {
+    const files = (await this.fileAgents(accountId)).map((agent) => ({ ...agent, source: 'file' as const }));
+    const taken = new Set(files.map((agent) => agent.id));
+    const made = (await this.#console.list(accountId)).filter((agent) => !taken.has(agent.id)).map((agent) => ({ ...agent, source: 'console' as const }));
+    return [...files, ...made].sort((a, b) => a.id.localeCompare(b.id));
+  }
+}
