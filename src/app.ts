@@ -12,6 +12,7 @@ import { keysRoutes } from './gateway/keys/keys-routes.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body-parser.ts';
 import { agentsApi } from './agents/api/agents-api.ts';
+import { agentsApiAuth } from './console/agents-session-auth.ts';
 import { consoleApi } from './console/console-api.ts';
 import { serveWeb } from './console/serve-web.ts';
 import { loggerOptions } from './http/logger-options.ts';
@@ -60,7 +61,8 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   await app.register(async (scope) => consoleApi(scope, services), { prefix: '/console/api' });
   await app.register(serveWeb);
   if (services.agentDirectory && services.agentRuntime) {
-    const deps = { db, authenticator, agents: services.agentDirectory, runtime: services.agentRuntime };
+    const auth = agentsApiAuth({ db, hasher, authenticator, now });
+    const deps = { db, authenticator, agents: services.agentDirectory, runtime: services.agentRuntime, auth };
     await app.register(async (scope) => scope.register(agentsApi, deps), { prefix: '/agents/v1' });
   }
   return app;

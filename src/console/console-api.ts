@@ -3,6 +3,7 @@ import { imagesRoute } from '../gateway/media/images-route.ts';
 import { speechRoute } from '../gateway/media/speech-route.ts';
 import { systemKeyFor } from '../keys/system-key.ts';
 import type { Services } from '../services.ts';
+import { consoleAgentsRoutes } from './agents-routes.ts';
 import { catalogRoutes } from './catalog-routes.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { consoleKeysRoutes } from './keys-routes.ts';
@@ -40,5 +41,16 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
     await scope.register(imagesRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
     await scope.register(speechRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
   }, { prefix: '/try' });
-  await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans, agents: services.agents });
+  await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans });
+  if (services.agentDirectory) {
+    await app.register(consoleAgentsRoutes, {
+      db,
+      now,
+      agents: services.agentDirectory,
+      tools: services.tools,
+      catalog: services.catalog,
+      plans: services.plans,
+      knowledgeDir: services.config.knowledgeDir,
+    });
+  }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { requireKey } from '../../http/auth-hook.ts';
 import { agentResponsesRoutes } from '../responses/responses-route.ts';
 import { agentChatRoute } from './agent-chat-route.ts';
@@ -6,9 +6,12 @@ import { agentModelsRoutes } from './agent-models-routes.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 import { conversationsRoutes } from './conversations-routes.ts';
 
-/** Everything under `/agents/v1`: agent keys only (model and provisioning keys get 403 wrong_key_kind). */
-export async function agentsApi(app: FastifyInstance, deps: AgentsApiDeps): Promise<void> {
-  app.addHook('preHandler', requireKey(deps.authenticator, { kinds: ['agent'] }));
+/**
+ * Everything under `/agents/v1`: agent keys only (model and provisioning keys get 403
+ * wrong_key_kind), unless `auth` widens it (the console's playground session).
+ */
+export async function agentsApi(app: FastifyInstance, deps: AgentsApiDeps & { auth?: preHandlerAsyncHookHandler }): Promise<void> {
+  app.addHook('preHandler', deps.auth ?? requireKey(deps.authenticator, { kinds: ['agent'] }));
   await app.register(agentModelsRoutes, deps);
   await app.register(agentChatRoute, deps);
   await app.register(conversationsRoutes, deps);

@@ -6,8 +6,9 @@ export const ConsoleAgentSchema = z.object({
   name: z.string(),
   description: z.string(),
   model: z.string(),
-  source: z.enum(['file']),
-  path: z.string(),
+  source: z.enum(['file', 'console']),
+  /** File agents only: the YAML's path (console agents are edited in the console). */
+  path: z.string().nullable(),
   version: z.string(),
   tools: z.array(z.string()),
   knowledge: z.array(z.string()),

@@ -1,0 +1,153 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AgentDirectory, OwnedAgent } from '../agents/agent-directory.ts';
+import { AgentConfigSchema, type AgentFile } from '../agents/agent-config-schema.ts';
+import { toAgentFile, toAgentYaml } from '../agents/agent-file-format.ts';
+import type { AgentIssue } from '../agents/agent-registry.ts';
+import { toModelListEntry } from '../catalog/model-list.ts';
+import type { Catalog } from '../catalog/types.ts';
+import { JunctionError } from '../core/errors.ts';
+import { parseInput } from '../http/parse-body.ts';
+import { systemKeyFor } from '../keys/system-key.ts';
+import type { AccountPlans } from '../pipeline/account-plans.ts';
+import { isVisibleTo } from '../pipeline/model-access.ts';
+import type { Database } from '../store/database.ts';
+import type { ToolRegistry } from '../tools/tool-registry.ts';
+import { describeZodIssues } from '../tools/compile-tool.ts';
+import { consoleCaller, requireConsoleUser } from './console-auth.ts';
+import { type AgentDetail, RollbackSchema, SaveAgentSchema } from './contract/agent-editor.ts';
+import type { ConsoleAgent } from './contract/agents.ts';
+
+export type ConsoleAgentsDeps = {
+  db: Database;
+  now: () => Date;
+  agents: AgentDirectory;
+  tools: ToolRegistry | undefined;
+  catalog: Catalog;
+  plans: AccountPlans;
+  knowledgeDir: string;
+};
+
+const AGENT_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+const IdParamsSchema = z.object({ id: z.string().regex(AGENT_ID, 'letters, digits, "_" and "-", at most 64') });
+
+const pathOf = (agent: OwnedAgent): string | null => (agent.source === 'file' ? relative(process.cwd(), agent.file) || agent.file : null);
+
+const toListEntry = (agent: OwnedAgent): ConsoleAgent => ({
+  id: agent.id,
+  name: agent.config.name,
+  description: agent.config.description,
+  model: agent.config.model,
+  source: agent.source,
+  path: pathOf(agent),
+  version: agent.version,
+  tools: agent.config.tools,
+  knowledge: agent.config.knowledge,
+  updated_at: agent.updatedAt.toISOString(),
+});
+
+/** The collections agents can use: the knowledge folder's direct subfolders. */
+function knowledgeCollections(knowledgeDir: string): string[] {
+  if (!existsSync(knowledgeDir)) return [];
+  return readdirSync(knowledgeDir)
+    .filter((name) => !name.startsWith('.') && statSync(join(knowledgeDir, name)).isDirectory())
+    .sort();
+}
+
+/**
+ * The account's agents in the console: file agents read-only (with their path, and a
+ * duplicate into an editable copy), console agents created, saved as immutable
+ * versions, rolled back, exported as YAML and deleted. Saves are validated with the
+ * agent file schema and the same cross-checks as files.
+ */
+export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAgentsDeps): Promise<void> {
+  const reader = requireConsoleUser(deps.db, deps.now);
+  const editor = requireConsoleUser(deps.db, deps.now, 'admin');
+
+  const mustFind = async (accountId: string, id: string) => {
+    const agent = await deps.agents.find(accountId, id);
+    if (!agent) throw new JunctionError('not_found', `No agent '${id}' in this account.`);
+    return agent;
+  };
+
+  app.get('/agents', { preHandler: reader }, async (request) => ({ data: (await deps.agents.list(consoleCaller(request).accountId)).map(toListEntry) }));
+
+  app.get('/agent-editor-options', { preHandler: reader }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    const plan = await deps.plans.planOf(accountId);
+    const caller = systemKeyFor(accountId, deps.now());
+    return {
+      tools: (deps.tools?.list() ?? []).map((tool) => ({ name: tool.name, description: tool.description })).sort((a, b) => a.name.localeCompare(b.name)),
+      knowledge: knowledgeCollections(deps.knowledgeDir),
+      models: deps.catalog.models.filter((model) => model.capabilities.has('chat') && isVisibleTo(deps.catalog, caller, plan, model)).map((model) => toModelListEntry(model).id),
+    };
+  });
+
+  app.get('/agents/:id', { preHandler: reader }, async (request): Promise<AgentDetail> => {
+    const accountId = consoleCaller(request).accountId;
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    const agent = await mustFind(accountId, id);
+    const history = agent.source === 'console' ? await deps.agents.consoleAgents.versions(accountId, id) : undefined;
+    return {
+      id,
+      source: agent.source,
+      path: pathOf(agent),
+      version: agent.version,
+      definition: toAgentFile(agent),
+      versions: (history?.versions ?? []).map((version) => ({ version: version.version, change_note: version.changeNote, created_by: version.createdByEmail, created_at: version.createdAt.toISOString() })),
+      latest_version: history?.latest ?? null,
+    };
+  });
+
+  app.get('/agents/:id/export', { preHandler: reader }, async (request, reply) => {
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    const agent = await mustFind(consoleCaller(request).accountId, id);
+    return reply
+      .header('content-type', 'text/yaml; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${id}.yaml"`)
+      .send(toAgentYaml(toAgentFile(agent), agent.config.account));
+  });
+
+  app.put('/agents/:id', { preHandler: editor }, async (request, reply) => {
+    const caller = consoleCaller(request);
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    const input = parseInput(SaveAgentSchema, request.body);
+    const existing = await deps.agents.find(caller.accountId, id);
+    if (existing?.source === 'file') {
+      throw new JunctionError('conflict', `'${id}' is a file agent of this account (${pathOf(existing)}): edit its YAML, or duplicate it under another id.`, { param: 'id' });
+    }
+    const issues = validate(input.definition, deps);
+    if (issues.length > 0) {
+      const [first] = issues;
+      return reply.status(400).send({ error: { message: `${first?.path}: ${first?.message}`, code: 'invalid_agent', param: first?.path ?? null }, issues });
+    }
+    const version = await deps.agents.consoleAgents.save(caller.accountId, id, input.definition as AgentFile, { userId: caller.user.id, email: caller.user.email }, input.change_note ?? null);
+    return reply.status(existing ? 200 : 201).send({ id, version });
+  });
+
+  app.post('/agents/:id/rollback', { preHandler: editor }, async (request) => {
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    const { version } = parseInput(RollbackSchema, request.body);
+    if (!(await deps.agents.consoleAgents.rollback(consoleCaller(request).accountId, id, version))) {
+      throw new JunctionError('not_found', `Agent '${id}' has no version ${version} in this account.`, { param: 'version' });
+    }
+    return { id, version };
+  });
+
+  app.delete('/agents/:id', { preHandler: editor }, async (request) => {
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    if (!(await deps.agents.consoleAgents.remove(consoleCaller(request).accountId, id))) throw new JunctionError('not_found', `No console agent '${id}' in this account.`);
+    return { deleted: true };
+  });
+}
+
+/** The file schema (strict; instructions inline; no `account:`, the console's account owns it), then the registry's cross-checks. */
+function validate(definition: Record<string, unknown>, deps: ConsoleAgentsDeps): AgentIssue[] {
+  if ('account' in definition) return [{ path: 'account', message: 'a console agent belongs to the account it is saved in; leave account out' }];
+  if ('instructions_file' in definition) return [{ path: 'instructions_file', message: 'console agents keep their instructions inline (instructions)' }];
+  const parsed = AgentConfigSchema.safeParse(definition);
+  if (!parsed.success) return describeZodIssues(parsed.error.issues);
+  return deps.agents.files.check(parsed.data);
+}
