@@ -7,7 +7,7 @@ import { JunctionError } from '../core/errors.ts';
 const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 /** Paths that belong to the APIs: an unknown one is a JSON 404 there, never the app's HTML. */
-const API_PREFIXES = ['/v1/', '/v1beta/', '/agents/', '/console/api/', '/healthz', '/readyz', '/metrics', '/openapi.json', '/docs'];
+const API_PREFIXES = ['/v1/', '/v1beta/', '/agents/v1/', '/console/api/', '/healthz', '/readyz', '/metrics', '/openapi.json', '/docs'];
 
 /**
  * The console's security headers: scripts only from this origin (no inline script),

@@ -1,6 +1,8 @@
 import { createRootRoute, createRoute, createRouter, Outlet } from '@tanstack/react-router';
 import { AppLayout } from './components/app-layout.tsx';
+import { AgentPage } from './routes/agents/agent-page.tsx';
 import { AgentsPage } from './routes/agents/agents-page.tsx';
+import { NewAgentPage } from './routes/agents/new-agent-page.tsx';
 import { KeysPage } from './routes/keys/keys-page.tsx';
 import { ModelsPage } from './routes/models/models-page.tsx';
 import { OverviewPage } from './routes/overview/overview-page.tsx';
@@ -22,10 +24,12 @@ const keys = createRoute({ getParentRoute: () => app, path: '/keys', component: 
 const usage = createRoute({ getParentRoute: () => app, path: '/usage', component: UsagePage });
 const models = createRoute({ getParentRoute: () => app, path: '/models', component: ModelsPage });
 const agents = createRoute({ getParentRoute: () => app, path: '/agents', component: AgentsPage });
+const newAgent = createRoute({ getParentRoute: () => app, path: '/agents/new', component: NewAgentPage });
+const agent = createRoute({ getParentRoute: () => app, path: '/agents/$agentId', component: AgentPage });
 const settings = createRoute({ getParentRoute: () => app, path: '/settings', component: SettingsPage });
 
 export const router = createRouter({
-  routeTree: root.addChildren([signIn, setup, setPassword, app.addChildren([overview, keys, usage, models, agents, settings])]),
+  routeTree: root.addChildren([signIn, setup, setPassword, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, settings])]),
   defaultPreload: 'intent',
 });
 

@@ -6,10 +6,15 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly param: string | null,
+    /** Every problem by field path, when the server lists them (an agent save). */
+    readonly issues: Array<{ path: string; message: string }> = [],
   ) {
     super(message);
   }
 }
+
+/** The session's CSRF token, for requests made outside `api()` (streams, uploads). */
+export const currentCsrfToken = (): string => csrfToken;
 
 /** Set from `GET /me`; sent as `x-csrf-token` on every mutating request. Never stored beyond memory. */
 let csrfToken = '';
@@ -36,8 +41,8 @@ export async function api<Schema extends z.ZodType>(schema: Schema, path: string
   const text = await response.text();
   const json: unknown = text ? JSON.parse(text) : {};
   if (!response.ok) {
-    const error = (json as { error?: { message?: string; param?: string | null } }).error;
-    throw new ApiError(response.status, error?.message ?? `Request failed (${response.status})`, error?.param ?? null);
+    const { error, issues } = json as { error?: { message?: string; param?: string | null }; issues?: Array<{ path: string; message: string }> };
+    throw new ApiError(response.status, error?.message ?? `Request failed (${response.status})`, error?.param ?? null, issues ?? []);
   }
   return schema.parse(json);
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
+import { AgentDetailSchema, EditorOptionsSchema } from '@contract/agent-editor.ts';
 import { AgentListSchema } from '@contract/agents.ts';
 import { CreatedKeySchema, KeyListSchema, type ModelKeyInput, type ModelKeyUpdate, type SimpleKeyInput, ConsoleKeySchema } from '@contract/keys.ts';
 import { AddedMemberSchema, MemberListSchema, MemberSchema } from '@contract/members.ts';
@@ -36,6 +37,36 @@ export function useSignedIn(): Me | undefined {
 export const useOverview = () => useQuery({ queryKey: ['overview'], queryFn: () => api(OverviewSchema, '/overview') });
 export const useModels = () => useQuery({ queryKey: ['models'], queryFn: () => api(ModelListSchema, '/models') });
 export const useAgents = () => useQuery({ queryKey: ['agents'], queryFn: () => api(AgentListSchema, '/agents') });
+export const useAgent = (id: string) => useQuery({ queryKey: ['agents', id], queryFn: () => api(AgentDetailSchema, `/agents/${encodeURIComponent(id)}`), retry: false });
+export const useEditorOptions = () => useQuery({ queryKey: ['agent-editor-options'], queryFn: () => api(EditorOptionsSchema, '/agent-editor-options') });
+
+const SavedAgentSchema = z.object({ id: z.string(), version: z.number() });
+
+/** Saves a new version; a refusal arrives as an ApiError whose `issues` name the fields. */
+export function useSaveAgent() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, definition, changeNote }: { id: string; definition: Record<string, unknown>; changeNote: string | null }) =>
+      api(SavedAgentSchema, `/agents/${encodeURIComponent(id)}`, { method: 'PUT', body: { definition, change_note: changeNote } }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['agents'] }),
+  });
+}
+
+export function useRollbackAgent(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (version: number) => api(SavedAgentSchema, `/agents/${encodeURIComponent(id)}/rollback`, { method: 'POST', body: { version } }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['agents'] }),
+  });
+}
+
+export function useDeleteAgent() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api(Ok, `/agents/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['agents'] }),
+  });
+}
 export const useMembers = () => useQuery({ queryKey: ['members'], queryFn: () => api(MemberListSchema, '/members') });
 export const useKeys = (kind: KeyKind) => useQuery({ queryKey: ['keys', kind], queryFn: () => api(KeyListSchema, `/keys?kind=${kind}`) });
 

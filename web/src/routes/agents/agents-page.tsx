@@ -1,20 +1,29 @@
+import { Link } from '@tanstack/react-router';
 import { dateTime } from '../../api/client.ts';
-import { useAgents } from '../../api/queries.ts';
+import { useAgents, useSignedIn } from '../../api/queries.ts';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 
-/** The account's agents. File agents are read-only here: their YAML in git is the source of truth. */
+/** The account's agents: file agents (read-only here, their YAML is the source of truth) and console agents. */
 export function AgentsPage() {
   const agents = useAgents();
+  const me = useSignedIn();
   return (
     <>
-      <h1>Agents</h1>
+      <div className="section-header">
+        <h1>Agents</h1>
+        {(me?.role === 'owner' || me?.role === 'admin') && (
+          <Link to="/agents/new" className="button button-primary">
+            New agent
+          </Link>
+        )}
+      </div>
       <section className="card" aria-label="Agents">
         {agents.isPending ? (
           <Loading what="agents" />
         ) : agents.error ? (
           <ErrorNote error={agents.error} />
         ) : agents.data.data.length === 0 ? (
-          <p className="muted">No agents yet. Add a YAML file to the agents folder.</p>
+          <p className="muted">No agents yet. Create one with "New agent", or add a YAML file to the agents folder.</p>
         ) : (
           <div className="table-wrap">
             <table aria-label="Agents">
@@ -34,7 +43,9 @@ export function AgentsPage() {
                 {agents.data.data.map((agent) => (
                   <tr key={agent.id}>
                     <td>
-                      <code>{agent.id}</code>
+                      <Link to="/agents/$agentId" params={{ agentId: agent.id }} aria-label={`Open agent ${agent.id}`}>
+                        <code>{agent.id}</code>
+                      </Link>
                     </td>
                     <td>
                       {agent.name}
@@ -43,11 +54,9 @@ export function AgentsPage() {
                     <td>{agent.model}</td>
                     <td>{agent.tools.join(', ') || '—'}</td>
                     <td>{agent.knowledge.join(', ') || '—'}</td>
+                    <td>{agent.source === 'file' ? <>file (read-only): <code>{agent.path}</code></> : 'console'}</td>
                     <td>
-                      file (read-only): <code>{agent.path}</code>
-                    </td>
-                    <td>
-                      <code>{agent.version.slice(0, 8)}</code>
+                      <code>{agent.source === 'file' ? agent.version.slice(0, 8) : agent.version}</code>
                     </td>
                     <td>{dateTime(agent.updated_at)}</td>
                   </tr>

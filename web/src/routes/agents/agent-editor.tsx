@@ -1,0 +1,144 @@
+import type { EditorOptions } from '@contract/agent-editor.ts';
+import { type FormEvent, useState } from 'react';
+import Markdown from 'react-markdown';
+import { ApiError } from '../../api/client.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { SelectField, TextAreaField, TextField } from '../../components/ui/field.tsx';
+
+const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+
+type Definition = Record<string, unknown>;
+const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+
+/**
+ * The agent editor: the agent file's fields as a form. The server validates with the
+ * same schema as agent files and answers every problem by field path; each is shown
+ * beside its field.
+ */
+export function AgentEditor({ initial, options, onSave, idField }: { initial: Definition; options: EditorOptions; onSave(definition: Definition, changeNote: string | null): Promise<unknown>; idField?: React.ReactNode }) {
+  const [instructions, setInstructions] = useState(String(initial['instructions'] ?? ''));
+  const [preview, setPreview] = useState(false);
+  const [issues, setIssues] = useState<Array<{ path: string; message: string }>>([]);
+  const [busy, setBusy] = useState(false);
+  const reasoning = (initial['reasoning'] as { effort?: string } | undefined)?.effort ?? '';
+
+  const errorFor = (field: string) => issues.filter((issue) => issue.path === field || issue.path.startsWith(`${field}.`) || issue.path.startsWith(`${field}[`)).map((issue) => issue.message).join('; ') || undefined;
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = (name: string) => String(form.get(name) ?? '').trim();
+    const number = (name: string) => (text(name) === '' ? undefined : Number(text(name)));
+    const definition: Definition = {
+      name: text('name'),
+      ...(text('description') && { description: text('description') }),
+      model: text('model'),
+      fallback_models: form.getAll('fallback_models').map(String),
+      instructions,
+      tools: form.getAll('tools').map(String),
+      knowledge: form.getAll('knowledge').map(String),
+      ...(number('temperature') !== undefined && { temperature: number('temperature') }),
+      ...(text('reasoning_effort') && { reasoning: { effort: text('reasoning_effort') } }),
+      ...(number('max_steps') !== undefined && { max_steps: number('max_steps') }),
+    };
+    setBusy(true);
+    setIssues([]);
+    try {
+      await onSave(definition, text('change_note') || null);
+    } catch (caught) {
+      setIssues(caught instanceof ApiError && caught.issues.length > 0 ? caught.issues : [{ path: '', message: (caught as Error).message }]);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const general = issues.filter((issue) => !['name', 'description', 'model', 'fallback_models', 'instructions', 'tools', 'knowledge', 'temperature', 'reasoning', 'max_steps'].some((field) => issue.path === field || issue.path.startsWith(`${field}.`) || issue.path.startsWith(`${field}[`)));
+
+  return (
+    <form className="form-grid" onSubmit={submit} aria-label="Agent editor">
+      {idField}
+      <TextField label="Name" name="name" required defaultValue={String(initial['name'] ?? '')} error={errorFor('name')} />
+      <TextField label="Description" name="description" defaultValue={String(initial['description'] ?? '')} error={errorFor('description')} />
+      <SelectField label="Model" name="model" defaultValue={String(initial['model'] ?? options.models[0] ?? '')} error={errorFor('model')}>
+        {[...new Set([...(initial['model'] ? [String(initial['model'])] : []), ...options.models])].map((model) => (
+          <option key={model} value={model}>
+            {model}
+          </option>
+        ))}
+      </SelectField>
+      <fieldset className="field model-picker">
+        <legend>Fallback models</legend>
+        {options.models.map((model) => (
+          <label key={model} className="checkbox">
+            <input type="checkbox" name="fallback_models" value={model} defaultChecked={listOf(initial['fallback_models']).includes(model)} />
+            {model}
+          </label>
+        ))}
+        {errorFor('fallback_models') && <p className="field-error">{errorFor('fallback_models')}</p>}
+      </fieldset>
+      <div className="field">
+        <div className="section-header">
+          <label htmlFor="agent-instructions">Instructions</label>
+          <Button onClick={() => setPreview((current) => !current)} aria-pressed={preview}>
+            {preview ? 'Edit' : 'Preview'}
+          </Button>
+        </div>
+        {preview ? (
+          <div className="markdown-preview" aria-label="Instructions preview">
+            <Markdown>{instructions}</Markdown>
+          </div>
+        ) : (
+          <textarea id="agent-instructions" className="code-editor" rows={12} spellCheck value={instructions} onChange={(event) => setInstructions(event.target.value)} aria-invalid={errorFor('instructions') ? true : undefined} />
+        )}
+        {errorFor('instructions') && <p className="field-error">{errorFor('instructions')}</p>}
+      </div>
+      <fieldset className="field model-picker">
+        <legend>Tools</legend>
+        {options.tools.map((tool) => (
+          <label key={tool.name} className="checkbox">
+            <input type="checkbox" name="tools" value={tool.name} defaultChecked={listOf(initial['tools']).includes(tool.name)} />
+            <span>
+              <code>{tool.name}</code> <span className="muted small">{tool.description}</span>
+            </span>
+          </label>
+        ))}
+        {errorFor('tools') && <p className="field-error">{errorFor('tools')}</p>}
+      </fieldset>
+      <fieldset className="field model-picker">
+        <legend>Knowledge</legend>
+        {options.knowledge.length === 0 && <p className="muted small">No collections in the knowledge folder.</p>}
+        {options.knowledge.map((collection) => (
+          <label key={collection} className="checkbox">
+            <input type="checkbox" name="knowledge" value={collection} defaultChecked={listOf(initial['knowledge']).includes(collection)} />
+            {collection}
+          </label>
+        ))}
+        {errorFor('knowledge') && <p className="field-error">{errorFor('knowledge')}</p>}
+      </fieldset>
+      <div className="field-row">
+        <TextField label="Temperature" name="temperature" type="number" step="0.1" min={0} max={2} defaultValue={initial['temperature'] === undefined ? '' : String(initial['temperature'])} error={errorFor('temperature')} />
+        <SelectField label="Reasoning effort" name="reasoning_effort" defaultValue={reasoning} error={errorFor('reasoning')}>
+          <option value="">model default</option>
+          {EFFORTS.map((effort) => (
+            <option key={effort} value={effort}>
+              {effort}
+            </option>
+          ))}
+        </SelectField>
+        <TextField label="Max steps" name="max_steps" type="number" min={1} max={100} defaultValue={String(initial['max_steps'] ?? 10)} error={errorFor('max_steps')} />
+      </div>
+      <TextField label="Change note" name="change_note" placeholder="What changed, for the version history" />
+      {general.map((issue) => (
+        <p key={`${issue.path}-${issue.message}`} className="field-error" role="alert">
+          {issue.path ? `${issue.path}: ` : ''}
+          {issue.message}
+        </p>
+      ))}
+      <div className="dialog-actions">
+        <Button type="submit" variant="primary" disabled={busy}>
+          Save
+        </Button>
+      </div>
+    </form>
+  );
+}

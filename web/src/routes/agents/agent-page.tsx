@@ -1,0 +1,150 @@
+import { useNavigate, useParams } from '@tanstack/react-router';
+import { type FormEvent, useState } from 'react';
+import { dateTime } from '../../api/client.ts';
+import { useAgent, useDeleteAgent, useEditorOptions, useRollbackAgent, useSaveAgent, useSignedIn } from '../../api/queries.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
+import { TextField } from '../../components/ui/field.tsx';
+import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { AgentEditor } from './agent-editor.tsx';
+import { Playground } from './playground.tsx';
+
+/** One agent: its editor (console agents) or its file (read-only, duplicable), its versions, and the playground. */
+export function AgentPage() {
+  const { agentId } = useParams({ from: '/app/agents/$agentId' });
+  const agent = useAgent(agentId);
+  const options = useEditorOptions();
+  const me = useSignedIn();
+  const save = useSaveAgent();
+  const rollback = useRollbackAgent(agentId);
+  const remove = useDeleteAgent();
+  const navigate = useNavigate();
+  const [duplicating, setDuplicating] = useState(false);
+  const [duplicateError, setDuplicateError] = useState<string>();
+  // Outside the editor: a save remounts it (fresh defaults from the new version).
+  const [notice, setNotice] = useState<string>();
+  const canEdit = me?.role === 'owner' || me?.role === 'admin';
+
+  if (agent.isPending || options.isPending) return <Loading what="the agent" />;
+  if (agent.error) return <ErrorNote error={agent.error} />;
+  if (options.error) return <ErrorNote error={options.error} />;
+  const detail = agent.data;
+
+  const duplicate = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const id = String(new FormData(event.currentTarget).get('id') ?? '').trim();
+    try {
+      await save.mutateAsync({ id, definition: detail.definition, changeNote: `duplicated from ${detail.path ?? agentId}` });
+      setDuplicating(false);
+      await navigate({ to: '/agents/$agentId', params: { agentId: id } });
+    } catch (caught) {
+      setDuplicateError((caught as Error).message);
+    }
+  };
+
+  return (
+    <>
+      <div className="section-header">
+        <h1>
+          Agent <code>{detail.id}</code>
+        </h1>
+        <div className="dialog-actions">
+          <a className="button button-secondary" href={`/console/api/agents/${encodeURIComponent(detail.id)}/export`} download>
+            Export YAML
+          </a>
+          {canEdit && detail.source === 'file' && <Button onClick={() => setDuplicating(true)}>Duplicate</Button>}
+          {canEdit && detail.source === 'console' && (
+            <ConfirmButton label="Delete" accessibleName={`Delete agent ${detail.id}`} title={`Delete ${detail.id}?`} description="Every version goes; calls to this agent then answer 404." confirmLabel="Delete" onConfirm={async () => {
+              await remove.mutateAsync(detail.id);
+              await navigate({ to: '/agents' });
+            }} />
+          )}
+        </div>
+      </div>
+      <p className="muted">
+        {detail.source === 'file' ? (
+          <>
+            A file agent (read-only here): <code>{detail.path}</code>. Edit the file, or duplicate it into a console agent.
+          </>
+        ) : (
+          <>Console agent, serving version {detail.latest_version}. Every save is a new version; the next request uses it.</>
+        )}
+      </p>
+      {detail.source === 'console' && canEdit ? (
+        <section className="card" aria-label="Editor">
+          {notice && (
+            <p className="notice" role="status">
+              {notice}
+            </p>
+          )}
+          <AgentEditor
+            key={detail.version}
+            initial={detail.definition}
+            options={options.data}
+            onSave={async (definition, changeNote) => {
+              setNotice(undefined);
+              const saved = await save.mutateAsync({ id: detail.id, definition, changeNote });
+              setNotice(`Saved version ${saved.version}. The next request uses it.`);
+            }}
+          />
+        </section>
+      ) : (
+        <section className="card" aria-label="Definition">
+          <pre className="definition">{JSON.stringify(detail.definition, null, 2)}</pre>
+        </section>
+      )}
+      {detail.versions.length > 0 && (
+        <section className="card" aria-label="Versions">
+          <h2>Versions</h2>
+          <div className="table-wrap">
+            <table aria-label="Versions">
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">Change</th>
+                  <th scope="col">By</th>
+                  <th scope="col">When</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {detail.versions.map((version) => (
+                  <tr key={version.version}>
+                    <td>
+                      v{version.version}
+                      {version.version === detail.latest_version && <strong> (serving)</strong>}
+                    </td>
+                    <td>{version.change_note ?? '—'}</td>
+                    <td>{version.created_by ?? '—'}</td>
+                    <td>{dateTime(version.created_at)}</td>
+                    <td>
+                      {canEdit && version.version !== detail.latest_version && (
+                        <Button onClick={() => rollback.mutate(version.version, { onSuccess: () => setNotice(`Version ${version.version} serves again.`) })} aria-label={`Roll back to v${version.version}`}>
+                          Roll back
+                        </Button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+      <Playground key={detail.id} agentId={detail.id} />
+      <Dialog open={duplicating} onOpenChange={setDuplicating} title="Duplicate agent" description="An editable console copy under a new id.">
+        <form onSubmit={duplicate} className="form-grid">
+          <TextField label="New agent id" name="id" required pattern="[a-zA-Z0-9_\-]{1,64}" defaultValue={`${detail.id}-copy`} error={duplicateError} />
+          <div className="dialog-actions">
+            <Button type="submit" variant="primary">
+              Duplicate
+            </Button>
+          </div>
+        </form>
+      </Dialog>
+    </>
+  );
+}

@@ -1,0 +1,110 @@
+import { createParser } from 'eventsource-parser';
+import { currentCsrfToken } from '../../api/client.ts';
+
+/** One step of a run as the playground draws it, built from the Open Responses events. */
+export type DrawnStep =
+  | { kind: 'reasoning'; id: string; text: string }
+  | { kind: 'tool'; id: string; callId: string; name: string; arguments: string; result: string | undefined }
+  | { kind: 'text'; id: string; text: string };
+
+export type RunSummary = { responseId: string; status: string; inputTokens: number; outputTokens: number; costUsd: number | undefined; agentVersion: string | undefined };
+
+type Item = { type?: string; id?: string; call_id?: string; name?: string; arguments?: string; output?: string };
+type StreamEvent = { type?: string; item?: Item; item_id?: string; delta?: string; response?: { id?: string; status?: string; agent_version?: string; usage?: { input_tokens?: number; output_tokens?: number; cost?: number } }; error?: { message?: string } };
+
+/**
+ * Runs the agent through `POST /agents/v1/responses` with `stream: true` and the
+ * console session (no key), calling `onSteps` as each semantic event changes what is
+ * drawn: reasoning, each tool call with its arguments and then its result, the text.
+ */
+export async function streamResponse(
+  request: { model: string; input: string; previousResponseId: string | null },
+  onSteps: (steps: DrawnStep[]) => void,
+  signal?: AbortSignal,
+): Promise<RunSummary> {
+  const response = await fetch('/agents/v1/responses', {
+    method: 'POST',
+    credentials: 'same-origin',
+    ...(signal && { signal }),
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-csrf-token': currentCsrfToken() },
+    body: JSON.stringify({ model: request.model, input: request.input, stream: true, ...(request.previousResponseId && { previous_response_id: request.previousResponseId }) }),
+  });
+  if (!response.ok || !response.body) {
+    const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
+    throw new Error(body.error?.message ?? `The run failed (${response.status})`);
+  }
+  const steps: DrawnStep[] = [];
+  const byCall = new Map<string, Extract<DrawnStep, { kind: 'tool' }>>();
+  let summary: RunSummary | undefined;
+  let failure: string | undefined;
+  const changed = () => onSteps(steps.map((step) => ({ ...step })));
+
+  const handle = (event: StreamEvent) => {
+    const item = event.item;
+    switch (event.type) {
+      case 'response.output_item.added':
+        if (item?.type === 'reasoning') steps.push({ kind: 'reasoning', id: item.id ?? '', text: '' });
+        else if (item?.type === 'message') steps.push({ kind: 'text', id: item.id ?? '', text: '' });
+        else if (item?.type === 'function_call') {
+          const step = { kind: 'tool' as const, id: item.id ?? '', callId: item.call_id ?? '', name: item.name ?? '', arguments: item.arguments ?? '', result: undefined };
+          steps.push(step);
+          byCall.set(step.callId, step);
+        } else if (item?.type === 'function_call_output') {
+          const call = byCall.get(item.call_id ?? '');
+          if (call) call.result = item.output ?? '';
+        }
+        break;
+      case 'response.output_item.done':
+        if (item?.type === 'function_call') {
+          const call = byCall.get(item.call_id ?? '');
+          if (call) call.arguments = item.arguments ?? call.arguments;
+        } else if (item?.type === 'function_call_output') {
+          const call = byCall.get(item.call_id ?? '');
+          if (call) call.result = item.output ?? '';
+        }
+        break;
+      case 'response.output_text.delta':
+      case 'response.reasoning.delta': {
+        const step = steps.find((candidate) => candidate.id === event.item_id);
+        if (step && step.kind !== 'tool') step.text += event.delta ?? '';
+        break;
+      }
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed': {
+        const usage = event.response?.usage;
+        summary = {
+          responseId: event.response?.id ?? '',
+          status: event.response?.status ?? event.type.slice('response.'.length),
+          inputTokens: usage?.input_tokens ?? 0,
+          outputTokens: usage?.output_tokens ?? 0,
+          costUsd: usage?.cost,
+          agentVersion: event.response?.agent_version,
+        };
+        break;
+      }
+      case 'error':
+        failure = event.error?.message ?? 'The run failed.';
+        break;
+      default:
+        return;
+    }
+    changed();
+  };
+
+  const parser = createParser({
+    onEvent: (message) => {
+      try {
+        handle(JSON.parse(message.data) as StreamEvent);
+      } catch {
+        // A frame that is not JSON is not an event we draw.
+      }
+    },
+  });
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) parser.feed(decoder.decode(chunk.value, { stream: true }));
+  if (failure) throw new Error(failure);
+  if (!summary) throw new Error('The stream ended before the response completed.');
+  return summary;
+}
