@@ -16,6 +16,8 @@ import { agentsApiAuth } from './console/agents-session-auth.ts';
 import { consoleApi } from './console/console-api.ts';
 import { serveWeb } from './console/serve-web.ts';
 import { loggerOptions } from './http/logger-options.ts';
+import { registerMetrics } from './ops/metrics.ts';
+import { readinessRoute } from './ops/readiness.ts';
 import type { Services } from './services.ts';
 
 /** Builds the HTTP app on already-opened services, without listening (tests use inject()). */
@@ -37,6 +39,8 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   registerJsonBodyParser(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.register(async (scope) => readinessRoute(scope, services));
+  registerMetrics(app, { metrics: services.metrics, token: services.config.metricsToken });
 
   const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, unary, settlements } = services;
   await app.register(

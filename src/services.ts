@@ -33,6 +33,7 @@ import type { RetryPolicy } from './pipeline/upstream-attempts.ts';
 import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from './providers/provider-registry.ts';
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
+import { JunctionMetrics } from './ops/metrics.ts';
 import { openDatabase } from './store/open-database.ts';
 import { ProcessRegistration, unregisteredHolder } from './store/process-registry.ts';
 
@@ -55,6 +56,8 @@ export type Services = {
   unary: UnaryPipeline;
   /** Absent in short-lived tools that do not serve agents (the CLI). */
   agents: AgentRegistry | undefined;
+  /** Prometheus metrics of this process (GET /metrics). */
+  metrics: JunctionMetrics;
   /** Agents by owning account: file agents and console agents (absent with agents). */
   agentDirectory: AgentDirectory | undefined;
   tools: ToolRegistry | undefined;
@@ -114,9 +117,12 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       timer.unref();
       stops.push(() => clearInterval(timer));
     }
+    // Created once the catalog is known (its model ids bound the metrics' labels).
+    let metrics: JunctionMetrics | undefined;
     const settlements = new SettlementQueue(db, registration?.id, {
       onError: (error) => logger.error({ err: error }, 'settlement flush failed; will retry'),
       onBacklog: (backlog) => logger.warn(backlog, 'settlements are waiting for the database'),
+      onUsage: (usage) => metrics?.observeUsage(usage),
       onPoisoned: (settlement, error) =>
         logger.error({ err: error, usageId: settlement.usage?.id, spendMicros: settlement.spendMicros }, 'a settlement could not be written; kept for the shutdown journal'),
     });
@@ -140,6 +146,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     const providerConfigs = [...providersFromEnv(env), ...extraProviders.providers];
     const catalog = buildCatalog({ providers: providerConfigs.map(({ id, kind }) => ({ id, kind })), config: catalogConfig, now: now() });
     const providers = buildProviderRegistry(providerConfigs);
+    metrics = new JunctionMetrics({ settlements, db, catalog });
     config.usdRates = { ...DEFAULT_USD_RATES, ...catalogConfig.currencies, ...config.envUsdRates };
 
     const plans = new AccountPlans(db);
@@ -227,6 +234,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       unary,
       agents,
       agentDirectory,
+      metrics,
       tools,
       agentRuntime,
       knowledge,

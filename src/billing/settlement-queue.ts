@@ -2,6 +2,7 @@ import { isConnectionError } from '../store/connection-errors.ts';
 import type { Database } from '../store/database.ts';
 import type { OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
+import type { UsageRecord } from './usage-record.ts';
 import { writeSettlementBatch } from './settlement-batch-sql.ts';
 
 export type { Settlement } from './settlement.ts';
@@ -22,6 +23,8 @@ export type SettlementQueueEvents = {
   onBacklog?(backlog: SettlementBacklog): void;
   /** One settlement could not be written even alone, after its text was made storable: kept aside. */
   onPoisoned?(settlement: Settlement, error: unknown): void;
+  /** Every settled call's usage row as it is queued (metrics count tokens, cost and statuses here). */
+  onUsage?(usage: UsageRecord): void;
 };
 
 export type SettlementBacklog = { depth: number; oldestPendingAgeMs: number };
@@ -70,6 +73,7 @@ export class SettlementQueue {
       this.#poisoned.push(settlement);
       return;
     }
+    if (settlement.usage) this.#events.onUsage?.(settlement.usage);
     const callId = settlement.usage?.id;
     if (callId !== undefined && this.#openCalls.delete(callId)) this.#journal.delete(callId);
     this.#pending.push({ settlement, queuedAt: Date.now() });

@@ -17,6 +17,7 @@ const EnvSchema = z.object({
   JUNCTION_EMBEDDING_MODEL: z.string().min(1).optional(),
   JUNCTION_LEASE_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional(),
+  JUNCTION_METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   JUNCTION_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -41,6 +42,8 @@ export type EnvConfig = {
   embeddingModel: string | undefined;
   /** Where settlements unwritten at shutdown are journaled (default: `<dataDir>/journal`, none for memory://). */
   journalDir: string | undefined;
+  /** Bearer token for GET /metrics; without it, only loopback clients may read it. */
+  metricsToken: string | undefined;
   /** A process silent this long is presumed dead: its leases return and its open calls settle as interrupted. */
   leaseTimeoutSeconds: number;
   /** A stream whose client has not read for this long is cut and billed as client_closed. */
@@ -75,6 +78,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     embeddingModel: values.JUNCTION_EMBEDDING_MODEL,
     journalDir: values.JUNCTION_JOURNAL_DIR,
     leaseTimeoutSeconds: values.JUNCTION_LEASE_TIMEOUT_SECONDS,
+    metricsToken: values.JUNCTION_METRICS_TOKEN,
     streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,
     logLevel: values.LOG_LEVEL,
   };

@@ -10,6 +10,10 @@ declare module 'fastify' {
 
 const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 60_000;
 
+let open = 0;
+/** Streamed responses open in this process right now (the metrics endpoint's gauge). */
+export const openStreams = (): number => open;
+
 /**
  * A streamed response written on the raw socket: headers once (with the request id
  * and any rate-limit headers already set on the reply), then text, respecting
@@ -29,6 +33,10 @@ export class RawStreamWriter {
       Object.entries(reply.getHeaders()).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
     );
     reply.raw.writeHead(status, { ...inherited, ...headers });
+    open += 1;
+    reply.raw.once('close', () => {
+      open -= 1;
+    });
   }
 
   get closed(): boolean {

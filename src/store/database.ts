@@ -23,5 +23,7 @@ export interface Database extends Queryable {
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  /** Connection pool use, where there is a pool (PostgreSQL; PGlite is one in-process engine). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }

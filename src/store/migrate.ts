@@ -22,6 +22,13 @@ async function readMigrations(dir: string): Promise<Migration[]> {
   );
 }
 
+/** Migration files on disk that the database has not applied (empty: the schema is current). */
+export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const applied = await db.query<{ version: number }>('SELECT version FROM schema_migrations');
+  const done = new Set(applied.rows.map((row) => row.version));
+  return (await readMigrations(dir)).filter((migration) => !done.has(migration.version)).map((migration) => migration.name);
+}
+
 /**
  * Applies pending migrations, each in its own transaction, recorded with a checksum.
  * An advisory lock makes concurrent start-ups on one database apply each file once.

@@ -42,6 +42,10 @@ class PostgresDatabase implements Database {
     return toResult<Row>(await this.#pool.query(sql, params as unknown[]));
   }
 
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.#pool.totalCount, idle: this.#pool.idleCount, waiting: this.#pool.waitingCount };
+  }
+
   async exec(sql: string): Promise<void> {
     await this.#pool.query(sql);
   }

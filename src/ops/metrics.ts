@@ -1,0 +1,101 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { UsageRecord } from '../billing/usage-record.ts';
+import { JunctionError } from '../core/errors.ts';
+import { openStreams } from '../http/raw-stream-writer.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * The process's Prometheus metrics. Labels are bounded and never carry secrets or user
+ * content: routes are patterns (`/v1/models/*`), models are catalog ids ("unknown"
+ * otherwise), tools and agents come from configuration.
+ */
+export class JunctionMetrics {
+  readonly registry = new Registry();
+  readonly #requests = new Counter({ name: 'junction_http_requests_total', help: 'HTTP requests by route pattern, method, status and caller kind', labelNames: ['route', 'method', 'status', 'caller'], registers: [this.registry] });
+  readonly #latency = new Histogram({ name: 'junction_http_request_duration_seconds', help: 'Time to the full answer (streams: until their end)', labelNames: ['route', 'method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
+  readonly #calls = new Counter({ name: 'junction_model_calls_total', help: 'Model and tool calls by model, provider, endpoint and usage status', labelNames: ['model', 'provider', 'endpoint', 'status'], registers: [this.registry] });
+  readonly #attempts = new Counter({ name: 'junction_upstream_attempts_total', help: 'Upstream attempts (retries and fallbacks included) by provider', labelNames: ['provider'], registers: [this.registry] });
+  readonly #tokens = new Counter({ name: 'junction_tokens_total', help: 'Tokens by model and direction', labelNames: ['model', 'direction'], registers: [this.registry] });
+  readonly #cost = new Counter({ name: 'junction_cost_usd_total', help: 'Billed cost in USD by model', labelNames: ['model'], registers: [this.registry] });
+  readonly #latencyModel = new Histogram({ name: 'junction_model_call_duration_seconds', help: 'Model call latency by provider (first attempt to settlement)', labelNames: ['provider'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry] });
+  readonly #toolCalls = new Counter({ name: 'junction_agent_tool_calls_total', help: 'Server-side agent tool calls by tool and outcome', labelNames: ['tool', 'outcome'], registers: [this.registry] });
+  readonly #agentCalls = new Counter({ name: 'junction_agent_model_calls_total', help: 'Model calls made by agent runs, by agent', labelNames: ['agent'], registers: [this.registry] });
+
+  constructor(services: Pick<Services, 'settlements' | 'db' | 'catalog'>) {
+    const knownModels = new Set(services.catalog.models.map((model) => model.id));
+    this.#modelLabel = (model) => (model && knownModels.has(model) ? model : 'unknown');
+    new Gauge({ name: 'junction_open_streams', help: 'Streamed responses open in this process', registers: [this.registry], collect() { this.set(openStreams()); } });
+    new Gauge({ name: 'junction_settlement_queue_depth', help: 'Settlements waiting to be written', registers: [this.registry], collect() { this.set(services.settlements.backlog().depth); } });
+    new Gauge({ name: 'junction_settlement_oldest_pending_seconds', help: 'Age of the oldest settlement waiting to be written', registers: [this.registry], collect() { this.set(services.settlements.backlog().oldestPendingAgeMs / 1000); } });
+    new Gauge({ name: 'junction_settlements_kept_aside', help: 'Settlements no write could take (logged; journaled at shutdown)', registers: [this.registry], collect() { this.set(services.settlements.poisonedCount); } });
+    const pool = services.db.poolStats?.bind(services.db);
+    if (pool) {
+      new Gauge({ name: 'junction_db_pool_connections', help: 'Database pool connections by state', labelNames: ['state'], registers: [this.registry], collect() {
+        const stats = pool();
+        this.set({ state: 'total' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'waiting' }, stats.waiting);
+      } });
+    }
+  }
+
+  readonly #modelLabel: (model: string | null) => string;
+
+  /** Counts one settled call (wired to the settlement queue). */
+  observeUsage(usage: UsageRecord): void {
+    if (usage.endpoint === 'agents.tool') {
+      const tool = usage.requestedModel?.startsWith('tool:') ? usage.requestedModel.slice(5) : 'unknown';
+      this.#toolCalls.inc({ tool: tool.length <= 64 ? tool : 'unknown', outcome: usage.status });
+      return;
+    }
+    const model = this.#modelLabel(usage.model);
+    const provider = usage.provider ?? 'none';
+    this.#calls.inc({ model, provider, endpoint: usage.endpoint.length <= 48 ? usage.endpoint : 'other', status: usage.status });
+    if (usage.status === 'rejected') return;
+    this.#attempts.inc({ provider }, usage.attempts);
+    if (usage.inputTokens > 0) this.#tokens.inc({ model, direction: 'input' }, usage.inputTokens);
+    if (usage.outputTokens > 0) this.#tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+    if (usage.costMicros > 0) this.#cost.inc({ model }, usage.costMicros / 1_000_000);
+    if (usage.latencyMs !== null) this.#latencyModel.observe({ provider }, usage.latencyMs / 1000);
+    if (usage.agentId) this.#agentCalls.inc({ agent: usage.agentId.length <= 64 ? usage.agentId : 'unknown' });
+  }
+
+  /** Counts one answered request (fastify onResponse). */
+  observeRequest(request: FastifyRequest, status: number, seconds: number): void {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const caller = request.apiKey?.kind ?? (request.consoleCaller ? 'console' : 'none');
+    this.#requests.inc({ route, method: request.method, status: String(status), caller });
+    this.#latency.observe({ route, method: request.method }, seconds);
+  }
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * `GET /metrics` in Prometheus text format. With JUNCTION_METRICS_TOKEN set, only that
+ * bearer token may read it; without it, only loopback clients.
+ */
+export function registerMetrics(app: FastifyInstance, deps: { metrics: JunctionMetrics; token: string | undefined }): void {
+  // On the root instance, so every route's answers are counted.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url === '/metrics') return;
+    deps.metrics.observeRequest(request, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', async (request, reply) => {
+    if (deps.token) {
+      const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      if (!sameSecret(given, deps.token)) throw new JunctionError('invalid_api_key', 'GET /metrics needs the JUNCTION_METRICS_TOKEN bearer token.');
+    } else if (!LOOPBACK.has(request.ip)) {
+      throw new JunctionError('forbidden', 'GET /metrics answers loopback clients only; set JUNCTION_METRICS_TOKEN to scrape it from elsewhere.');
+    }
+    return reply.header('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+}
