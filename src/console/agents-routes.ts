@@ -7,6 +7,7 @@ import { AgentConfigSchema, type AgentFile } from '../agents/agent-config-schema
 import { toAgentFile, toAgentYaml } from '../agents/agent-file-format.ts';
 import type { AgentIssue } from '../agents/agent-registry.ts';
 import { toModelListEntry } from '../catalog/model-list.ts';
+import { listIndexedCollections } from '../knowledge/knowledge-repository.ts';
 import type { Catalog } from '../catalog/types.ts';
 import { JunctionError } from '../core/errors.ts';
 import { parseInput } from '../http/parse-body.ts';
@@ -80,7 +81,7 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
     const caller = systemKeyFor(accountId, deps.now());
     return {
       tools: (deps.tools?.list() ?? []).map((tool) => ({ name: tool.name, description: tool.description })).sort((a, b) => a.name.localeCompare(b.name)),
-      knowledge: knowledgeCollections(deps.knowledgeDir),
+      knowledge: [...new Set([...knowledgeCollections(deps.knowledgeDir), ...(await consoleCollections(deps.db, accountId))])].sort(),
       models: deps.catalog.models.filter((model) => model.capabilities.has('chat') && isVisibleTo(deps.catalog, caller, plan, model)).map((model) => toModelListEntry(model).id),
     };
   });
@@ -118,7 +119,7 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
     if (existing?.source === 'file') {
       throw new JunctionError('conflict', `'${id}' is a file agent of this account (${pathOf(existing)}): edit its YAML, or duplicate it under another id.`, { param: 'id' });
     }
-    const issues = validate(input.definition, deps);
+    const issues = validate(input.definition, deps, await consoleCollections(deps.db, caller.accountId));
     if (issues.length > 0) {
       const [first] = issues;
       return reply.status(400).send({ error: { message: `${first?.path}: ${first?.message}`, code: 'invalid_agent', param: first?.path ?? null }, issues });
@@ -144,10 +145,19 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
 }
 
 /** The file schema (strict; instructions inline; no `account:`, the console's account owns it), then the registry's cross-checks. */
-function validate(definition: Record<string, unknown>, deps: ConsoleAgentsDeps): AgentIssue[] {
+function validate(definition: Record<string, unknown>, deps: ConsoleAgentsDeps, uploadedCollections: string[]): AgentIssue[] {
   if ('account' in definition) return [{ path: 'account', message: 'a console agent belongs to the account it is saved in; leave account out' }];
   if ('instructions_file' in definition) return [{ path: 'instructions_file', message: 'console agents keep their instructions inline (instructions)' }];
   const parsed = AgentConfigSchema.safeParse(definition);
   if (!parsed.success) return describeZodIssues(parsed.error.issues);
-  return deps.agents.files.check(parsed.data);
+  // The account's uploaded collections have no folder on disk: they are known all the same.
+  const uploaded = new Set(uploadedCollections);
+  return deps.agents.files.check(parsed.data).filter((issue) => {
+    const index = /^knowledge\[(\d+)\]$/.exec(issue.path)?.[1];
+    return index === undefined || !uploaded.has(parsed.data.knowledge[Number(index)] ?? '');
+  });
+}
+
+async function consoleCollections(db: Database, accountId: string): Promise<string[]> {
+  return (await listIndexedCollections(db, accountId)).filter((collection) => collection.source === 'console').map((collection) => collection.name);
 }

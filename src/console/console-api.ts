@@ -7,6 +7,7 @@ import { consoleAgentsRoutes } from './agents-routes.ts';
 import { catalogRoutes } from './catalog-routes.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { consoleKeysRoutes } from './keys-routes.ts';
+import { consoleKnowledgeRoutes } from './knowledge-routes.ts';
 import { membersRoutes } from './members-routes.ts';
 import { overviewRoutes } from './overview-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
@@ -42,6 +43,10 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
     await scope.register(speechRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
   }, { prefix: '/try' });
   await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans });
+  const runtime = services.agentRuntime;
+  if (runtime) {
+    await app.register(consoleKnowledgeRoutes, { db, now, knowledgeDir: services.config.knowledgeDir, embedder: (context) => runtime.embedder(context) });
+  }
   if (services.agentDirectory) {
     await app.register(consoleAgentsRoutes, {
       db,

@@ -29,8 +29,3 @@ export async function spendToken(db: Queryable, purpose: TokenPurpose, token: st
   );
   return result.rows[0] ? { userId: result.rows[0].user_id } : undefined;
 }
-
-export async function tokenIsLive(db: Queryable, purpose: TokenPurpose, token: string, now: Date): Promise<boolean> {
-  const result = await db.query('SELECT 1 FROM one_time_tokens WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3', [hashToken(token), purpose, now]);
-  return result.rowCount > 0;
-}

@@ -7,7 +7,7 @@ import { checkSameOrigin, consoleCaller, requireConsoleUser, resolveCaller } fro
 import type { z } from 'zod';
 import { CompleteSetupSchema, type MeSchema, SetPasswordSchema, SignInSchema, SwitchAccountSchema } from './contract/session.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
-import { issueToken, spendToken, tokenIsLive } from './one-time-tokens.ts';
+import { issueToken, spendToken } from './one-time-tokens.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
 import { createSession, deleteSession, SESSION_ABSOLUTE_MS, switchSessionAccount } from './session-repository.ts';
 import { addMembership, countUsers, findUserByEmail, membershipsOf, roleIn, setPassword, upsertUser } from './user-repository.ts';
@@ -40,11 +40,6 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
   };
 
   app.get('/setup', async () => ({ needs_setup: (await countUsers(deps.db)) === 0 }));
-
-  app.get('/setup/:token', async (request) => {
-    const { token } = request.params as { token: string };
-    return { valid: (await countUsers(deps.db)) === 0 && (await tokenIsLive(deps.db, 'setup', token, deps.now())) };
-  });
 
   app.post('/setup', async (request, reply) => {
     checkSameOrigin(request);

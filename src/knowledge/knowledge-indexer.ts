@@ -62,11 +62,13 @@ export async function indexKnowledge(options: IndexOptions): Promise<IndexReport
   const root = await stat(rootDir).catch(() => undefined);
   if (!root?.isDirectory()) throw new Error(`knowledge folder not found: ${rootDir}`);
   const onDisk = await listCollections(rootDir);
-  const names = options.collections ?? onDisk;
+  const uploaded = new Set((await listIndexedCollections(db, accountId)).filter((stored) => stored.source === 'console').map((stored) => stored.name));
+  const names = (options.collections ?? onDisk).filter((name) => !uploaded.has(name));
   const collectionsRemoved: string[] = [];
   if (!options.collections) {
     for (const stored of await listIndexedCollections(db, accountId)) {
-      if (onDisk.includes(stored.name)) continue;
+      // Console collections hold uploads, not folders: the folder sync leaves them alone.
+      if (stored.source === 'console' || onDisk.includes(stored.name)) continue;
       await deleteCollection(db, accountId, stored.name);
       collectionsRemoved.push(stored.name);
     }
@@ -151,6 +153,31 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
   return { ...progress, documentsRemoved: removed.length, chunksTotal };
 }
 
+/**
+ * Indexes one uploaded document into a console collection: split, embed what no stored
+ * chunk already has (same hash, same model), write it in one transaction (replacing
+ * an earlier upload with the same path). Returns its chunk count.
+ */
+export async function indexDocument(options: Pick<IndexOptions, 'db' | 'accountId' | 'embedder' | 'split'>, document: KnowledgeDocument): Promise<number> {
+  const plan = await planDocument(document, options.embedder?.modelId, options.split);
+  const vectors = new Map<string, StoredEmbedding>();
+  if (options.embedder) {
+    const hashes = [...new Set(plan.chunks.map((chunk) => chunk.contentHash))];
+    for (const [hash, vector] of await findStoredEmbeddings(options.db, options.accountId, hashes)) vectors.set(hash, vector);
+    const missing = plan.chunks.filter((chunk, index) => !vectors.has(chunk.contentHash) && plan.chunks.findIndex((other) => other.contentHash === chunk.contentHash) === index);
+    for (let start = 0; start < missing.length; start += 64) {
+      const batch = missing.slice(start, start + 64);
+      const embedded = await embedChecked(options.embedder, batch.map((chunk) => chunk.embedText), 'document');
+      batch.forEach((chunk, position) => {
+        const vector = embedded[position] ?? [];
+        vectors.set(chunk.contentHash, { embedding: toVectorLiteral(vector), dims: vector.length });
+      });
+    }
+  }
+  await writeDocument(options, plan, vectors);
+  return plan.chunks.length;
+}
+
 /** Splits a document and hashes its chunks; pure apart from the splitter. */
 export async function planDocument(
   document: KnowledgeDocument,
@@ -183,7 +210,7 @@ export function chunkHash(text: string, modelId: string | undefined): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-async function writeDocument(options: IndexOptions, plan: PlannedDocument, vectors: Map<string, StoredEmbedding>): Promise<void> {
+async function writeDocument(options: Pick<IndexOptions, 'db' | 'accountId' | 'embedder'>, plan: PlannedDocument, vectors: Map<string, StoredEmbedding>): Promise<void> {
   const { document } = plan;
   const chunks: ChunkInput[] = plan.chunks.map((chunk) => {
     const vector = options.embedder ? vectors.get(chunk.contentHash) : undefined;

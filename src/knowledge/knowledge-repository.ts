@@ -10,7 +10,7 @@ export const HNSW_VECTOR_DIMENSIONS: readonly number[] = [256, 384, 512, 768, 10
 /** Larger sizes are indexed as halfvec, whose HNSW limit is 4,000 dims. */
 export const HNSW_HALFVEC_DIMENSIONS: readonly number[] = [3072];
 
-export type IndexedCollection = { name: string; embeddingModel: string | null };
+export type IndexedCollection = { name: string; embeddingModel: string | null; source: 'folder' | 'console' };
 export type StoredDocument = { id: number; path: string; sourceHash: string; chunkCount: number };
 export type StoredEmbedding = { embedding: string; dims: number };
 
@@ -47,20 +47,20 @@ export type ChunkMatch = {
 
 export type SearchScope = { accountId: string; collections: readonly string[]; limit: number };
 
-export async function upsertCollection(db: Queryable, accountId: string, name: string, embeddingModel: string | null): Promise<void> {
+export async function upsertCollection(db: Queryable, accountId: string, name: string, embeddingModel: string | null, source: 'folder' | 'console' = 'folder'): Promise<void> {
   await db.query(
-    `INSERT INTO knowledge_collections (account_id, name, embedding_model) VALUES ($1, $2, $3)
+    `INSERT INTO knowledge_collections (account_id, name, embedding_model, source) VALUES ($1, $2, $3, $4)
      ON CONFLICT (account_id, name) DO UPDATE SET embedding_model = EXCLUDED.embedding_model, indexed_at = now()`,
-    [accountId, name, embeddingModel],
+    [accountId, name, embeddingModel, source],
   );
 }
 
 export async function listIndexedCollections(db: Queryable, accountId: string): Promise<IndexedCollection[]> {
-  const result = await db.query<{ name: string; embedding_model: string | null }>(
-    'SELECT name, embedding_model FROM knowledge_collections WHERE account_id = $1 ORDER BY name',
+  const result = await db.query<{ name: string; embedding_model: string | null; source: 'folder' | 'console' }>(
+    'SELECT name, embedding_model, source FROM knowledge_collections WHERE account_id = $1 ORDER BY name',
     [accountId],
   );
-  return result.rows.map((row) => ({ name: row.name, embeddingModel: row.embedding_model }));
+  return result.rows.map((row) => ({ name: row.name, embeddingModel: row.embedding_model, source: row.source }));
 }
 
 /** Removes a collection with its documents and chunks (ON DELETE CASCADE). */

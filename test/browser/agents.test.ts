@@ -137,6 +137,21 @@ describe.skipIf(!enabled)('agents in the console', () => {
     await playground.getByText('What time is it?').waitFor();
   });
 
+  it('uploads a document to a new collection and finds it with the search box', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'Knowledge' }).click();
+    await page.getByLabel('Collection name').fill('guides');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.getByLabel('Upload document to guides').setInputFiles({ name: 'kettles.md', mimeType: 'text/markdown', buffer: Buffer.from('# Kettles\n\nA kettle may be returned within 45 days for a refund.\n') });
+    await page.getByRole('status').getByText(/Indexed kettles\.md: \d+ chunks/).waitFor();
+    await page.getByRole('table', { name: 'Documents in guides' }).getByRole('cell', { name: 'kettles.md', exact: true }).waitFor();
+    await page.getByLabel('Search knowledge').fill('kettle refund');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const hits = page.getByRole('list', { name: 'Retrieved chunks' });
+    await hits.getByText('45 days').waitFor();
+    await expect(hits.textContent()).resolves.toMatch(/guides\/kettles\.md.*score \d\.\d{4}/);
+  });
+
   it('logged no errors in the browser console', () => {
     expect(errors).toEqual([]);
   });

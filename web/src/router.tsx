@@ -4,6 +4,7 @@ import { AgentPage } from './routes/agents/agent-page.tsx';
 import { AgentsPage } from './routes/agents/agents-page.tsx';
 import { NewAgentPage } from './routes/agents/new-agent-page.tsx';
 import { KeysPage } from './routes/keys/keys-page.tsx';
+import { KnowledgePage } from './routes/knowledge/knowledge-page.tsx';
 import { ModelsPage } from './routes/models/models-page.tsx';
 import { OverviewPage } from './routes/overview/overview-page.tsx';
 import { SettingsPage } from './routes/settings/settings-page.tsx';
@@ -26,10 +27,11 @@ const models = createRoute({ getParentRoute: () => app, path: '/models', compone
 const agents = createRoute({ getParentRoute: () => app, path: '/agents', component: AgentsPage });
 const newAgent = createRoute({ getParentRoute: () => app, path: '/agents/new', component: NewAgentPage });
 const agent = createRoute({ getParentRoute: () => app, path: '/agents/$agentId', component: AgentPage });
+const knowledge = createRoute({ getParentRoute: () => app, path: '/knowledge', component: KnowledgePage });
 const settings = createRoute({ getParentRoute: () => app, path: '/settings', component: SettingsPage });
 
 export const router = createRouter({
-  routeTree: root.addChildren([signIn, setup, setPassword, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, settings])]),
+  routeTree: root.addChildren([signIn, setup, setPassword, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, knowledge, settings])]),
   defaultPreload: 'intent',
 });
 

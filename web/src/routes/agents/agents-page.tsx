@@ -11,11 +11,16 @@ export function AgentsPage() {
     <>
       <div className="section-header">
         <h1>Agents</h1>
-        {(me?.role === 'owner' || me?.role === 'admin') && (
-          <Link to="/agents/new" className="button button-primary">
-            New agent
+        <div className="dialog-actions">
+          <Link to="/knowledge" className="button button-secondary">
+            Knowledge
           </Link>
-        )}
+          {(me?.role === 'owner' || me?.role === 'admin') && (
+            <Link to="/agents/new" className="button button-primary">
+              New agent
+            </Link>
+          )}
+        </div>
       </div>
       <section className="card" aria-label="Agents">
         {agents.isPending ? (

@@ -1,0 +1,124 @@
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { JunctionError } from '../core/errors.ts';
+import { parseInput } from '../http/parse-body.ts';
+import { systemKeyFor } from '../keys/system-key.ts';
+import type { Embedder } from '../knowledge/embedder.ts';
+import { searchKnowledge } from '../knowledge/hybrid-search.ts';
+import { indexDocument } from '../knowledge/knowledge-indexer.ts';
+import { deleteCollection, deleteDocuments, listIndexedCollections, upsertCollection } from '../knowledge/knowledge-repository.ts';
+import { formatOf, listCollections, loadDocument } from '../knowledge/load-documents.ts';
+import type { CallContext } from '../pipeline/call-context.ts';
+import type { Database } from '../store/database.ts';
+import { consoleCaller, requireConsoleUser } from './console-auth.ts';
+import { CollectionNameSchema, CreateCollectionSchema, KNOWLEDGE_UPLOAD_LIMIT_BYTES, KnowledgeSearchQuerySchema } from './contract/knowledge.ts';
+
+export type ConsoleKnowledgeDeps = {
+  db: Database;
+  now: () => Date;
+  knowledgeDir: string;
+  /** The embedder indexing and search use, run as the account (billed to its credit); none: full text only. */
+  embedder(context: CallContext): Embedder | undefined;
+};
+
+const CollectionParamsSchema = z.object({ name: CollectionNameSchema });
+const DocumentParamsSchema = z.object({ name: CollectionNameSchema, id: z.coerce.number().int().positive() });
+
+/**
+ * Knowledge in the console: the account's collections (folder ones read-only), new
+ * collections filled by uploads (md, txt, html, pdf up to 10 MB each), a document
+ * deleted with its chunks, and a search box that shows what an agent would retrieve.
+ */
+export async function consoleKnowledgeRoutes(app: FastifyInstance, deps: ConsoleKnowledgeDeps): Promise<void> {
+  await app.register(fastifyMultipart, { limits: { fileSize: KNOWLEDGE_UPLOAD_LIMIT_BYTES, files: 1, fields: 0 } });
+  const reader = requireConsoleUser(deps.db, deps.now);
+  const editor = requireConsoleUser(deps.db, deps.now, 'admin');
+  const contextFor = (accountId: string, requestId: string, signal: AbortSignal): CallContext => ({ key: systemKeyFor(accountId, deps.now()), requestId, endpoint: 'knowledge.console', signal });
+
+  const consoleCollection = async (accountId: string, name: string) => {
+    const found = (await listIndexedCollections(deps.db, accountId)).find((collection) => collection.name === name);
+    if (!found) throw new JunctionError('not_found', `No knowledge collection '${name}' in this account.`);
+    if (found.source !== 'console') throw new JunctionError('conflict', `'${name}' is a folder collection: change its files in the knowledge folder.`);
+    return found;
+  };
+
+  app.get('/knowledge', { preHandler: reader }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    const collections = await listIndexedCollections(deps.db, accountId);
+    const documents = await deps.db.query<{ id: number; collection: string; path: string; chunk_count: number; indexed_at: Date }>(
+      'SELECT id, collection, path, chunk_count, indexed_at FROM knowledge_documents WHERE account_id = $1 ORDER BY collection, path',
+      [accountId],
+    );
+    return {
+      upload_limit_bytes: KNOWLEDGE_UPLOAD_LIMIT_BYTES,
+      data: collections.map((collection) => ({
+        name: collection.name,
+        source: collection.source,
+        embedding_model: collection.embeddingModel,
+        documents: documents.rows
+          .filter((row) => row.collection === collection.name)
+          .map((row) => ({ id: Number(row.id), path: row.path, chunks: row.chunk_count, indexed_at: row.indexed_at.toISOString() })),
+      })),
+    };
+  });
+
+  app.post('/knowledge/collections', { preHandler: editor }, async (request, reply) => {
+    const accountId = consoleCaller(request).accountId;
+    const { name } = parseInput(CreateCollectionSchema, request.body);
+    const taken = (await listIndexedCollections(deps.db, accountId)).some((collection) => collection.name === name) || (await listCollections(deps.knowledgeDir)).includes(name);
+    if (taken) throw new JunctionError('conflict', `A knowledge collection '${name}' already exists.`, { param: 'name' });
+    await upsertCollection(deps.db, accountId, name, deps.embedder(contextFor(accountId, request.id, new AbortController().signal))?.modelId ?? null, 'console');
+    return reply.status(201).send({ data: { name, source: 'console', embedding_model: null, documents: [] } });
+  });
+
+  app.delete('/knowledge/collections/:name', { preHandler: editor }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    const { name } = parseInput(CollectionParamsSchema, request.params, 'path');
+    await consoleCollection(accountId, name);
+    await deleteCollection(deps.db, accountId, name);
+    return { deleted: true };
+  });
+
+  app.post('/knowledge/collections/:name/documents', { preHandler: editor }, async (request, reply) => {
+    const accountId = consoleCaller(request).accountId;
+    const { name } = parseInput(CollectionParamsSchema, request.params, 'path');
+    await consoleCollection(accountId, name);
+    if (!request.isMultipart()) throw new JunctionError('unsupported_media_type', 'Upload the document as multipart/form-data with one file.');
+    const file = await request.file();
+    if (!file) throw new JunctionError('invalid_request', 'No file in the upload.', { param: 'file' });
+    const path = file.filename.replaceAll('\\', '/').split('/').pop()?.trim() ?? '';
+    if (!path || !formatOf(path)) throw new JunctionError('invalid_request', 'Upload a .md, .txt, .html or .pdf file.', { param: 'file' });
+    const content = await file.toBuffer().catch((error: { code?: string }) => {
+      if (error.code === 'FST_REQ_FILE_TOO_LARGE') throw new JunctionError('request_too_large', `A document may be at most ${KNOWLEDGE_UPLOAD_LIMIT_BYTES / 1024 / 1024} MB.`, { param: 'file' });
+      throw error;
+    });
+    const document = await loadDocument(name, path, content);
+    if (document.text.trim() === '') throw new JunctionError('invalid_request', 'The document holds no text to index (a scanned PDF without a text layer?).', { param: 'file' });
+    const controller = new AbortController();
+    request.raw.once('close', () => controller.abort());
+    const embedder = deps.embedder(contextFor(accountId, request.id, controller.signal));
+    const chunks = await indexDocument({ db: deps.db, accountId, ...(embedder && { embedder }) }, document);
+    return reply.status(201).send({ data: { collection: name, path, chunks } });
+  });
+
+  app.delete('/knowledge/collections/:name/documents/:id', { preHandler: editor }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    const { name, id } = parseInput(DocumentParamsSchema, request.params, 'path');
+    await consoleCollection(accountId, name);
+    const found = await deps.db.query('SELECT 1 FROM knowledge_documents WHERE account_id = $1 AND collection = $2 AND id = $3', [accountId, name, id]);
+    if (found.rows.length === 0) throw new JunctionError('not_found', `No document ${id} in '${name}'.`);
+    await deleteDocuments(deps.db, accountId, [id]);
+    return { deleted: true };
+  });
+
+  app.get('/knowledge/search', { preHandler: reader }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    const query = parseInput(KnowledgeSearchQuerySchema, request.query, 'query string');
+    const all = (await listIndexedCollections(deps.db, accountId)).map((collection) => collection.name);
+    const wanted = query.collection === undefined ? all : [query.collection].flat().filter((name) => all.includes(name));
+    const embedder = deps.embedder(contextFor(accountId, request.id, new AbortController().signal));
+    const result = await searchKnowledge({ db: deps.db, accountId, collections: wanted, query: query.q, ...(embedder && { embedder }), limit: 10 });
+    return { mode: result.mode, hits: result.hits.map((hit) => ({ collection: hit.collection, path: hit.path, heading: hit.heading, content: hit.content, score: hit.score })) };
+  });
+}

@@ -1,0 +1,177 @@
+import { KnowledgeListSchema, KnowledgeSearchResultSchema, UploadedDocumentSchema } from '@contract/knowledge.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { z } from 'zod';
+import { api, ApiError, currentCsrfToken, dateTime } from '../../api/client.ts';
+import { useSignedIn } from '../../api/queries.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { TextField } from '../../components/ui/field.tsx';
+import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+
+const Ok = z.object({}).loose();
+
+/** Uploads go as multipart (not JSON), so outside `api()`; the answer is checked with the shared schema all the same. */
+async function uploadDocument(collection: string, file: File) {
+  const form = new FormData();
+  form.append('file', file);
+  const response = await fetch(`/console/api/knowledge/collections/${encodeURIComponent(collection)}/documents`, { method: 'POST', credentials: 'same-origin', headers: { 'x-csrf-token': currentCsrfToken() }, body: form });
+  const body: unknown = await response.json();
+  if (!response.ok) throw new ApiError(response.status, (body as { error?: { message?: string } }).error?.message ?? 'Upload failed', null);
+  return UploadedDocumentSchema.parse(body);
+}
+
+function SearchBox() {
+  const [query, setQuery] = useState('');
+  const results = useQuery({ queryKey: ['knowledge-search', query], queryFn: () => api(KnowledgeSearchResultSchema, `/knowledge/search?q=${encodeURIComponent(query)}`), enabled: query !== '' });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setQuery(String(new FormData(event.currentTarget).get('q') ?? '').trim());
+  };
+  return (
+    <section className="card" aria-label="Knowledge search">
+      <h2>Search</h2>
+      <p className="muted small">What an agent with these collections would retrieve for this question.</p>
+      <form onSubmit={submit} className="inline-form">
+        <TextField label="Search knowledge" name="q" required />
+        <Button type="submit" variant="primary">
+          Search
+        </Button>
+      </form>
+      {results.isFetching && <Loading what="results" />}
+      {results.error && <ErrorNote error={results.error} />}
+      {results.data && (
+        <ol className="plain search-hits" aria-label="Retrieved chunks">
+          {results.data.hits.length === 0 && <li className="muted">Nothing found.</li>}
+          {results.data.hits.map((hit, index) => (
+            <li key={`${hit.collection}/${hit.path}/${index}`} className="step tool">
+              <p>
+                <code>
+                  {hit.collection}/{hit.path}
+                </code>
+                {hit.heading && ` › ${hit.heading}`} · score {hit.score.toFixed(4)} ({results.data.mode})
+              </p>
+              <p className="small">{hit.content}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+/** The account's knowledge: folder collections (read-only), uploaded collections, and a search box. */
+export function KnowledgePage() {
+  const client = useQueryClient();
+  const me = useSignedIn();
+  const canEdit = me?.role === 'owner' || me?.role === 'admin';
+  const knowledge = useQuery({ queryKey: ['knowledge'], queryFn: () => api(KnowledgeListSchema, '/knowledge') });
+  const refresh = () => client.invalidateQueries({ queryKey: ['knowledge'] });
+  const create = useMutation({ mutationFn: (name: string) => api(Ok, '/knowledge/collections', { method: 'POST', body: { name } }), onSuccess: refresh });
+  const upload = useMutation({ mutationFn: ({ collection, file }: { collection: string; file: File }) => uploadDocument(collection, file), onSuccess: refresh });
+  const remove = useMutation({ mutationFn: ({ collection, id }: { collection: string; id: number }) => api(Ok, `/knowledge/collections/${encodeURIComponent(collection)}/documents/${id}`, { method: 'DELETE' }), onSuccess: refresh });
+  const [createError, setCreateError] = useState<string>();
+  const [uploadState, setUploadState] = useState<{ collection: string; message: string; error: boolean }>();
+
+  if (knowledge.isPending) return <Loading what="knowledge" />;
+  if (knowledge.error) return <ErrorNote error={knowledge.error} />;
+  const limitMb = knowledge.data.upload_limit_bytes / 1024 / 1024;
+
+  const createCollection = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setCreateError(undefined);
+    try {
+      await create.mutateAsync(String(new FormData(form).get('name') ?? '').trim());
+      form.reset();
+    } catch (caught) {
+      setCreateError((caught as Error).message);
+    }
+  };
+
+  return (
+    <>
+      <h1>Knowledge</h1>
+      <p className="muted">Collections agents can search. Folder collections come from the knowledge folder; uploaded ones live in this account. Uploads: .md, .txt, .html, .pdf up to {limitMb} MB each.</p>
+      {canEdit && (
+        <form onSubmit={createCollection} className="card inline-form" aria-label="New collection">
+          <TextField label="Collection name" name="name" required error={createError} />
+          <Button type="submit" variant="primary">
+            Create collection
+          </Button>
+        </form>
+      )}
+      {knowledge.data.data.map((collection) => (
+        <section key={collection.name} className="card" aria-label={`Collection ${collection.name}`}>
+          <div className="section-header">
+            <h2>
+              {collection.name} <span className="muted small">({collection.source === 'folder' ? 'folder, read-only' : 'uploads'})</span>
+            </h2>
+            {canEdit && collection.source === 'console' && (
+              <label className="button button-secondary">
+                Upload document
+                <input
+                  className="visually-hidden"
+                  type="file"
+                  accept=".md,.markdown,.txt,.html,.htm,.pdf"
+                  aria-label={`Upload document to ${collection.name}`}
+                  onChange={(event) => {
+                    const file = event.target.files?.[0];
+                    event.target.value = '';
+                    if (!file) return;
+                    setUploadState({ collection: collection.name, message: `Indexing ${file.name}…`, error: false });
+                    upload.mutate(
+                      { collection: collection.name, file },
+                      {
+                        onSuccess: (result) => setUploadState({ collection: collection.name, message: `Indexed ${result.data.path}: ${result.data.chunks} chunks.`, error: false }),
+                        onError: (error) => setUploadState({ collection: collection.name, message: error.message, error: true }),
+                      },
+                    );
+                  }}
+                />
+              </label>
+            )}
+          </div>
+          {uploadState?.collection === collection.name && (
+            <p className={uploadState.error ? 'field-error' : 'muted'} role={uploadState.error ? 'alert' : 'status'}>
+              {uploadState.message}
+            </p>
+          )}
+          {collection.documents.length === 0 ? (
+            <p className="muted">No documents yet.</p>
+          ) : (
+            <div className="table-wrap">
+              <table aria-label={`Documents in ${collection.name}`}>
+                <thead>
+                  <tr>
+                    <th scope="col">Document</th>
+                    <th scope="col">Chunks</th>
+                    <th scope="col">Indexed</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {collection.documents.map((document) => (
+                    <tr key={document.id}>
+                      <td>{document.path}</td>
+                      <td>{document.chunks}</td>
+                      <td>{dateTime(document.indexed_at)}</td>
+                      <td>
+                        {canEdit && collection.source === 'console' && (
+                          <ConfirmButton label="Delete" accessibleName={`Delete ${document.path}`} title={`Delete ${document.path}?`} description="Its chunks go too; agents stop finding it." confirmLabel="Delete" onConfirm={() => remove.mutateAsync({ collection: collection.name, id: document.id })} />
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      ))}
+      <SearchBox />
+    </>
+  );
+}
