@@ -16,6 +16,7 @@ import { agentsApiAuth } from './console/agents-session-auth.ts';
 import { consoleApi } from './console/console-api.ts';
 import { serveWeb } from './console/serve-web.ts';
 import { loggerOptions } from './http/logger-options.ts';
+import { apiDocsRoutes } from './ops/api-docs.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { readinessRoute } from './ops/readiness.ts';
 import type { Services } from './services.ts';
@@ -41,6 +42,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(async (scope) => readinessRoute(scope, services));
   registerMetrics(app, { metrics: services.metrics, token: services.config.metricsToken });
+  await app.register(apiDocsRoutes);
 
   const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, unary, settlements } = services;
   await app.register(

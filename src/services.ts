@@ -88,6 +88,14 @@ export type ServiceOptions = {
   onConfigError?: (error: Error) => void;
 };
 
+type AgentConfigErrorLike = Error & { file: string; issues: Array<{ path: string; message: string }> };
+
+/** An agent file refused only because its models are not in the catalog (no provider configured for them). */
+function onlyUnknownModels(error: Error): boolean {
+  const issues = (error as Partial<AgentConfigErrorLike>).issues;
+  return Array.isArray(issues) && issues.length > 0 && issues.every((issue) => /^(model|fallback_models\[\d+\])$/.test(issue.path) && issue.message.startsWith('unknown model'));
+}
+
 /** Dead processes are looked for often enough that their calls settle within the lease timeout + 5 s. */
 const reclaimIntervalMs = (leaseTimeoutSeconds: number): number => Math.min(5_000, (leaseTimeoutSeconds * 1000) / 3);
 
@@ -184,7 +192,14 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     let agentRuntime: AgentRuntimeDeps | undefined;
     let agentDirectory: AgentDirectory | undefined;
     if (options.loadAgents !== false) {
-      const onError = onConfigError;
+      // Without any provider credentials, agents whose only problem is a model outside the
+      // (empty) catalog are expected on a first start: one warning lists them, not ERROR lines.
+      const unconfigured: AgentConfigErrorLike[] = [];
+      let starting = providerConfigs.length === 0;
+      const onError = (error: Error) => {
+        if (starting && onlyUnknownModels(error)) unconfigured.push(error as AgentConfigErrorLike);
+        else onConfigError(error);
+      };
       // Imported here so short-lived tools (the CLI) do not load the tool libraries.
       const { createToolRegistry } = await import('./tools/tool-registry.ts');
       const { createBuiltinTools } = await import('./tools/builtin/builtin-tools.ts');
@@ -202,6 +217,13 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       });
       const loadedAgents = agents;
       stops.push(() => loadedAgents.close());
+      starting = false;
+      if (unconfigured.length > 0) {
+        logger.warn(
+          { agents: unconfigured.map((error) => error.file.split(/[\\/]/).pop()) },
+          'no provider credentials are set, so these agents are inactive until their model\'s provider is configured (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or the config file)',
+        );
+      }
       const consoleAgents = new ConsoleAgentStore(db);
       await consoleAgents.start();
       stops.push(() => consoleAgents.stop());

@@ -23,9 +23,21 @@ export const REDACTED_PATHS = [
 const SECRET_QUERY = /([?&](?:key|api_key|apikey|api-key|token|access_token|auth|authorization)=)[^&#]*/gi;
 export const redactUrl = (url: string): string => url.replace(SECRET_QUERY, '$1[REDACTED]');
 
+/**
+ * Readable lines for a person at a terminal (pino-pretty), JSON lines otherwise (log
+ * shippers, tests, `| jq`). JUNCTION_LOG_FORMAT=json|pretty overrides the guess.
+ */
+function prettyTransport(): { target: string; options: Record<string, unknown> } | undefined {
+  const format = process.env.JUNCTION_LOG_FORMAT;
+  const pretty = format === 'pretty' || (format !== 'json' && process.stdout.isTTY === true);
+  return pretty ? { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: false } } : undefined;
+}
+
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  const transport = prettyTransport();
   return {
     level,
+    ...(transport && { transport }),
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     serializers: {
       req: (request: { method: string; url: string; ip?: string }) => ({

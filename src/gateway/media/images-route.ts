@@ -15,7 +15,7 @@ import type { MediaRouteDeps } from './register-media-routes.ts';
  * which values each model accepts (dall-e-3 takes n = 1 only, gpt-image-1 no `style`)
  * is the model's media_params_schema's business, checked once the model is resolved.
  */
-const ImagesRequestSchema = z.strictObject({
+export const ImagesRequestSchema = z.strictObject({
   model: z.string().min(1),
   prompt: z.string().min(1),
   n: z.number().int().min(1).max(10).nullish(),

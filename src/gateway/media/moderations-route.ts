@@ -15,7 +15,7 @@ export const DEFAULT_MODERATION_MODEL = 'openai/omni-moderation-latest';
 const TextInput = z.strictObject({ type: z.literal('text'), text: z.string() });
 const ImageInput = z.strictObject({ type: z.literal('image_url'), image_url: z.strictObject({ url: z.string().min(1) }) });
 
-const ModerationsRequestSchema = z.strictObject({
+export const ModerationsRequestSchema = z.strictObject({
   model: z.string().min(1).optional(),
   input: z.union([z.string(), z.array(z.string()).min(1), z.array(z.discriminatedUnion('type', [TextInput, ImageInput])).min(1)]),
 });

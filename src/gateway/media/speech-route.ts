@@ -11,7 +11,7 @@ import { callContextFrom } from '../call-context-from-request.ts';
 import { checkMediaParams } from './check-media-params.ts';
 import type { MediaRouteDeps } from './register-media-routes.ts';
 
-const SpeechRequestSchema = z.strictObject({
+export const SpeechRequestSchema = z.strictObject({
   model: z.string().min(1),
   // OpenAI's own limit; it also keeps the exact reservation small.
   input: z.string().min(1).max(4096),

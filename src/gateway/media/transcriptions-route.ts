@@ -34,7 +34,7 @@ const LOWEST_BITRATE_BITS_PER_SECOND = 8_000;
 const MAX_BOUND_SECONDS = 4 * 60 * 60;
 export const durationBoundSeconds = (bytes: number): number => Math.min((bytes * 8) / LOWEST_BITRATE_BITS_PER_SECOND, MAX_BOUND_SECONDS);
 
-const TranscriptionFormSchema = z.strictObject({
+export const TranscriptionFormSchema = z.strictObject({
   model: z.string().min(1),
   language: z.string().optional(),
   prompt: z.string().optional(),
