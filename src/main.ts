@@ -1,21 +1,33 @@
+import cluster from 'node:cluster';
 import { readEnvConfig } from './config/env-config.ts';
+import { assertWorkersFit, runPrimary, workerCount } from './ops/workers.ts';
 import { startServer } from './server.ts';
 
-/** `npm start`: serve until SIGTERM/SIGINT, then drain in-flight requests and exit. */
-const server = await startServer(readEnvConfig());
+/**
+ * `npm start`: serve until SIGTERM/SIGINT, then drain in-flight requests and exit.
+ * With JUNCTION_WORKERS=N (or `npx junction serve --workers N`), N processes share the port.
+ */
+const workers = workerCount(process.env.JUNCTION_WORKERS);
+assertWorkersFit(workers, process.env);
 
-let stopping = false;
-const shutdown = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  server.app.log.info({ signal }, 'draining in-flight requests');
-  server.stop().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      server.app.log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', () => shutdown('SIGTERM'));
-process.on('SIGINT', () => shutdown('SIGINT'));
+if (workers > 1 && cluster.isPrimary) {
+  runPrimary(workers, (message) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message })}\n`));
+} else {
+  const server = await startServer(readEnvConfig());
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'draining in-flight requests');
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

@@ -32,9 +32,11 @@ export async function startServer(config: EnvConfig): Promise<RunningServer> {
     if (embedded) adminSocket = await startAdminSocket(services, config.dataDir);
     const app = await buildApp(services);
     const url = await app.listen({ host: config.host, port: config.port });
-    if (services.firstStart) process.stdout.write(FIRST_START_HELP);
+    // With several workers, the first one speaks for all (one setup link, not N that void each other).
+    const speaks = (process.env.JUNCTION_WORKER_INDEX ?? '1') === '1';
+    if (services.firstStart && speaks) process.stdout.write(FIRST_START_HELP);
     // Until someone signs in to the console, each start prints a fresh one-time setup link.
-    const setupLink = await issueSetupLink(services.db, consoleBaseUrl(url), services.now());
+    const setupLink = speaks ? await issueSetupLink(services.db, consoleBaseUrl(url), services.now()) : undefined;
     if (setupLink) process.stdout.write(`\nOpen the console and create its owner (one-time link, valid 24 h):\n\n  ${setupLink}\n\n`);
     app.log.info({ engine: services.db.engine, url }, 'junction is ready');
     return {

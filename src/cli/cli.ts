@@ -29,9 +29,14 @@ async function execute(command: AdminCommand, json: boolean): Promise<void> {
 export function buildCli(): Command {
   const program = new Command('junction').description('Junction model gateway and Agents API').showHelpAfterError();
 
-  program.command('serve').description('start the server (same as npm start)').action(async () => {
-    await import('../main.ts');
-  });
+  program
+    .command('serve')
+    .description('start the server (same as npm start)')
+    .option('--workers <n>', 'processes sharing the port: a number or "auto" (one per core); needs DATABASE_URL when above 1')
+    .action(async (options: { workers?: string }) => {
+      if (options.workers !== undefined) process.env.JUNCTION_WORKERS = options.workers;
+      await import('../main.ts');
+    });
 
   program.command('migrate').description('apply pending database migrations').action(async () => {
     const db = await openDatabase(readEnvConfig({ LOG_LEVEL: 'silent', ...process.env }));

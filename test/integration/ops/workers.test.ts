@@ -1,0 +1,110 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAIUpstream } from '../../support/fake-openai-upstream.ts';
+import { TEST_CONFIG, UPSTREAM_KEYS } from '../../support/gateway-harness.ts';
+import { createScratchDatabase } from '../../support/test-database.ts';
+
+/** `npx junction serve --workers 2`: two processes on one port and one database, limits exact across them; PGlite refused. */
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../../bin/junction.js');
+const enabled = Boolean(process.env.DATABASE_URL);
+let upstream: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;
+let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let primary: ChildProcess | undefined;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'junction-workers-'));
+  if (!enabled) return;
+  upstream = await startFakeOpenAIUpstream({ apiKey: UPSTREAM_KEYS.openai });
+  database = await createScratchDatabase(process.env.DATABASE_URL as string, 'junction_workers');
+  env = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    JUNCTION_LOG_FORMAT: 'json',
+    JUNCTION_DATA_DIR: dataDir,
+    OPENAI_API_KEY: UPSTREAM_KEYS.openai,
+    OPENAI_BASE_URL: upstream.url,
+    JUNCTION_CONFIG: TEST_CONFIG,
+    JUNCTION_AGENTS_DIR: join(dataDir, 'agents'),
+    JUNCTION_TOOLS_DIR: join(dataDir, 'tools'),
+    JUNCTION_KNOWLEDGE_DIR: join(dataDir, 'knowledge'),
+  };
+});
+afterAll(async () => {
+  if (primary && primary.exitCode === null) {
+    primary.kill('SIGTERM');
+    await once(primary, 'exit');
+  }
+  if (enabled) {
+    await upstream.close();
+    await database.drop();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('--workers', () => {
+  it('refuses more than one worker on the embedded store, with the reason', async () => {
+    const { DATABASE_URL: _ignored, ...rest } = process.env;
+    const outcome = await run(process.execPath, [BIN, 'serve', '--workers', '2'], { env: { ...rest, JUNCTION_DATA_DIR: dataDir, PORT: '0' }, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stderr).toMatch(/DATABASE_URL/);
+  });
+
+  it.skipIf(!enabled)('serves from two processes on one port and keeps a key limit exact across them', async () => {
+    primary = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Each worker logs "junction is ready" with the URL; both share the one port. The
+    // output keeps being read afterwards: a closed pipe would kill the workers (EPIPE).
+    const lines = createInterface({ input: primary.stdout as NodeJS.ReadableStream });
+    const readyUrls = await new Promise<string[]>((resolve) => {
+      const urls: string[] = [];
+      lines.on('line', (line) => {
+        const url = /"url":"(http:[^"]+)"/.exec(line)?.[1];
+        if (url && line.includes('junction is ready')) urls.push(url);
+        if (urls.length === 2) resolve(urls);
+      });
+    });
+    expect(new Set(readyUrls).size).toBe(1);
+    const url = readyUrls[0] as string;
+    const client = new pg.Client(database.url);
+    await client.connect();
+    try {
+      const holders = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM lease_holders');
+      expect(holders.rows[0]?.n).toBe(2);
+      const created = await run(process.execPath, [BIN, 'keys', 'create', '--kind', 'model', '--name', 'workers', '--total-limit-usd', '0.002', '--json'], { env, timeout: 60_000 });
+      await run(process.execPath, [BIN, 'credits', 'grant', '--amount', '5', '--currency', 'USD'], { env, timeout: 60_000 });
+      const key = (JSON.parse(created.stdout) as { key: string }).key;
+      const statuses = await Promise.all(
+        Array.from({ length: 80 }, (_, index) =>
+          fetch(`${url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'openai/test-echo', max_tokens: 16, messages: [{ role: 'user', content: `worker call ${index}` }] }),
+          }).then((response) => response.status),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const spend = await client.query<{ spend: number }>("SELECT COALESCE(sum(cost_micros), 0)::bigint AS spend FROM usage_log WHERE status = 'success'");
+      const served = statuses.filter((status) => status === 200).length;
+      console.log(`[workers] 2 workers, 80 calls on a $0.002 key: served ${served}, refused ${statuses.length - served}, spend ${spend.rows[0]?.spend} µUSD`);
+      expect(served).toBeGreaterThan(0);
+      expect(served).toBeLessThan(80);
+      expect(Number(spend.rows[0]?.spend)).toBeLessThanOrEqual(2_000);
+    } finally {
+      await client.end();
+    }
+  }, 90_000);
+});
