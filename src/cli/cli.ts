@@ -38,6 +38,18 @@ export function buildCli(): Command {
       await import('../main.ts');
     });
 
+  program
+    .command('doctor')
+    .description('check configuration, database and pgvector, providers and agent files; print each problem with its fix')
+    .option('--json')
+    .action(async (options: { json?: boolean }) => {
+      const { runDoctor } = await import('../doctor/run-doctor.ts');
+      const results = await runDoctor(process.env);
+      if (options.json) process.stdout.write(`${JSON.stringify({ ok: results.every((result) => result.ok), results }, null, 2)}\n`);
+      else for (const result of results) process.stdout.write(`${result.ok ? 'ok  ' : 'FAIL'}  ${result.name}: ${result.detail}${result.fix ? `\n      fix: ${result.fix}` : ''}\n`);
+      if (!results.every((result) => result.ok)) process.exitCode = 1;
+    });
+
   program.command('migrate').description('apply pending database migrations').action(async () => {
     const db = await openDatabase(readEnvConfig({ LOG_LEVEL: 'silent', ...process.env }));
     try {

@@ -7,7 +7,7 @@
  *   upstream.requests   // every request received: method, path, headers, parsed body
  *   await upstream.close();
  *
- * Routes: POST /v1/chat/completions (stream or not, `stream_options.include_usage`),
+ * Routes: GET /v1/models (a one-model list), POST /v1/chat/completions (stream or not, `stream_options.include_usage`),
  * /v1/embeddings, /v1/images/generations, /v1/moderations, /v1/audio/speech (streams
  * bytes), /v1/audio/transcriptions and /v1/audio/translations (multipart); /v1/files and
  * /v1/responses in fake-openai-stateful.ts.
@@ -91,6 +91,9 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
       return sendError(response, 401, 'Incorrect API key provided: sk-fa***ey.', 'invalid_request_error', 'invalid_api_key');
     }
     if (isStatefulPath(path)) return handleStateful(stateful, request.method ?? 'GET', path, body, response);
+    if (request.method === 'GET' && path === '/v1/models') {
+      return sendJson(response, 200, { object: 'list', data: [{ id: 'test-echo', object: 'model', created: 1_700_000_000, owned_by: 'fake' }] });
+    }
     if (request.method !== 'POST') return sendError(response, 405, `Method ${request.method} not allowed`, 'invalid_request_error');
     switch (path) {
       case '/v1/chat/completions':

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAIUpstream } from '../../support/fake-openai-upstream.ts';
+import { TEST_CONFIG, UPSTREAM_KEYS } from '../../support/gateway-harness.ts';
+import { freshStorage } from '../../support/test-database.ts';
+
+/** `npx junction doctor`: each problem with its fix, exit 1 when any; a provider is checked with one authenticated call. */
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../../bin/junction.js');
+let upstream: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;
+let storage: Awaited<ReturnType<typeof freshStorage>>;
+let dataDir: string;
+
+type Report = { ok: boolean; results: Array<{ name: string; ok: boolean; detail: string; fix?: string }> };
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAIUpstream({ apiKey: UPSTREAM_KEYS.openai });
+  storage = await freshStorage();
+  dataDir = mkdtempSync(join(tmpdir(), 'junction-doctor-'));
+  // The fixture agent `librarian` uses the collection `handbook`.
+  mkdirSync(join(dataDir, 'handbook'));
+});
+afterAll(async () => {
+  await upstream.close();
+  await storage.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function doctor(overrides: Record<string, string>): Promise<{ code: number; report: Report }> {
+  const { DATABASE_URL: _ignored, OPENAI_API_KEY: _key, ...rest } = process.env;
+  const env = {
+    ...rest,
+    ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl } : { JUNCTION_DATA_DIR: dataDir }),
+    JUNCTION_CONFIG: TEST_CONFIG,
+    JUNCTION_AGENTS_DIR: join(import.meta.dirname, '../../fixtures/agents-e2e/agents'),
+    JUNCTION_TOOLS_DIR: join(import.meta.dirname, '../../fixtures/agents-e2e/tools'),
+    JUNCTION_KNOWLEDGE_DIR: dataDir,
+    OPENAI_BASE_URL: upstream.url,
+    ...overrides,
+  };
+  await run(process.execPath, [BIN, 'migrate'], { env, timeout: 60_000 });
+  return run(process.execPath, [BIN, 'doctor', '--json'], { env, timeout: 60_000 }).then(
+    (result) => ({ code: 0, report: JSON.parse(result.stdout) as Report }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, report: JSON.parse(error.stdout) as Report }),
+  );
+}
+
+describe('npx junction doctor', () => {
+  it('passes with a working provider, database and agent files', async () => {
+    const { code, report } = await doctor({ OPENAI_API_KEY: UPSTREAM_KEYS.openai });
+    const failing = report.results.filter((result) => !result.ok);
+    expect(failing).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.results.find((result) => result.name === 'provider openai')).toMatchObject({ ok: true });
+    expect(report.results.find((result) => result.name === 'pgvector')).toMatchObject({ ok: true });
+  });
+
+  it('names a refused key with its fix, never printing the key, and exits 1', async () => {
+    const { code, report } = await doctor({ OPENAI_API_KEY: 'sk-wrong-key-for-doctor' });
+    expect(code).toBe(1);
+    expect(report.results.find((result) => result.name === 'provider openai')).toMatchObject({ ok: false, detail: expect.stringContaining('refused the key (401)'), fix: expect.stringContaining('API key') });
+    expect(JSON.stringify(report)).not.toContain('sk-wrong-key-for-doctor');
+  });
+});
