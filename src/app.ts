@@ -19,6 +19,8 @@ import { loggerOptions } from './http/logger-options.ts';
 import { apiDocsRoutes } from './ops/api-docs.ts';
 import { registerMetrics } from './ops/metrics.ts';
 import { readinessRoute } from './ops/readiness.ts';
+import { registerRequestSpans } from './ops/request-spans.ts';
+import { tracer } from './ops/tracing.ts';
 import type { Services } from './services.ts';
 
 /** Builds the HTTP app on already-opened services, without listening (tests use inject()). */
@@ -36,6 +38,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (tracer()) registerRequestSpans(app);
   registerErrorHandlers(app);
   registerJsonBodyParser(app);
 

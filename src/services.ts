@@ -34,6 +34,7 @@ import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from '
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { JunctionMetrics } from './ops/metrics.ts';
+import { enableTracing } from './ops/tracing.ts';
 import { openDatabase } from './store/open-database.ts';
 import { ProcessRegistration, unregisteredHolder } from './store/process-registry.ts';
 
@@ -109,6 +110,8 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
   const env = options.env ?? process.env;
   const logger = pino(loggerOptions(config.logLevel) as object);
   const db = options.database ?? (await openDatabase(config));
+  // Traces only when an OTLP endpoint is configured: the SDK is not even loaded otherwise.
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) await enableTracing({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? 'junction' });
   const now = options.now ?? (() => new Date());
   const stops: Array<() => Promise<void> | void> = [];
   try {

@@ -7,6 +7,7 @@ import type { Embedder } from '../knowledge/embedder.ts';
 import { formatKnowledgeContext } from '../knowledge/format-knowledge-context.ts';
 import { searchKnowledge } from '../knowledge/hybrid-search.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
+import { contextWith, endSpan, startSpan } from '../ops/tracing.ts';
 import type { ChatPipeline } from '../pipeline/chat-pipeline.ts';
 import { newGenerationId } from '../pipeline/generation-id.ts';
 import { usageLogEntry } from '../pipeline/usage-log-entry.ts';
@@ -76,7 +77,9 @@ const newRunId = () => `run_${randomBytes(12).toString('hex')}`;
 export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
   const runId = newRunId();
   const { agent } = request;
-  const context: CallContext = { ...request.context, agent: { agentId: agent.id, runId, version: agent.version } };
+  const runSpan = startSpan(`agent.run ${agent.id}`, request.context.trace, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent.id, 'gen_ai.agent.id': runId, 'junction.agent_version': agent.version });
+  const trace = contextWith(runSpan, request.context.trace);
+  const context: CallContext = { ...request.context, agent: { agentId: agent.id, runId, version: agent.version }, ...(trace && { trace }) };
   const clientTools = request.overrides?.clientTools ?? [];
   const serverTools = deps.tools.definitions(agent.config.tools);
   const totals = { usage: { inputTokens: 0, outputTokens: 0 } as Usage, modelCost: 0, toolCost: 0, finish: { unified: 'stop', raw: undefined } as FinishReason, model: agent.config.model };
@@ -92,7 +95,9 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       const query = lastUserText(request.input) ?? lastUserText(request.history);
       if (!query) return undefined;
       const embedder = deps.embedder(context);
-      const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 });
+      const span = startSpan('retrieve', trace, { 'junction.collections': agent.config.knowledge.join(',') });
+      const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 }).finally(() => endSpan(span));
+      span?.setAttribute('junction.hits', found.hits.length);
       emit({ type: 'knowledge-retrieved', query, hits: found.hits.map((hit) => ({ source: hit.source, title: hit.title, score: hit.score })) });
       return found.hits.length > 0 ? formatKnowledgeContext(found.hits) : undefined;
     },
@@ -136,7 +141,10 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         const callId = call.id ?? '';
         const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
         emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
+        const span = startSpan(`tool ${call.name}`, trace, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name });
         const outcome = await runBilledTool(deps, context, call.name, call.args, agent);
+        span?.setAttributes({ 'junction.cost_usd': outcome.costMicros / 1_000_000, 'junction.tool_ok': outcome.ok });
+        endSpan(span, outcome.ok ? undefined : new Error('tool failed'));
         totals.toolCost += outcome.costMicros;
         emit({ type: 'tool-finished', step, callId, name: call.name, ok: outcome.ok, output: outcome.content, costMicros: outcome.costMicros, durationMs: outcome.durationMs });
         const result = new ToolMessage({ content: outcome.content, tool_call_id: callId, name: call.name, status: outcome.ok ? 'success' : 'error' });
@@ -150,22 +158,29 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
     let steps = 0;
-    const stream = await agentGraph.stream({}, { configurable: { run: hooks }, streamMode: ['custom', 'values'], signal: context.signal, recursionLimit: agent.config.maxSteps * 2 + 10 });
-    for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
-      if (mode === 'custom') yield chunk as RunEvent;
-      else steps = (chunk as { steps?: number }).steps ?? steps;
+    try {
+      const stream = await agentGraph.stream({}, { configurable: { run: hooks }, streamMode: ['custom', 'values'], signal: context.signal, recursionLimit: agent.config.maxSteps * 2 + 10 });
+      for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+        if (mode === 'custom') yield chunk as RunEvent;
+        else steps = (chunk as { steps?: number }).steps ?? steps;
+      }
+      result = {
+        runId,
+        messages: produced.map(toCanonicalMessage),
+        usage: totals.usage,
+        modelCostMicros: totals.modelCost,
+        toolCostMicros: totals.toolCost,
+        costMicros: totals.modelCost + totals.toolCost,
+        finishReason: totals.finish,
+        steps,
+        model: totals.model,
+      };
+      runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': totals.usage.inputTokens, 'gen_ai.usage.output_tokens': totals.usage.outputTokens, 'junction.cost_usd': (totals.modelCost + totals.toolCost) / 1_000_000, 'junction.steps': steps });
+      endSpan(runSpan);
+    } catch (error) {
+      endSpan(runSpan, error);
+      throw error;
     }
-    result = {
-      runId,
-      messages: produced.map(toCanonicalMessage),
-      usage: totals.usage,
-      modelCostMicros: totals.modelCost,
-      toolCostMicros: totals.toolCost,
-      costMicros: totals.modelCost + totals.toolCost,
-      finishReason: totals.finish,
-      steps,
-      model: totals.model,
-    };
   };
   return { runId, events: events(), result: () => result };
 }

@@ -9,4 +9,5 @@ export const callContextFrom = (request: FastifyRequest, reply: FastifyReply, en
   requestId: request.id,
   endpoint,
   signal: clientSignal(reply),
+  ...(request.traceContext && { trace: request.traceContext }),
 });

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { ApiKeyRecord } from '../keys/key-record.ts';
 
 /** Who is calling and on whose behalf: every pipeline call carries one. */
@@ -10,4 +11,6 @@ export type CallContext = {
   signal: AbortSignal;
   /** Set for model steps of an agent run, so its usage rows can be summed per run. */
   agent?: { agentId: string; runId: string; version?: string };
+  /** The trace context spans of this call hang under (only when tracing is on). */
+  trace?: Context;
 };

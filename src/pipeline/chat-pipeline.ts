@@ -1,5 +1,8 @@
 import type { BudgetLeases, Reservation } from '../billing/budget-leases.ts';
+import type { Span } from '@opentelemetry/api';
 import { JOURNAL_PROGRESS_MS, type OpenCall } from '../billing/open-call.ts';
+import { contextWith, endSpan, SpanKind, startSpan } from '../ops/tracing.ts';
+import type { ProviderAdapter } from '../providers/adapter.ts';
 import { computeChatCost, worstCaseChatCost } from '../catalog/costs.ts';
 import type { CatalogModel } from '../catalog/types.ts';
 import { JunctionError } from '../core/errors.ts';
@@ -55,12 +58,12 @@ export class ChatPipeline {
     const controller = linkedController(context.signal);
     let opened;
     try {
-      opened = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, controller.signal, async (adapter, model) => {
+      opened = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, controller.signal, tracedAttempt(call, async (adapter, model) => {
         const iterator = adapter.streamChat({ ...call.request, model: model.upstreamName }, { signal: controller.signal })[Symbol.asyncIterator]();
         // The first event proves the upstream accepted the call; until then a retry is safe.
         const first = await iterator.next();
         return { iterator, first };
-      });
+      }));
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, true);
     }
@@ -128,9 +131,9 @@ export class ChatPipeline {
     if (firstCandidate) this.#deps.budgets.journal(openCall(context, call, firstCandidate, false));
     let result;
     try {
-      result = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, (adapter, model) =>
+      result = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, tracedAttempt(call, (adapter, model) =>
         adapter.generateChat({ ...call.request, model: model.upstreamName }, { signal: context.signal }),
-      );
+      ));
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, false);
     }
@@ -142,6 +145,7 @@ export class ChatPipeline {
 
   async #begin(context: CallContext, input: ChatInput, streamed: boolean) {
     const startedAt = performance.now();
+    const span = startSpan(`chat ${input.model}`, context.trace, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': input.model, 'junction.streamed': streamed }, SpanKind.CLIENT);
     const generationId = newGenerationId();
     const request = { ...input.request };
     const inputTokens = estimateInputTokens(request);
@@ -158,8 +162,9 @@ export class ChatPipeline {
         affordableOutput: (budget) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budget))) - thinking,
       });
       if (cappedOutputTokens !== undefined) request.maxOutputTokens = cappedOutputTokens;
-      return { generationId, request, candidates, reservation, rateLimit: admitted.rateLimit, startedAt, inputEstimate: Math.ceil(inputTokens / 4), requestedModel: input.model, streamed };
+      return { generationId, request, candidates, reservation, rateLimit: admitted.rateLimit, startedAt, inputEstimate: Math.ceil(inputTokens / 4), requestedModel: input.model, streamed, span };
     } catch (error) {
+      endSpan(span, error);
       if (error instanceof JunctionError) {
         // Refusals are logged too (no cost): the account can see what was turned away.
         this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: generationId, context, requestedModel: input.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt, streamed }), context.key);
@@ -176,9 +181,38 @@ export class ChatPipeline {
   }
 
   #settle(context: CallContext, call: BeganCall, model: CatalogModel | undefined, status: 'success' | 'upstream_error' | 'client_closed', httpStatus: number, usage: Usage | undefined, costMicros: number, attempts: number, streamed: boolean, errorCode?: string): void {
+    if (call.span) {
+      call.span.setAttributes({
+        'gen_ai.system': model?.providerId ?? 'unknown',
+        'gen_ai.response.model': model?.id ?? 'unknown',
+        'gen_ai.usage.input_tokens': usage?.inputTokens ?? 0,
+        'gen_ai.usage.output_tokens': usage?.outputTokens ?? 0,
+        'junction.cost_usd': costMicros / 1_000_000,
+        'junction.attempts': attempts,
+        'junction.status': status,
+      });
+      endSpan(call.span, status === 'success' ? undefined : new Error(errorCode ?? status));
+    }
     const entry = usageLogEntry({ id: call.generationId, context, requestedModel: call.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt: call.startedAt, attempts, streamed });
     this.#deps.budgets.settle(call.reservation, costMicros, entry, context.key);
   }
+}
+
+/** Each upstream attempt (retries and fallbacks included) as a child span of the call's, when tracing is on. */
+function tracedAttempt<T>(call: { span: Span | undefined }, attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>) {
+  if (!call.span) return attempt;
+  const parent = contextWith(call.span, undefined);
+  return async (adapter: ProviderAdapter, model: CatalogModel): Promise<T> => {
+    const span = startSpan(`attempt ${model.providerId}`, parent, { 'gen_ai.system': model.providerId, 'gen_ai.request.model': model.upstreamName }, SpanKind.CLIENT);
+    try {
+      const value = await attempt(adapter, model);
+      endSpan(span);
+      return value;
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+  };
 }
 
 /** The crash journal's row for a call under way, costed at its input estimate until tokens are observed. */
@@ -204,7 +238,7 @@ function openCall(context: CallContext, call: BeganCall, model: CatalogModel, st
   };
 }
 
-type BeganCall = { generationId: string; candidates: CatalogModel[]; reservation: Reservation; startedAt: number; requestedModel: string; inputEstimate: number };
+type BeganCall = { generationId: string; candidates: CatalogModel[]; reservation: Reservation; startedAt: number; requestedModel: string; inputEstimate: number; span: Span | undefined };
 
 /**
  * Reasoning tokens a provider may spend beyond the output cap: the explicit budget, or
