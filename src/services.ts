@@ -12,6 +12,7 @@ import type { AgentRegistry } from './agents/agent-registry.ts';
 import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
 import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
+import { StoreCheckpointSaver } from './agents/durable/store-checkpoint-saver.ts';
 import { KnowledgeSync } from './knowledge/knowledge-sync.ts';
 import { pipelineEmbedder } from './knowledge/pipeline-embedder.ts';
 import { systemKeyFor } from './keys/system-key.ts';
@@ -175,6 +176,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         budgets,
         tools,
         embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
+        checkpointer: new StoreCheckpointSaver(db),
       };
       knowledge.start();
       stops.push(() => knowledge.close());

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usdToMicros } from '../core/money.ts';
 
 /**
  * The file format of `agents/<id>.yaml`. Strict: an unknown key is an error (a typo
@@ -40,6 +41,20 @@ export const AgentFileSchema = z
     max_output_tokens: z.number().int().positive().optional(),
     reasoning: z.strictObject({ effort: z.enum(REASONING_EFFORTS) }).optional(),
     max_steps: z.number().int().min(1).max(100).default(DEFAULT_MAX_STEPS),
+    // Run bounds: a run that reaches one ends `incomplete` with the bound as the reason.
+    max_run_seconds: z.number().positive().max(86_400).optional(),
+    max_run_cost_usd: z
+      .union([z.number(), z.string()])
+      .transform((value, context) => {
+        try {
+          return usdToMicros(value);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .refine((micros) => micros > 0, 'must be above 0')
+      .optional(),
   })
   .superRefine((file, context) => {
     if ((file.instructions === undefined) === (file.instructions_file === undefined)) {
@@ -62,6 +77,8 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
   maxOutputTokens: file.max_output_tokens,
   reasoning: file.reasoning,
   maxSteps: file.max_steps,
+  maxRunSeconds: file.max_run_seconds,
+  maxRunCostMicros: file.max_run_cost_usd,
 }));
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -1,7 +1,9 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import type { RunEvent } from './run-events.ts';
+import type { RunTotals } from './run-totals.ts';
 
 /**
  * What one run needs from the outside world, passed in `configurable.run`, so one
@@ -18,6 +20,10 @@ export type RunHooks = {
   runTools(message: AIMessage, step: number, emit: (event: RunEvent) => void): Promise<ToolMessage[]>;
   /** Whether a tool name is one of the agent's own (server-side) tools. */
   isServerTool(name: string): boolean;
+  /** What the run has used so far; kept in the checkpointed state, so a resumed run goes on counting. */
+  totals(): RunTotals;
+  /** Why the run must stop now (a time or cost bound), or undefined. */
+  exceededBound(): string | undefined;
   instructions: string;
   maxSteps: number;
 };
@@ -26,6 +32,11 @@ const RunState = Annotation.Root({
   ...MessagesAnnotation.spec,
   context: Annotation<string | undefined>({ reducer: (_, next) => next, default: () => undefined }),
   steps: Annotation<number>({ reducer: (_, next) => next, default: () => 0 }),
+  /** How many messages came from history and input: the rest the run produced. */
+  initialCount: Annotation<number>({ reducer: (_, next) => next, default: () => 0 }),
+  totals: Annotation<RunTotals | undefined>({ reducer: (_, next) => next, default: () => undefined }),
+  /** Set when a bound stopped the run (max_run_seconds, max_run_cost_usd). */
+  stoppedBy: Annotation<string | undefined>({ reducer: (_, next) => next, default: () => undefined }),
 });
 type State = typeof RunState.State;
 
@@ -37,7 +48,8 @@ const hooksOf = (config: LangGraphRunnableConfig): RunHooks => {
 const emitter = (config: LangGraphRunnableConfig) => (event: RunEvent) => config.writer?.(event);
 
 async function loadHistory(_state: State, config: LangGraphRunnableConfig) {
-  return { messages: await hooksOf(config).initialMessages() };
+  const messages = await hooksOf(config).initialMessages();
+  return { messages, initialCount: messages.length };
 }
 
 async function retrieve(_state: State, config: LangGraphRunnableConfig) {
@@ -46,18 +58,21 @@ async function retrieve(_state: State, config: LangGraphRunnableConfig) {
 
 async function model(state: State, config: LangGraphRunnableConfig) {
   const hooks = hooksOf(config);
+  const bound = hooks.exceededBound();
+  if (bound) return { stoppedBy: bound };
   const step = state.steps + 1;
   // System prompt and retrieved knowledge are rebuilt for every call, never stored in the conversation.
   const system = [hooks.instructions, state.context].filter(Boolean).join('\n\n');
   const prompt = system ? [new SystemMessage(system), ...state.messages] : state.messages;
   const answer = await hooks.callModel(prompt, step, step >= hooks.maxSteps, emitter(config));
-  return { messages: [answer], steps: step };
+  return { messages: [answer], steps: step, totals: hooks.totals() };
 }
 
 async function tools(state: State, config: LangGraphRunnableConfig) {
   const last = state.messages.at(-1);
   if (!(last instanceof AIMessage)) return {};
-  return { messages: await hooksOf(config).runTools(last, state.steps, emitter(config)) };
+  const hooks = hooksOf(config);
+  return { messages: await hooks.runTools(last, state.steps, emitter(config)), totals: hooks.totals() };
 }
 
 /** After a model call: run its server-side tool calls, or stop (an answer, only client-side calls, or the step bound). */
@@ -65,7 +80,7 @@ function afterModel(state: State, config: LangGraphRunnableConfig): 'tools' | ty
   const hooks = hooksOf(config);
   const last = state.messages.at(-1);
   const calls = last instanceof AIMessage ? (last.tool_calls ?? []) : [];
-  if (calls.length === 0 || state.steps >= hooks.maxSteps) return END;
+  if (state.stoppedBy || calls.length === 0 || state.steps >= hooks.maxSteps) return END;
   return calls.some((call) => hooks.isServerTool(call.name)) ? 'tools' : END;
 }
 
@@ -78,11 +93,12 @@ function afterTools(state: State, config: LangGraphRunnableConfig): 'model' | ty
   const hooks = hooksOf(config);
   const answer = state.messages.findLast((message) => message instanceof AIMessage);
   const calls = answer instanceof AIMessage ? (answer.tool_calls ?? []) : [];
+  if (hooks.exceededBound()) return 'model'; // the model node records the bound and ends the run
   return calls.some((call) => !hooks.isServerTool(call.name)) ? END : 'model';
 }
 
 /** load history → retrieve → model → tools → model … → answer. */
-export const agentGraph = new StateGraph(RunState)
+const agentGraphBuilder = new StateGraph(RunState)
   .addNode('load_history', loadHistory)
   .addNode('retrieve', retrieve)
   .addNode('model', model)
@@ -91,5 +107,20 @@ export const agentGraph = new StateGraph(RunState)
   .addEdge('load_history', 'retrieve')
   .addEdge('retrieve', 'model')
   .addConditionalEdges('model', afterModel, ['tools', END])
-  .addConditionalEdges('tools', afterTools, ['model', END])
-  .compile();
+  .addConditionalEdges('tools', afterTools, ['model', END]);
+
+export type AgentGraphState = State;
+
+/** Without a checkpointer: runs that live in one request only (tests, short-lived tools). */
+export const agentGraph = agentGraphBuilder.compile();
+
+const compiled = new WeakMap<BaseCheckpointSaver, ReturnType<typeof agentGraphBuilder.compile>>();
+/** The graph checkpointed per step by `checkpointer` (thread_id = run id), compiled once per saver. */
+export function checkpointedAgentGraph(checkpointer: BaseCheckpointSaver) {
+  let graph = compiled.get(checkpointer);
+  if (!graph) {
+    graph = agentGraphBuilder.compile({ checkpointer });
+    compiled.set(checkpointer, graph);
+  }
+  return graph;
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
 import type { BudgetLeases } from '../billing/budget-leases.ts';
 import { isJunctionError } from '../core/errors.ts';
 import type { FinishReason, ModelMessage, ModelRequest, ToolDefinition, Usage } from '../core/model-types.ts';
@@ -13,11 +14,12 @@ import { usageLogEntry } from '../pipeline/usage-log-entry.ts';
 import type { Database } from '../store/database.ts';
 import { runTool } from '../tools/run-tool.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
-import { agentGraph, type RunHooks } from './agent-graph.ts';
+import { type AgentGraphState, agentGraph, checkpointedAgentGraph, type RunHooks } from './agent-graph.ts';
 import type { LoadedAgent } from './agent-registry.ts';
 import { toCanonicalMessage, toLangChainMessage } from './langchain-messages.ts';
 import { PipelineChatModel } from './pipeline-chat-model.ts';
 import type { RunEvent } from './run-events.ts';
+import { addUsage, emptyTotals, type RunTotals } from './run-totals.ts';
 
 export type AgentRuntimeDeps = {
   db: Database;
@@ -26,6 +28,8 @@ export type AgentRuntimeDeps = {
   tools: ToolRegistry;
   /** The embedding model for query-time retrieval; full text alone without one. */
   embedder: (context: CallContext) => Embedder | undefined;
+  /** Checkpoints every step (thread_id = run id); without one a run lives in its request only. */
+  checkpointer?: BaseCheckpointSaver;
 };
 
 export type AgentRunRequest = {
@@ -47,6 +51,22 @@ export type AgentRunRequest = {
     clientTools?: ToolDefinition[];
     toolChoice?: ModelRequest['toolChoice'];
   };
+  /** A run id decided by the caller (a background run is recorded before it starts). */
+  runId?: string;
+  /**
+   * Go on from the last checkpoint of `threadId` instead of starting: a run whose process
+   * died (`from: 'start'`: everything the thread produced belongs to this run), or a
+   * paused run given its interrupt's answer (`from: 'pause'`: only what follows is new).
+   */
+  resume?: { threadId: string; from: 'start' | 'pause'; value?: unknown };
+  /** Wall-clock start (a resumed run keeps its first start) and the run's bounds. */
+  startedAt?: number;
+  /** 'sync' waits for each step's checkpoint before the next (background runs); default 'async'. */
+  durability?: 'sync' | 'async';
+  /** Keep the checkpoints of a finished run (the caller deletes them once it recorded the result). */
+  keepThread?: boolean;
+  /** Called after each step's checkpoint, with the state it saved. */
+  onStepSaved?: (state: { steps: number; messages: number }) => Promise<void> | void;
 };
 
 export type AgentRunResult = {
@@ -61,6 +81,10 @@ export type AgentRunResult = {
   steps: number;
   /** The model used on the last step (after any fallback). */
   model: string;
+  /** The bound that ended the run early ('max_run_seconds', 'max_run_cost_usd'), if one did. */
+  stoppedBy?: string;
+  /** The graph thread (its checkpoints), kept while the run can still be resumed. */
+  threadId: string;
 };
 
 export type AgentRun = { runId: string; events: AsyncIterable<RunEvent>; result(): AgentRunResult | undefined };
@@ -74,17 +98,25 @@ const newRunId = () => `run_${randomBytes(12).toString('hex')}`;
  * the run as it happens; `result()` is there once `events` is drained.
  */
 export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
-  const runId = newRunId();
+  const runId = request.runId ?? newRunId();
+  const threadId = request.resume?.threadId ?? runId;
   const { agent } = request;
   const context: CallContext = { ...request.context, agent: { agentId: agent.id, runId } };
   const clientTools = request.overrides?.clientTools ?? [];
   const serverTools = deps.tools.definitions(agent.config.tools);
-  const totals = { usage: { inputTokens: 0, outputTokens: 0 } as Usage, modelCost: 0, toolCost: 0, finish: { unified: 'stop', raw: undefined } as FinishReason, model: agent.config.model };
-  const produced: BaseMessage[] = [];
+  let totals: RunTotals = emptyTotals(agent.config.model);
+  const startedAt = request.startedAt ?? Date.now();
+  const bounds = { seconds: agent.config.maxRunSeconds, costMicros: agent.config.maxRunCostMicros };
 
   const hooks: RunHooks = {
     instructions: [request.agent.instructions, request.overrides?.instructions].filter(Boolean).join('\n\n'),
     maxSteps: agent.config.maxSteps,
+    totals: () => structuredClone(totals),
+    exceededBound: () => {
+      if (bounds.seconds !== undefined && Date.now() - startedAt >= bounds.seconds * 1000) return 'max_run_seconds';
+      if (bounds.costMicros !== undefined && totals.modelCostMicros + totals.toolCostMicros >= bounds.costMicros) return 'max_run_cost_usd';
+      return undefined;
+    },
     isServerTool: (name) => serverTools.some((tool) => tool.name === name),
     initialMessages: async () => [...request.history, ...request.input].map(toLangChainMessage),
     retrieve: async (emit) => {
@@ -116,18 +148,16 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         },
         onEvent: (event) => {
           emit({ type: 'model-event', step, event });
-          if (event.type === 'finish') totals.finish = event.finishReason;
+          if (event.type === 'finish') totals.finish = { unified: event.finishReason.unified, raw: event.finishReason.raw };
         },
         onOutcome: (outcome) => {
           totals.usage = addUsage(totals.usage, outcome.usage);
-          totals.modelCost += outcome.costMicros;
+          totals.modelCostMicros += outcome.costMicros;
           totals.model = outcome.model.id;
           emit({ type: 'model-finished', step, model: outcome.model.id, generationId: outcome.generationId, usage: outcome.usage, costMicros: outcome.costMicros });
         },
       });
-      const answer = (await model.invoke(messages, { signal: context.signal })) as AIMessage;
-      produced.push(answer);
-      return answer;
+      return (await model.invoke(messages, { signal: context.signal })) as AIMessage;
     },
     runTools: async (message, step, emit) => {
       const results: ToolMessage[] = [];
@@ -137,11 +167,10 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
         emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
         const outcome = await runBilledTool(deps, context, call.name, call.args, agent);
-        totals.toolCost += outcome.costMicros;
+        totals.toolCostMicros += outcome.costMicros;
         emit({ type: 'tool-finished', step, callId, name: call.name, ok: outcome.ok, output: outcome.content, costMicros: outcome.costMicros, durationMs: outcome.durationMs });
         const result = new ToolMessage({ content: outcome.content, tool_call_id: callId, name: call.name, status: outcome.ok ? 'success' : 'error' });
         results.push(result);
-        produced.push(result);
       }
       return results;
     },
@@ -149,22 +178,42 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
 
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
-    let steps = 0;
-    const stream = await agentGraph.stream({}, { configurable: { run: hooks }, streamMode: ['custom', 'values'], signal: context.signal, recursionLimit: agent.config.maxSteps * 2 + 10 });
+    const graph = deps.checkpointer ? checkpointedAgentGraph(deps.checkpointer) : agentGraph;
+    const config = { configurable: { run: hooks, thread_id: threadId } };
+    let producedFrom: number | undefined;
+    if (request.resume) {
+      const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
+      if (saved.totals) totals = structuredClone(saved.totals);
+      if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
+    }
+    const input = request.resume ? (request.resume.value === undefined ? null : new Command({ resume: request.resume.value })) : {};
+    let state: Partial<AgentGraphState> = {};
+    const stream = await graph.stream(input, { ...config, streamMode: ['custom', 'values'], signal: context.signal, recursionLimit: agent.config.maxSteps * 2 + 10, durability: request.durability ?? 'async' });
     for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
       if (mode === 'custom') yield chunk as RunEvent;
-      else steps = (chunk as { steps?: number }).steps ?? steps;
+      else {
+        state = chunk as Partial<AgentGraphState>;
+        await request.onStepSaved?.({ steps: state.steps ?? 0, messages: state.messages?.length ?? 0 });
+      }
+    }
+    const messages = state.messages ?? [];
+    // A finished run cannot resume: its checkpoints go (off the response's critical path).
+    if (deps.checkpointer && !request.keepThread) {
+      const checkpointer = deps.checkpointer;
+      void checkpointer.deleteThread(threadId).catch(() => undefined);
     }
     result = {
       runId,
-      messages: produced.map(toCanonicalMessage),
+      threadId,
+      messages: messages.slice(producedFrom ?? state.initialCount ?? 0).map(toCanonicalMessage),
       usage: totals.usage,
-      modelCostMicros: totals.modelCost,
-      toolCostMicros: totals.toolCost,
-      costMicros: totals.modelCost + totals.toolCost,
+      modelCostMicros: totals.modelCostMicros,
+      toolCostMicros: totals.toolCostMicros,
+      costMicros: totals.modelCostMicros + totals.toolCostMicros,
       finishReason: totals.finish,
-      steps,
+      steps: state.steps ?? 0,
       model: totals.model,
+      ...(state.stoppedBy && { stoppedBy: state.stoppedBy }),
     };
   };
   return { runId, events: events(), result: () => result };
@@ -212,12 +261,5 @@ function lastUserText(messages: readonly ModelMessage[]): string | undefined {
   }
   return undefined;
 }
-
-const addUsage = (a: Usage, b: Usage): Usage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-  cachedInputTokens: (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0),
-  reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0),
-});
 
 
