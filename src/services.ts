@@ -176,7 +176,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         budgets,
         tools,
         embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
-        checkpointer: new StoreCheckpointSaver(db),
+        checkpointer: new StoreCheckpointSaver(db, { onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed') }),
       };
       knowledge.start();
       stops.push(() => knowledge.close());

@@ -15,6 +15,7 @@ import type { Database } from '../store/database.ts';
 import { runTool } from '../tools/run-tool.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { type AgentGraphState, agentGraph, checkpointedAgentGraph, type RunHooks } from './agent-graph.ts';
+import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from './durable/store-checkpoint-saver.ts';
 import type { LoadedAgent } from './agent-registry.ts';
 import { toCanonicalMessage, toLangChainMessage } from './langchain-messages.ts';
 import { PipelineChatModel } from './pipeline-chat-model.ts';
@@ -179,8 +180,9 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
     const graph = deps.checkpointer ? checkpointedAgentGraph(deps.checkpointer) : agentGraph;
-    const config = { configurable: { run: hooks, thread_id: threadId } };
+    const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
     let producedFrom: number | undefined;
+    if (!request.resume && deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(threadId);
     if (request.resume) {
       const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
       if (saved.totals) totals = structuredClone(saved.totals);

@@ -4,6 +4,7 @@ import type { Database } from '../../store/database.ts';
 export type CheckpointRow = [threadId: string, namespace: string, checkpointId: string, parentId: string | null, checkpoint: string, metadata: string];
 export type BlobRow = [threadId: string, namespace: string, channel: string, version: string, type: string, blob: Uint8Array | null];
 export type WriteRow = [threadId: string, namespace: string, checkpointId: string, taskId: string, idx: number, channel: string, type: string, blob: Uint8Array, taskPath: string];
+export type Rows = { writes?: WriteRow[]; blobs?: BlobRow[]; checkpoints?: CheckpointRow[] };
 
 type Table = { name: string; columns: string[]; key: number; casts?: Record<number, string>; conflict: string };
 
@@ -30,78 +31,124 @@ const TABLES = {
   },
 } satisfies Record<string, Table>;
 
-type Pending = { writes: WriteRow[]; blobs: BlobRow[]; checkpoints: CheckpointRow[]; done: Array<{ resolve(): void; reject(error: unknown): void }> };
-const empty = (): Pending => ({ writes: [], blobs: [], checkpoints: [], done: [] });
+/** Rows are serialised when written, not when queued: a thread deleted first costs nothing. */
+type Entry = { threadId: string; rows: () => Promise<Rows>; resolve(): void; reject(error: unknown): void };
+
+/** The group-commit window of steps nobody waits for (LangGraph's 'async' durability). */
+export const GROUP_COMMIT_MS = 5;
 
 /**
- * Group commit for checkpoint rows. LangGraph stores a finished task's writes and then,
- * in the same turn of the event loop, the step's checkpoint: both are queued here and
- * written by ONE statement (data-modifying CTEs), so a step costs one round trip and is
- * atomic. Rows queued while a statement runs go out together in the next one.
+ * Group commit for checkpoint rows, as settlements are written: everything queued within
+ * a short window goes out in ONE statement (an INSERT per table, chained as CTEs), so a
+ * step costs at most one round trip and is atomic.
+ *
+ * - 'sync' steps (background runs, which another process may resume) resolve once written,
+ *   at the next turn of the event loop.
+ * - other steps (foreground runs: their client holds the only way to continue them, so a
+ *   crash ends them anyway) resolve at once and are written within GROUP_COMMIT_MS; a
+ *   thread deleted before that (a quick run that finished) is never written at all.
+ *   A failed write is reported to `onError`; a later read waits for pending writes.
  */
 export class CheckpointBatch {
   readonly #db: Database;
-  #pending = empty();
+  #pending: Entry[] = [];
   #flushing: Promise<void> | undefined;
-  #scheduled = false;
+  #timer: NodeJS.Timeout | undefined;
+  #immediate = false;
+  /** Threads with rows in the database (written by this instance). */
+  readonly #written = new Set<string>();
 
-  constructor(db: Database) {
+  readonly #onError: (error: unknown) => void;
+
+  constructor(db: Database, onError: (error: unknown) => void) {
     this.#db = db;
+    this.#onError = onError;
   }
 
-  add(rows: Partial<Pick<Pending, 'writes' | 'blobs' | 'checkpoints'>>): Promise<void> {
-    this.#pending.writes.push(...(rows.writes ?? []));
-    this.#pending.blobs.push(...(rows.blobs ?? []));
-    this.#pending.checkpoints.push(...(rows.checkpoints ?? []));
-    const written = new Promise<void>((resolve, reject) => this.#pending.done.push({ resolve, reject }));
-    this.#schedule();
+  add(threadId: string, rows: () => Promise<Rows>, urgent: boolean): Promise<void> {
+    if (!urgent) {
+      this.#pending.push({ threadId, rows, resolve: () => undefined, reject: this.#onError });
+      this.#schedule(false);
+      return Promise.resolve();
+    }
+    const written = new Promise<void>((resolve, reject) => this.#pending.push({ threadId, rows, resolve, reject }));
+    this.#schedule(true);
     return written;
   }
 
-  /** Resolves once everything queued before the call is written (reads wait for it). */
+  /** Drops the rows of `threadId` that were not written yet; true if none ever were. */
+  discard(threadId: string): boolean {
+    this.#pending = this.#pending.filter((entry) => {
+      if (entry.threadId !== threadId) return true;
+      entry.resolve();
+      return false;
+    });
+    return !this.#written.delete(threadId);
+  }
+
+  /** Writes everything queued now, and resolves once it is written (reads wait for it). */
   async idle(): Promise<void> {
-    while (this.#flushing || this.#scheduled || this.#pending.done.length > 0) {
+    while (this.#flushing || this.#pending.length > 0) {
       if (this.#flushing) await this.#flushing.catch(() => undefined);
-      else await new Promise((resolve) => setImmediate(resolve));
+      else this.#start();
     }
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#flushing) return;
-    this.#scheduled = true;
-    // setImmediate, not a microtask: the checkpoint LangGraph writes right after a task's
-    // writes arrives after a few promise turns, and must join the same statement.
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#flushing = this.#flush().finally(() => {
-        this.#flushing = undefined;
-        if (this.#pending.done.length > 0) this.#schedule();
+  #schedule(urgent: boolean): void {
+    if (this.#flushing) return; // the flush in progress schedules the next one
+    if (urgent && !this.#immediate) {
+      // setImmediate, not a microtask: the checkpoint LangGraph writes after a task's writes
+      // arrives a few promise turns later, and joins the same statement.
+      this.#immediate = true;
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      setImmediate(() => {
+        this.#immediate = false;
+        if (!this.#flushing) this.#start();
       });
+    } else if (!this.#immediate && !this.#timer) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        if (!this.#flushing) this.#start();
+      }, GROUP_COMMIT_MS);
+    }
+  }
+
+  #start(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#flushing = this.#flush(batch).finally(() => {
+      this.#flushing = undefined;
+      if (this.#pending.length > 0) this.#schedule(true);
     });
   }
 
-  async #flush(): Promise<void> {
-    const batch = this.#pending;
-    this.#pending = empty();
-    if (batch.done.length === 0) return;
+  async #flush(batch: Entry[]): Promise<void> {
+    if (batch.length === 0) return;
     try {
-      const { sql, params } = batchStatement(batch);
+      const rows = await Promise.all(batch.map((entry) => entry.rows()));
+      const { sql, params } = batchStatement(rows);
       if (sql) await this.#db.query(sql, params);
-      for (const waiter of batch.done) waiter.resolve();
+      for (const entry of batch) {
+        this.#written.add(entry.threadId);
+        entry.resolve();
+      }
     } catch (error) {
-      for (const waiter of batch.done) waiter.reject(error);
+      for (const entry of batch) entry.reject(error);
     }
   }
 }
 
 /** One INSERT per table with rows, chained as CTEs into one statement. */
-function batchStatement(batch: Pending): { sql: string | undefined; params: unknown[] } {
+function batchStatement(batch: Rows[]): { sql: string | undefined; params: unknown[] } {
   const params: unknown[] = [];
   const inserts: string[] = [];
   for (const [table, rows] of [
-    [TABLES.writes, batch.writes],
-    [TABLES.blobs, batch.blobs],
-    [TABLES.checkpoints, batch.checkpoints],
+    [TABLES.writes, batch.flatMap((rows) => rows.writes ?? [])],
+    [TABLES.blobs, batch.flatMap((rows) => rows.blobs ?? [])],
+    [TABLES.checkpoints, batch.flatMap((rows) => rows.checkpoints ?? [])],
   ] as Array<[Table, unknown[][]]>) {
     const unique = lastPerKey(rows, table.key);
     if (unique.length === 0) continue;

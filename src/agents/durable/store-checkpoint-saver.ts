@@ -15,7 +15,10 @@ import {
   writesSortKey,
 } from '@langchain/langgraph-checkpoint';
 import type { Database } from '../../store/database.ts';
-import { type BlobRow, CheckpointBatch, type WriteRow } from './checkpoint-batch.ts';
+import { type BlobRow, CheckpointBatch, type CheckpointRow, type WriteRow } from './checkpoint-batch.ts';
+
+/** `configurable` key a run sets when each step must be durable before the next ('sync' durability). */
+export const SYNC_CHECKPOINTS = 'junction_sync_checkpoints';
 
 type CheckpointRecord = { thread_id: string; checkpoint_ns: string; checkpoint_id: string; parent_checkpoint_id: string | null; checkpoint: Omit<Checkpoint, 'channel_values'>; metadata: CheckpointMetadata };
 type BlobRecord = { channel: string; version: string; type: string; blob: Uint8Array | null };
@@ -34,18 +37,33 @@ const bytes = new TextEncoder();
 export class StoreCheckpointSaver extends BaseCheckpointSaver {
   readonly #db: Database;
   readonly #batch: CheckpointBatch;
+  /** Threads this instance saw start empty: deleting one whose rows were never written costs no query. */
+  readonly #fresh = new Set<string>();
+  readonly #known = new Set<string>();
 
-  constructor(db: Database, serde?: SerializerProtocol) {
-    super(serde);
+  constructor(db: Database, options: { serde?: SerializerProtocol; onError?: (error: unknown) => void } = {}) {
+    super(options.serde);
     this.#db = db;
-    this.#batch = new CheckpointBatch(db);
+    this.#batch = new CheckpointBatch(db, options.onError ?? (() => undefined));
+  }
+
+  /**
+   * Declares `threadId` new (a random run id just made): LangGraph's first read of it is
+   * answered without a query. Outside the saver contract, an optimisation only.
+   */
+  startThread(threadId: string): void {
+    this.#known.add(threadId);
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    await this.#batch.idle();
     const threadId = threadOf(config);
     const namespace = namespaceOf(config);
     const checkpointId = getCheckpointId(config);
+    if (this.#known.delete(threadId) && !checkpointId && namespace === '') {
+      this.#fresh.add(threadId);
+      return undefined;
+    }
+    await this.#batch.idle();
     const found = await this.#db.query<CheckpointRecord>(
       `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM agent_checkpoints
        WHERE thread_id = $1 AND checkpoint_ns = $2 ${checkpointId ? 'AND checkpoint_id = $3' : ''}
@@ -53,6 +71,7 @@ export class StoreCheckpointSaver extends BaseCheckpointSaver {
       checkpointId ? [threadId, namespace, checkpointId] : [threadId, namespace],
     );
     const record = found.rows[0];
+    if (!record && !checkpointId && namespace === '') this.#fresh.add(threadId);
     return record ? this.#tuple(record) : undefined;
   }
 
@@ -85,17 +104,20 @@ export class StoreCheckpointSaver extends BaseCheckpointSaver {
     const threadId = threadOf(config);
     const namespace = namespaceOf(config);
     const { channel_values: values, ...rest } = checkpoint;
-    const blobs: BlobRow[] = await Promise.all(
-      Object.entries(newVersions).map(async ([channel, version]): Promise<BlobRow> => {
-        if (!(channel in values)) return [threadId, namespace, channel, String(version), 'empty', null];
-        const [type, blob] = await this.serde.dumpsTyped(values[channel]);
-        return [threadId, namespace, channel, String(version), type, blob];
-      }),
-    );
-    const [, checkpointJson] = await this.serde.dumpsTyped(rest);
-    const [, metadataJson] = await this.serde.dumpsTyped(metadata);
     const parentId = getCheckpointId(config) || null;
-    await this.#batch.add({ blobs, checkpoints: [[threadId, namespace, checkpoint.id, parentId, text.decode(checkpointJson), text.decode(metadataJson)]] });
+    const rows = async () => {
+      const blobs: BlobRow[] = await Promise.all(
+        Object.entries(newVersions).map(async ([channel, version]): Promise<BlobRow> => {
+          if (!(channel in values)) return [threadId, namespace, channel, String(version), 'empty', null];
+          const [type, blob] = await this.serde.dumpsTyped(values[channel]);
+          return [threadId, namespace, channel, String(version), type, blob];
+        }),
+      );
+      const [, checkpointJson] = await this.serde.dumpsTyped(rest);
+      const [, metadataJson] = await this.serde.dumpsTyped(metadata);
+      return { blobs, checkpoints: [[threadId, namespace, checkpoint.id, parentId, text.decode(checkpointJson), text.decode(metadataJson)] as CheckpointRow] };
+    };
+    await this.#batch.add(threadId, rows, isSync(config));
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 
@@ -103,16 +125,21 @@ export class StoreCheckpointSaver extends BaseCheckpointSaver {
     const threadId = threadOf(config);
     const checkpointId = getCheckpointId(config);
     if (!checkpointId) throw new Error('putWrites needs configurable.checkpoint_id');
-    const rows: WriteRow[] = await Promise.all(
-      writes.map(async ([channel, value], index): Promise<WriteRow> => {
-        const [type, blob] = await this.serde.dumpsTyped(value);
-        return [threadId, namespaceOf(config), checkpointId, taskId, WRITES_IDX_MAP[channel] ?? index, channel, type, blob, taskPath ?? ''];
-      }),
-    );
-    await this.#batch.add({ writes: rows });
+    const rows = async () => ({
+      writes: await Promise.all(
+        writes.map(async ([channel, value], index): Promise<WriteRow> => {
+          const [type, blob] = await this.serde.dumpsTyped(value);
+          return [threadId, namespaceOf(config), checkpointId, taskId, WRITES_IDX_MAP[channel] ?? index, channel, type, blob, taskPath ?? ''];
+        }),
+      ),
+    });
+    await this.#batch.add(threadId, rows, isSync(config));
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    const neverWritten = this.#batch.discard(threadId) && this.#fresh.delete(threadId);
+    if (neverWritten) return;
+    this.#fresh.delete(threadId);
     await this.#batch.idle();
     await this.#db.query(
       `WITH w AS (DELETE FROM agent_checkpoint_writes WHERE thread_id = $1), b AS (DELETE FROM agent_checkpoint_blobs WHERE thread_id = $1)
@@ -157,6 +184,8 @@ export class StoreCheckpointSaver extends BaseCheckpointSaver {
     };
   }
 }
+
+const isSync = (config: RunnableConfig): boolean => config.configurable?.[SYNC_CHECKPOINTS] === true;
 
 function threadOf(config: RunnableConfig): string {
   const threadId: unknown = config.configurable?.thread_id;
