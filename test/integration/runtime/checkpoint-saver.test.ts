@@ -1,6 +1,7 @@
 import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from '@langchain/langgraph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreCheckpointSaver } from '../../../src/agents/durable/store-checkpoint-saver.ts';
+import { GROUP_COMMIT_MS } from '../../../src/agents/durable/checkpoint-batch.ts';
+import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from '../../../src/agents/durable/store-checkpoint-saver.ts';
 import type { Database } from '../../../src/store/database.ts';
 import { migrate } from '../../../src/store/migrate.ts';
 import { openDatabase } from '../../../src/store/open-database.ts';
@@ -63,14 +64,26 @@ describe(`StoreCheckpointSaver on ${engineName()}`, () => {
     expect(ours.history).toEqual(reference.history);
   });
 
-  it('resumes a paused thread from another saver instance (another process) on the same store', async () => {
+  it('with sync checkpoints, another saver instance (another process) resumes a paused thread at once', async () => {
     const graph = builder.compile({ checkpointer: new StoreCheckpointSaver(db) });
-    await graph.invoke({ log: ['x'] }, { configurable: { thread_id: 'handover' } });
+    await graph.invoke({ log: ['x'] }, { configurable: { thread_id: 'handover', [SYNC_CHECKPOINTS]: true } });
     const elsewhere = builder.compile({ checkpointer: new StoreCheckpointSaver(db) });
     const before = sideEffects;
     const result = await elsewhere.invoke(new Command({ resume: false }), { configurable: { thread_id: 'handover' } });
     expect(result.log).toEqual(['x', 'first', 'asked:false', 'last:3']);
     expect(sideEffects - before).toBe(1);
+  });
+
+  it('writes async checkpoints within the group-commit window, and never writes a thread deleted before that', async () => {
+    const saver = new StoreCheckpointSaver(db);
+    const graph = builder.compile({ checkpointer: saver });
+    await graph.invoke({ log: ['z'] }, { configurable: { thread_id: 'later' } });
+    await graph.invoke({ log: ['z'] }, { configurable: { thread_id: 'gone' } });
+    await saver.deleteThread('gone');
+    await new Promise((resolve) => setTimeout(resolve, GROUP_COMMIT_MS * 4));
+    const other = new StoreCheckpointSaver(db);
+    expect((await other.getTuple({ configurable: { thread_id: 'later' } }))?.checkpoint.channel_values).toMatchObject({ log: ['z', 'first'] });
+    expect(await other.getTuple({ configurable: { thread_id: 'gone' } })).toBeUndefined();
   });
 
   it('writes each channel value once per version, lists with filters and limits, and deletes a thread', async () => {
