@@ -53,7 +53,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
     { prefix: '/v1beta' },
   );
   if (services.agents && services.agentRuntime) {
-    const deps = { db, authenticator, agents: services.agents, runtime: services.agentRuntime };
+    const deps = { db, authenticator, agents: services.agents, runtime: services.agentRuntime, ...(services.backgroundRuns && { backgroundRuns: services.backgroundRuns }) };
     await app.register(async (scope) => scope.register(agentsApi, deps), { prefix: '/agents/v1' });
   }
   return app;

@@ -10,6 +10,7 @@ import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/l
 import type { Catalog } from './catalog/types.ts';
 import type { AgentRegistry } from './agents/agent-registry.ts';
 import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
+import type { BackgroundRuns } from './agents/durable/background-runs.ts';
 import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
 import { StoreCheckpointSaver } from './agents/durable/store-checkpoint-saver.ts';
@@ -53,6 +54,8 @@ export type Services = {
   agents: AgentRegistry | undefined;
   tools: ToolRegistry | undefined;
   agentRuntime: AgentRuntimeDeps | undefined;
+  /** Background Responses runs held by this process (absent without agents or a registration). */
+  backgroundRuns: BackgroundRuns | undefined;
   knowledge: KnowledgeSync;
   defaultAccount: Account;
   /** True when this start created the default account (a brand-new store). */
@@ -80,6 +83,13 @@ export type ServiceOptions = {
 };
 
 const RECLAIM_INTERVAL_MS = 15_000;
+
+/** JUNCTION_RUN_LEASE_SECONDS: how long a background run's process may stay silent before another takes it over (default 30). */
+function runLeaseSeconds(env: Readonly<Record<string, string | undefined>>): number {
+  const value = Number(env.JUNCTION_RUN_LEASE_SECONDS ?? 30);
+  if (!Number.isFinite(value) || value < 1 || value > 3_600) throw new Error('JUNCTION_RUN_LEASE_SECONDS must be a number of seconds between 1 and 3600');
+  return value;
+}
 
 export async function createServices(config: EnvConfig, options: ServiceOptions = {}): Promise<Services> {
   const env = options.env ?? process.env;
@@ -151,6 +161,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     let agents: AgentRegistry | undefined;
     let tools: ToolRegistry | undefined;
     let agentRuntime: AgentRuntimeDeps | undefined;
+    let backgroundRuns: BackgroundRuns | undefined;
     if (options.loadAgents !== false) {
       const onError = onConfigError;
       // Imported here so short-lived tools (the CLI) do not load the tool libraries.
@@ -180,6 +191,16 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       };
       knowledge.start();
       stops.push(() => knowledge.close());
+      if (registration) {
+        const { BackgroundRuns } = await import('./agents/durable/background-runs.ts');
+        const { executeBackgroundRun } = await import('./agents/responses/background-execution.ts');
+        const runtime = agentRuntime;
+        const executionDeps = { db, agents, runtime, holderId: registration.id, logger };
+        const runs = new BackgroundRuns({ db, holderId: registration.id, leaseSeconds: runLeaseSeconds(env), logger, execute: (row, signal, resumed) => executeBackgroundRun(executionDeps, row, signal, resumed) });
+        await runs.start();
+        stops.push(() => runs.stop());
+        backgroundRuns = runs;
+      }
     }
     return {
       config,
@@ -199,6 +220,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       agents,
       tools,
       agentRuntime,
+      backgroundRuns,
       knowledge,
       defaultAccount: account,
       firstStart: created,

@@ -23,6 +23,8 @@ export type ResponseEncoderOptions = {
   isClientTool(name: string): boolean;
   /** The response as it stands, for `response.created` / `response.in_progress`. */
   snapshot(status: 'in_progress', output: OutputItem[]): Record<string, unknown>;
+  /** Go on from a response as it stood at a step boundary (a background run resumed by another process). */
+  resume?: { sequence: number; output: OutputItem[]; totals: ResponseEventEncoder['totals'] };
 };
 
 /**
@@ -48,6 +50,22 @@ export class ResponseEventEncoder {
 
   constructor(options: ResponseEncoderOptions) {
     this.#options = options;
+    if (options.resume) {
+      // Between steps no item is open, so the output, the totals and the next sequence number are the whole state.
+      this.output.push(...structuredClone(options.resume.output));
+      Object.assign(this.totals, structuredClone(options.resume.totals));
+      this.#sequence = options.resume.sequence + 1;
+    }
+  }
+
+  /** The number the next event gets. */
+  get nextSequence(): number {
+    return this.#sequence;
+  }
+
+  /** A lifecycle event (`response.queued`, `response.in_progress`, …) carrying the response as it stands. */
+  lifecycle(type: string, response: Record<string, unknown>): StreamEvent {
+    return this.#event(type, { response });
   }
 
   start(): StreamEvent[] {
@@ -98,7 +116,8 @@ export class ResponseEventEncoder {
 
   /** `response.completed` / `response.incomplete` / `response.failed`, by the final response's status. */
   terminal(response: Record<string, unknown> & { status: string }): StreamEvent {
-    const type = response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+    // The spec has no event for a cancelled response: it ends as a failure would, its status saying why.
+    const type = response.status === 'failed' || response.status === 'cancelled' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
     return this.#event(type, { response });
   }
 

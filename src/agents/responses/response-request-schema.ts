@@ -161,7 +161,8 @@ export const CreateResponseSchema = z.strictObject({
   frequency_penalty: onlyNoOp(0, 'frequency_penalty is not supported by the agent runtime'),
   top_logprobs: onlyNoOp(0, 'logprobs are not supported'),
   max_tool_calls: z.null({ error: "not supported: the agent's max_steps bounds its tool loop" }).optional(),
-  background: onlyNoOp(false, 'background responses are not supported'),
+  // Runs on after the reply; GET /responses/{id} follows it, POST /responses/{id}/cancel stops it.
+  background: z.boolean().nullish(),
   truncation: onlyNoOp('disabled', 'context is never truncated (an over-long context fails instead)'),
   service_tier: z.enum(['auto', 'default'], { error: `only 'auto' or 'default' is supported` }).nullish(),
   stream_options: z.strictObject({ include_obfuscation: onlyNoOp(false, 'stream obfuscation is not supported') }).nullish(),
