@@ -66,7 +66,7 @@ describe(`background responses on ${engineName()}`, () => {
     expect(rows.rows[0]?.n).toBe(3); // two model steps and one tool call, under the run's id
     // Its checkpoints are gone once it finished; the stored response continues like any other.
     const left = await gateway.services.db.query(`SELECT 1 FROM agent_checkpoints WHERE thread_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
-    expect(left.rowCount).toBe(0);
+    expect(left.rows).toHaveLength(0);
     const next = await create({ model: 'helper', input: 'again', previous_response_id: json.id });
     expect(next.status).toBe(200);
   });

@@ -110,6 +110,6 @@ describe(`StoreCheckpointSaver on ${engineName()}`, () => {
     await saver.deleteThread('listed');
     expect(await saver.getTuple({ configurable: { thread_id: 'listed' } })).toBeUndefined();
     const left = await db.query(`SELECT 1 FROM agent_checkpoint_writes WHERE thread_id = 'listed' UNION ALL SELECT 1 FROM agent_checkpoint_blobs WHERE thread_id = 'listed'`);
-    expect(left.rowCount).toBe(0);
+    expect(left.rows).toHaveLength(0);
   });
 });
