@@ -35,7 +35,16 @@ export const AgentFileSchema = z
       .min(1)
       .refine((path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'), 'must be a path inside the agents folder')
       .optional(),
-    tools: uniqueList(z.string().regex(NAME, 'must be a tool name'), 'tool').default([]),
+    // A tool by name, or `{ name, require_approval: true }`: the run pauses for a person before it runs.
+    tools: z
+      .array(z.union([z.string().regex(NAME, 'must be a tool name'), z.strictObject({ name: z.string().regex(NAME, 'must be a tool name'), require_approval: z.boolean().default(false) })]))
+      .superRefine((entries, context) => {
+        const names = entries.map((entry) => (typeof entry === 'string' ? entry : entry.name));
+        names.forEach((name, index) => {
+          if (names.indexOf(name) !== index) context.addIssue({ code: 'custom', path: [index], message: `duplicate tool "${name}"` });
+        });
+      })
+      .default([]),
     knowledge: uniqueList(z.string().regex(COLLECTION, 'must be a folder name under the knowledge folder'), 'collection').default([]),
     temperature: z.number().min(0).max(2).optional(),
     max_output_tokens: z.number().int().positive().optional(),
@@ -71,7 +80,9 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
   fallbackModels: file.fallback_models ?? [],
   instructions: file.instructions,
   instructionsFile: file.instructions_file,
-  tools: file.tools,
+  tools: file.tools.map((entry) => (typeof entry === 'string' ? entry : entry.name)),
+  /** Tools that pause the run for an approval before they run. */
+  approvalTools: file.tools.flatMap((entry) => (typeof entry !== 'string' && entry.require_approval ? [entry.name] : [])),
   knowledge: file.knowledge,
   temperature: file.temperature,
   maxOutputTokens: file.max_output_tokens,

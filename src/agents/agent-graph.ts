@@ -1,7 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { Annotation, END, interrupt, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import type { RunEvent } from './run-events.ts';
 import type { RunTotals } from './run-totals.ts';
 
@@ -16,8 +16,10 @@ export type RunHooks = {
   retrieve(emit: (event: RunEvent) => void): Promise<string | undefined>;
   /** One model call over the pipeline (model). `final` forbids further tool calls. */
   callModel(messages: BaseMessage[], step: number, final: boolean, emit: (event: RunEvent) => void): Promise<AIMessage>;
-  /** Runs the server-side tool calls of a model answer (tools). */
-  runTools(message: AIMessage, step: number, emit: (event: RunEvent) => void): Promise<ToolMessage[]>;
+  /** Runs the server-side tool calls of a model answer (tools); calls a person denied are answered with the denial. */
+  runTools(message: AIMessage, step: number, emit: (event: RunEvent) => void, decisions: ApprovalDecisions): Promise<ToolMessage[]>;
+  /** Whether a tool waits for a person's approval before it runs. */
+  requiresApproval(name: string): boolean;
   /** Whether a tool name is one of the agent's own (server-side) tools. */
   isServerTool(name: string): boolean;
   /** What the run has used so far; kept in the checkpointed state, so a resumed run goes on counting. */
@@ -27,6 +29,11 @@ export type RunHooks = {
   instructions: string;
   maxSteps: number;
 };
+
+/** What a paused run asks for: the calls that wait for approval. The interrupt's value. */
+export type ApprovalInterrupt = { kind: 'approval'; calls: Array<{ callId: string; name: string; arguments: string }> };
+/** The answer a resumed run gets back from its interrupt, by call id. */
+export type ApprovalDecisions = Record<string, { approve: boolean; reason?: string }>;
 
 const RunState = Annotation.Root({
   ...MessagesAnnotation.spec,
@@ -72,7 +79,15 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
   const last = state.messages.at(-1);
   if (!(last instanceof AIMessage)) return {};
   const hooks = hooksOf(config);
-  return { messages: await hooks.runTools(last, state.steps, emitter(config)), totals: hooks.totals() };
+  // Calls that need a person: the run pauses here (a LangGraph interrupt, checkpointed) before any tool of
+  // this answer runs; resumed, the node starts over with the decisions, so nothing runs twice.
+  const waiting = (last.tool_calls ?? []).filter((call) => hooks.isServerTool(call.name) && hooks.requiresApproval(call.name));
+  const rawArguments = (last.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments ?? {};
+  const decisions: ApprovalDecisions =
+    waiting.length === 0
+      ? {}
+      : (interrupt({ kind: 'approval', calls: waiting.map((call) => ({ callId: call.id ?? '', name: call.name, arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args) })) } satisfies ApprovalInterrupt) as ApprovalDecisions);
+  return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions), totals: hooks.totals() };
 }
 
 /** After a model call: run its server-side tool calls, or stop (an answer, only client-side calls, or the step bound). */

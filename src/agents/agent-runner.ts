@@ -14,7 +14,7 @@ import { usageLogEntry } from '../pipeline/usage-log-entry.ts';
 import type { Database } from '../store/database.ts';
 import { runTool } from '../tools/run-tool.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
-import { type AgentGraphState, agentGraph, checkpointedAgentGraph, type RunHooks } from './agent-graph.ts';
+import { type AgentGraphState, type ApprovalInterrupt, agentGraph, checkpointedAgentGraph, type RunHooks } from './agent-graph.ts';
 import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from './durable/store-checkpoint-saver.ts';
 import type { LoadedAgent } from './agent-registry.ts';
 import { toCanonicalMessage, toLangChainMessage } from './langchain-messages.ts';
@@ -86,6 +86,8 @@ export type AgentRunResult = {
   stoppedBy?: string;
   /** The graph thread (its checkpoints), kept while the run can still be resumed. */
   threadId: string;
+  /** The run paused (a LangGraph interrupt) until a person approves or denies these calls. */
+  pendingApprovals?: ApprovalInterrupt['calls'];
 };
 
 export type AgentRun = { runId: string; events: AsyncIterable<RunEvent>; result(): AgentRunResult | undefined };
@@ -160,14 +162,19 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       });
       return (await model.invoke(messages, { signal: context.signal })) as AIMessage;
     },
-    runTools: async (message, step, emit) => {
+    requiresApproval: (name) => agent.config.approvalTools.includes(name),
+    runTools: async (message, step, emit, decisions) => {
       const results: ToolMessage[] = [];
       // Only the agent's own tools run here; a client-side call in the same answer is left for the client.
       for (const call of (message.tool_calls ?? []).filter((entry) => hooks.isServerTool(entry.name))) {
         const callId = call.id ?? '';
         const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
         emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
-        const outcome = await runBilledTool(deps, context, call.name, call.args, agent);
+        const decision = decisions[callId];
+        const outcome =
+          decision && !decision.approve
+            ? { ok: false, content: `The user denied this call of ${call.name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`, costMicros: 0, durationMs: 0 }
+            : await runBilledTool(deps, context, call.name, call.args, agent);
         totals.toolCostMicros += outcome.costMicros;
         emit({ type: 'tool-finished', step, callId, name: call.name, ok: outcome.ok, output: outcome.content, costMicros: outcome.costMicros, durationMs: outcome.durationMs });
         const result = new ToolMessage({ content: outcome.content, tool_call_id: callId, name: call.name, status: outcome.ok ? 'success' : 'error' });
@@ -185,22 +192,29 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
     if (!request.resume && deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(threadId);
     if (request.resume) {
       const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
-      if (saved.totals) totals = structuredClone(saved.totals);
+      // A run resumed after its process died goes on counting; one resumed after a pause is a new response, billed from zero.
+      if (saved.totals && request.resume.from === 'start') totals = structuredClone(saved.totals);
       if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
     }
     const input = request.resume ? (request.resume.value === undefined ? null : new Command({ resume: request.resume.value })) : {};
     let state: Partial<AgentGraphState> = {};
+    const pendingApprovals: ApprovalInterrupt['calls'] = [];
     const stream = await graph.stream(input, { ...config, streamMode: ['custom', 'values'], signal: context.signal, recursionLimit: agent.config.maxSteps * 2 + 10, durability: request.durability ?? 'async' });
     for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
       if (mode === 'custom') yield chunk as RunEvent;
-      else {
+      else if (typeof chunk === 'object' && chunk !== null && '__interrupt__' in chunk) {
+        for (const entry of (chunk as { __interrupt__: Array<{ value?: unknown }> }).__interrupt__) {
+          const value = entry.value as ApprovalInterrupt | undefined;
+          if (value?.kind === 'approval') pendingApprovals.push(...value.calls);
+        }
+      } else {
         state = chunk as Partial<AgentGraphState>;
         await request.onStepSaved?.({ steps: state.steps ?? 0, messages: state.messages?.length ?? 0 });
       }
     }
     const messages = state.messages ?? [];
     // A finished run cannot resume: its checkpoints go (off the response's critical path).
-    if (deps.checkpointer && !request.keepThread) {
+    if (deps.checkpointer && !request.keepThread && pendingApprovals.length === 0) {
       const checkpointer = deps.checkpointer;
       void checkpointer.deleteThread(threadId).catch(() => undefined);
     }
@@ -216,6 +230,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       steps: state.steps ?? 0,
       model: totals.model,
       ...(state.stoppedBy && { stoppedBy: state.stoppedBy }),
+      ...(pendingApprovals.length > 0 && { pendingApprovals }),
     };
   };
   return { runId, events: events(), result: () => result };

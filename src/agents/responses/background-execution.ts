@@ -9,6 +9,7 @@ import { type AgentRuntimeDeps, runAgent } from '../agent-runner.ts';
 import type { StopReason } from '../durable/background-runs.ts';
 import { dropEventsAfter, finishRun, type RunRow, type RunSnapshot, RunSnapshotSchema, saveProgress } from '../durable/run-repository.ts';
 import { asJunctionFailure, type StoredRunRequest, StoredRunRequestSchema } from './background-response.ts';
+import { approvalItems, recordPause } from './response-approvals.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
 import type { OutputItem, StreamEvent } from './response-items.ts';
 import { prepareResponse, runOutcome } from './response-preparation.ts';
@@ -98,9 +99,9 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
       onStepSaved: () => flush(true),
     });
     for await (const event of run.events) send(encoder.encode(event));
-    send(encoder.closeAll());
     const result = run.result();
     if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
+    send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
     const { status, incompleteReason } = runOutcome(result);
     const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
     const resource = responseResource(request.settings, state({ status, completedAt: status === 'completed' ? Math.floor(Date.now() / 1000) : null, output: encoder.output, usage, error: null, incompleteReason }));
@@ -108,10 +109,12 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
     await flush(true);
     if (controller.signal.aborted) return;
     const entry = { owner, agentId: agent.id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros: result.costMicros };
+    const approvals = approvalItems(resource.output);
     await storeFinishedResponse(db, entry, { input: prepared.turn.messages, result }, async (tx) => {
       if (!(await finishRun(tx, row.id, holderId, status))) throw new LeaseLost();
+      if (approvals.length > 0) await recordPause(tx, { threadId: row.id, responseId: row.response_id, owner, agentId: agent.id, items: approvals });
     });
-    await deps.runtime.checkpointer?.deleteThread(row.id);
+    if (approvals.length === 0) await deps.runtime.checkpointer?.deleteThread(row.id);
   } catch (error) {
     const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : undefined;
     if (error instanceof LeaseLost || reason === 'lease-lost' || reason === 'shutdown') return; // another process finishes it

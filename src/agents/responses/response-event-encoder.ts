@@ -2,6 +2,7 @@ import type { JunctionError } from '../../core/errors.ts';
 import type { FinishReason, ModelStreamEvent, Usage } from '../../core/model-types.ts';
 import type { RunEvent } from '../run-events.ts';
 import {
+  type ApprovalRequestItem,
   type FunctionCallItem,
   type ItemStatus,
   type MessageItem,
@@ -111,6 +112,20 @@ export class ResponseEventEncoder {
       events.push(...this.#startServerCall(call.callId, call.name, call.arguments), ...this.#close('completed'));
     }
     this.#serverCalls.clear();
+    return events;
+  }
+
+  /** A paused run's last items: one approval request per call that waits (those calls are not shown as run). */
+  approvalRequests(calls: ReadonlyArray<{ callId: string; name: string; arguments: string }>): StreamEvent[] {
+    const events = this.#close('completed');
+    for (const call of calls) {
+      for (const [index, buffered] of this.#serverCalls) if (buffered.callId === call.callId) this.#serverCalls.delete(index);
+      const item: ApprovalRequestItem = { type: 'junction:approval_request', id: newItemId.approvalRequest(), status: 'completed', call_id: call.callId, name: call.name, arguments: call.arguments };
+      const index = this.output.length;
+      this.output.push(item);
+      events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
+      events.push(this.#event('response.output_item.done', { output_index: index, item: clone(item) }));
+    }
     return events;
   }
 

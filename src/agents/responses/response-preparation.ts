@@ -4,6 +4,7 @@ import { JunctionError } from '../../core/errors.ts';
 import type { Database } from '../../store/database.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
+import { approvalResume } from './response-approvals.ts';
 import { toRunInput } from './response-input.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import { effectiveSettings, runOverrides } from './response-resource.ts';
@@ -17,13 +18,16 @@ export async function prepareResponse(db: Database, agent: LoadedAgent, owner: C
   const continuation = await resolveResponseContinuation(db, { ...owner, agentId: agent.id, previousResponseId: body.previous_response_id ?? null });
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
   const turn = toRunInput(body.input, { history: continuation.history, references });
-  if (turn.messages.length === 0) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
+  const resume = await approvalResume(db, owner, body);
+  if (turn.messages.length === 0 && !resume) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
   return {
     continuation,
     turn,
     overrides: runOverrides(body, agent, turn.instructions),
     settings: effectiveSettings(body, agent),
     clientTools: new Set((body.tools ?? []).map((tool) => tool.name)),
+    /** Set when the request answers the approvals a paused run waits for. */
+    resume,
   };
 }
 export type PreparedResponse = Awaited<ReturnType<typeof prepareResponse>>;

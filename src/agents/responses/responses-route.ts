@@ -11,6 +11,7 @@ import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
 import { submitBackgroundResponse } from './background-response.ts';
 import { backgroundResponseRoutes } from './background-routes.ts';
+import { approvalItems, claimPause, recordPause } from './response-approvals.ts';
 import { prepareResponse, runOutcome } from './response-preparation.ts';
 import type { StreamEvent } from './response-items.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
@@ -45,14 +46,24 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     const owner = ownerOf(request);
     const agent = deps.agents.get(body.model);
     if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
-    const { continuation, turn, overrides, settings, clientTools } = await prepareResponse(deps.db, agent, owner, body);
+    const { continuation, turn, overrides, settings, clientTools, resume } = await prepareResponse(deps.db, agent, owner, body);
     if (body.background) return submitBackgroundResponse(deps, { agent, owner, body, settings, stream: body.stream === true, reply });
 
     const id = newResponseId();
     const createdAt = unixNow();
     const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id, createdAt, ...fields });
     const context = callContextFrom(request, reply, 'agents.responses');
-    const run = runAgent(deps.runtime, { agent, context, history: continuation.history, input: turn.messages, overrides });
+    if (resume && !(await claimPause(deps.db, resume.threadId))) {
+      throw new JunctionError('invalid_request', 'These approvals were answered already by another request.', { param: 'previous_response_id' });
+    }
+    const run = runAgent(deps.runtime, {
+      agent,
+      context,
+      history: continuation.history,
+      input: turn.messages,
+      overrides,
+      ...(resume && { resume: { threadId: resume.threadId, from: 'pause' as const, value: resume.decisions } }),
+    });
     const encoder = new ResponseEventEncoder({
       isClientTool: (name) => clientTools.has(name),
       snapshot: (status, output) => responseResource(settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
@@ -63,7 +74,14 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
       const { status, incompleteReason } = runOutcome(result);
       const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
       const resource = responseResource(settings, state({ status, completedAt: status === 'completed' ? unixNow() : null, output: encoder.output, usage, error: null, incompleteReason }));
-      if (settings.store) await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result });
+      const approvals = approvalItems(resource.output);
+      if (settings.store) {
+        await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result }, async (tx) => {
+          if (approvals.length > 0) await recordPause(tx, { threadId: result.threadId, responseId: id, owner, agentId: agent.id, items: approvals });
+        });
+      } else if (approvals.length > 0) {
+        await deps.runtime.checkpointer?.deleteThread(result.threadId); // unstored: nothing can name it to resume
+      }
       return resource;
     };
 
@@ -94,8 +112,10 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     if (!body.stream) {
       try {
         for await (const event of run.events) encoder.encode(event);
+        const result = finished(run.result());
+        encoder.approvalRequests(result.pendingApprovals ?? []);
         encoder.closeAll();
-        return await finish(finished(run.result()));
+        return await finish(result);
       } catch (error) {
         const failure = asFailure(error);
         await fail(failure);
@@ -110,8 +130,9 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     try {
       await send(encoder.start());
       for await (const event of run.events) await send(encoder.encode(event));
-      await send(encoder.closeAll());
-      const resource = await finish(finished(run.result()));
+      const result = finished(run.result());
+      await send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
+      const resource = await finish(result);
       await send([encoder.terminal(resource)]);
     } catch (error) {
       const failure = asFailure(error);
