@@ -65,14 +65,20 @@ async function retrieve(_state: State, config: LangGraphRunnableConfig) {
 
 async function model(state: State, config: LangGraphRunnableConfig) {
   const hooks = hooksOf(config);
-  const bound = hooks.exceededBound();
-  if (bound) return { stoppedBy: bound };
+  const before = hooks.exceededBound();
+  if (before) return { stoppedBy: before };
   const step = state.steps + 1;
   // System prompt and retrieved knowledge are rebuilt for every call, never stored in the conversation.
   const system = [hooks.instructions, state.context].filter(Boolean).join('\n\n');
   const prompt = system ? [new SystemMessage(system), ...state.messages] : state.messages;
   const answer = await hooks.callModel(prompt, step, step >= hooks.maxSteps, emitter(config));
-  return { messages: [answer], steps: step, totals: hooks.totals() };
+  // A bound reached during the call (its time ran out, or it cost the rest of the budget) ends the run here;
+  // a cost bound only matters if the run would go on (the answer calls tools), time cuts the call itself.
+  const bound = hooks.exceededBound();
+  const callsTools = (answer.tool_calls ?? []).some((call) => hooks.isServerTool(call.name));
+  // The last allowed step is asked for an answer (tool_choice none); a model that calls tools anyway hit max_steps.
+  const reached = bound === 'max_run_seconds' || (bound && callsTools) ? bound : step >= hooks.maxSteps && callsTools ? 'max_steps' : undefined;
+  return { messages: [answer], steps: step, totals: hooks.totals(), ...(reached && { stoppedBy: reached }) };
 }
 
 async function tools(state: State, config: LangGraphRunnableConfig) {

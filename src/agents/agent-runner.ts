@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
 import type { BudgetLeases } from '../billing/budget-leases.ts';
 import { isJunctionError } from '../core/errors.ts';
@@ -134,9 +134,13 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
     callModel: async (messages, step, final, emit) => {
       emit({ type: 'model-started', step });
       const overrides = request.overrides ?? {};
+      // max_run_seconds also cuts a model call that is still streaming: what it produced so far is the answer.
+      const deadline = bounds.seconds === undefined ? undefined : AbortSignal.timeout(Math.max(1, startedAt + bounds.seconds * 1000 - Date.now()));
+      const signal = deadline ? AbortSignal.any([context.signal, deadline]) : context.signal;
+      let partialText = '';
       const model = new PipelineChatModel({
         pipeline: deps.chat,
-        context,
+        context: { ...context, signal },
         model: agent.config.model,
         fallbackModels: agent.config.fallbackModels,
         tools: [...serverTools, ...clientTools],
@@ -151,6 +155,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         },
         onEvent: (event) => {
           emit({ type: 'model-event', step, event });
+          if (event.type === 'text-delta') partialText += event.delta;
           if (event.type === 'finish') totals.finish = { unified: event.finishReason.unified, raw: event.finishReason.raw };
         },
         onOutcome: (outcome) => {
@@ -160,7 +165,12 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
           emit({ type: 'model-finished', step, model: outcome.model.id, generationId: outcome.generationId, usage: outcome.usage, costMicros: outcome.costMicros });
         },
       });
-      return (await model.invoke(messages, { signal: context.signal })) as AIMessage;
+      try {
+        return (await model.invoke(messages, { signal })) as AIMessage;
+      } catch (error) {
+        if (deadline?.aborted && !context.signal.aborted) return new AIMessage({ content: partialText });
+        throw error;
+      }
     },
     requiresApproval: (name) => agent.config.approvalTools.includes(name),
     runTools: async (message, step, emit, decisions) => {
