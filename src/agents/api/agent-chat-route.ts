@@ -11,7 +11,9 @@ import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { type AgentRunResult, runAgent } from '../agent-runner.ts';
+import { claimPause } from '../responses/response-approvals.ts';
 import { AgentChatRequestSchema, toAgentTurn } from './agent-chat-request.ts';
+import { chatApprovalResume, recordChatPause } from './chat-approvals.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 
 /**
@@ -34,6 +36,8 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
       parentMessageId: body.parent_message_id ?? null,
     });
     const turn = toAgentTurn(body);
+    const owner = { accountId: key.accountId, keyId: key.id };
+    const resume = await chatApprovalResume(deps.db, owner, body.parent_message_id, turn.input);
     if (turn.input.length === 0) throw new JunctionError('invalid_request', 'Send at least one user (or tool) message for the new turn.', { param: 'messages' });
     // Same rule as the Responses endpoint: a client tool named like one of the agent's own would be
     // declared twice to the provider and run by the server while also being shown to the client.
@@ -43,16 +47,32 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
       throw new JunctionError('invalid_request', message, { param: `tools.${taken}.function.name` });
     }
     const context = callContextFrom(request, reply, 'agents.chat.completions');
-    const run = runAgent(deps.runtime, { agent, context, history: continuation.history, input: turn.input, overrides: turn.overrides });
-    const clientToolNames = new Set((turn.overrides.clientTools ?? []).map((tool) => tool.name));
+    if (resume && !(await claimPause(deps.db, resume.threadId))) throw new JunctionError('invalid_request', 'These approvals were answered already.', { param: 'parent_message_id' });
+    const run = runAgent(deps.runtime, {
+      agent,
+      context,
+      history: continuation.history,
+      input: turn.input,
+      overrides: turn.overrides,
+      ...(resume && { resume: { threadId: resume.threadId, from: 'pause' as const, value: resume.decisions } }),
+    });
+    // A call of a tool that needs approval pauses the run: it is shown (and streamed) like a client tool call (chat-approvals.ts).
+    const clientToolNames = new Set([...(turn.overrides.clientTools ?? []).map((tool) => tool.name), ...agent.config.approvalTools]);
     const messageId = newMessageId();
     const ids = { conversation_id: continuation.conversation.id, message_id: messageId, parent_message_id: continuation.parentMessageId };
     const created = Math.floor(Date.now() / 1000);
     const meta = { id: `chatcmpl-${run.runId}`, model: agent.id, created, provider: 'junction' };
 
     const store = async (result: AgentRunResult) => {
-      const stored = toStoredMessages(turn.input, result, messageId);
-      await recordTurn(deps.db, { continuation, agentId: agent.id, messages: stored });
+      // Approval answers are decisions, not conversation: the resumed run records the real tool results.
+      const stored = toStoredMessages(resume ? [] : turn.input, result, messageId);
+      const calls = result.pendingApprovals;
+      await recordTurn(deps.db, {
+        continuation,
+        agentId: agent.id,
+        messages: stored,
+        ...(calls && { withinTransaction: (tx) => recordChatPause(tx, { threadId: result.threadId, messageId, owner, agentId: agent.id, calls }) }),
+      });
     };
 
     if (!body.stream) {

@@ -99,3 +99,33 @@ describe(`approvals on ${engineName()}`, () => {
     expect((await post({ model: 'approver', previous_response_id: response.id, input: [{ ...answer, approve: 'yes' }] })).status).toBe(400);
   });
 });
+
+describe(`approvals on /agents/v1/chat/completions (${engineName()})`, () => {
+  type Chat = { message_id: string; conversation_id: string; choices: Array<{ finish_reason: string; message: { content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> } }> };
+  const chat = async (body: Record<string, unknown>) => {
+    const response = await fetch(`${gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, json: (await response.json()) as Chat };
+  };
+
+  it('shows a paused run as a tool call, and resumes with a tool message carrying the decision', async () => {
+    const before = await toolCalls();
+    const paused = await chat({ model: 'approver', messages: [{ role: 'user', content: 'shout fake' }] });
+    expect(paused.status).toBe(200);
+    expect(paused.json.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(paused.json.choices[0]?.message.tool_calls?.[0]).toMatchObject({ id: 'call_fake_0', function: { name: 'echo_upper', arguments: '{"text":"fake"}' } });
+    expect(await toolCalls()).toBe(before);
+    const answer = { role: 'tool', tool_call_id: 'call_fake_0', content: JSON.stringify({ approve: true }) };
+    const resumed = await chat({ model: 'approver', conversation_id: paused.json.conversation_id, parent_message_id: paused.json.message_id, messages: [answer] });
+    expect(resumed.status).toBe(200);
+    expect(resumed.json.choices[0]?.message.content).toBe('Tool echo_upper returned: FAKE');
+    expect(await toolCalls()).toBe(before + 1);
+    const bad = await chat({ model: 'approver', conversation_id: paused.json.conversation_id, parent_message_id: paused.json.message_id, messages: [answer] });
+    expect(bad.status).toBe(400);
+  });
+
+  it('refuses an answer that is not a decision', async () => {
+    const paused = await chat({ model: 'approver', messages: [{ role: 'user', content: 'x' }] });
+    const reply = await chat({ model: 'approver', conversation_id: paused.json.conversation_id, parent_message_id: paused.json.message_id, messages: [{ role: 'tool', tool_call_id: 'call_fake_0', content: 'sure' }] });
+    expect(reply.status).toBe(400);
+  });
+});
