@@ -187,6 +187,8 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         budgets,
         tools,
         embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
+        // One registry for every account today; scoped by account when agents are.
+        subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
         checkpointer: new StoreCheckpointSaver(db, { onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed') }),
       };
       knowledge.start();

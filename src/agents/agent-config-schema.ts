@@ -50,6 +50,8 @@ export const AgentFileSchema = z
     max_output_tokens: z.number().int().positive().optional(),
     reasoning: z.strictObject({ effort: z.enum(REASONING_EFFORTS) }).optional(),
     max_steps: z.number().int().min(1).max(100).default(DEFAULT_MAX_STEPS),
+    // Agents this one may call as tools (`ask_<id>`), each run as a subgraph of this run.
+    agents: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
     // Run bounds: a run that reaches one ends `incomplete` with the bound as the reason.
     max_run_seconds: z.number().positive().max(86_400).optional(),
     max_run_cost_usd: z
@@ -88,6 +90,7 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
   maxOutputTokens: file.max_output_tokens,
   reasoning: file.reasoning,
   maxSteps: file.max_steps,
+  agents: file.agents,
   maxRunSeconds: file.max_run_seconds,
   maxRunCostMicros: file.max_run_cost_usd,
 }));

@@ -17,7 +17,7 @@ export type RunHooks = {
   /** One model call over the pipeline (model). `final` forbids further tool calls. */
   callModel(messages: BaseMessage[], step: number, final: boolean, emit: (event: RunEvent) => void): Promise<AIMessage>;
   /** Runs the server-side tool calls of a model answer (tools); calls a person denied are answered with the denial. */
-  runTools(message: AIMessage, step: number, emit: (event: RunEvent) => void, decisions: ApprovalDecisions): Promise<ToolMessage[]>;
+  runTools(message: AIMessage, step: number, emit: (event: RunEvent) => void, decisions: ApprovalDecisions, config: LangGraphRunnableConfig): Promise<ToolMessage[]>;
   /** Whether a tool waits for a person's approval before it runs. */
   requiresApproval(name: string): boolean;
   /** Whether a tool name is one of the agent's own (server-side) tools. */
@@ -93,7 +93,7 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
     waiting.length === 0
       ? {}
       : (interrupt({ kind: 'approval', calls: waiting.map((call) => ({ callId: call.id ?? '', name: call.name, arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args) })) } satisfies ApprovalInterrupt) as ApprovalDecisions);
-  return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions), totals: hooks.totals() };
+  return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions, config), totals: hooks.totals() };
 }
 
 /** After a model call: run its server-side tool calls, or stop (an answer, only client-side calls, or the step bound). */

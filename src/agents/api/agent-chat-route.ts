@@ -94,6 +94,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     let hiddenCalls = new Set<number>();
     try {
       for await (const event of run.events) {
+        if (event.agent) continue; // a sub-agent's steps: its answer reaches the client through the caller's
         if (event.type === 'model-started') hiddenCalls = new Set();
         if (event.type !== 'model-event') continue;
         const inner = event.event;

@@ -77,6 +77,7 @@ export class ResponseEventEncoder {
   }
 
   encode(event: RunEvent): StreamEvent[] {
+    if (event.agent) return this.#subAgentEvent(event, event.agent);
     switch (event.type) {
       case 'model-started':
         this.#stepFinish = undefined;
@@ -101,6 +102,30 @@ export class ResponseEventEncoder {
         return this.#finishServerCall(event.callId, event.output);
       case 'knowledge-retrieved':
         // No spec item fits and the item union is closed; retrieval shows in the answer's grounding only.
+        return [];
+    }
+  }
+
+  /**
+   * A sub-agent's steps: its tool calls and their results show as items marked with the
+   * agent; its model output is not the response's text (its answer comes back as the
+   * output of the `ask_<agent>` call), but its usage counts.
+   */
+  #subAgentEvent(event: RunEvent, agent: string): StreamEvent[] {
+    switch (event.type) {
+      case 'model-finished':
+        this.totals.usage.inputTokens += event.usage.inputTokens;
+        this.totals.usage.outputTokens += event.usage.outputTokens;
+        this.totals.usage.cachedInputTokens += event.usage.cachedInputTokens ?? 0;
+        this.totals.usage.reasoningTokens += event.usage.reasoningTokens ?? 0;
+        this.totals.modelCostMicros += event.costMicros;
+        return [];
+      case 'tool-started':
+        return [...this.#close('completed'), ...this.#openCall({ callId: event.callId, name: event.name, streamIndex: null, agent, arguments: event.arguments })];
+      case 'tool-finished':
+        this.totals.toolCostMicros += event.costMicros;
+        return this.#finishServerCall(event.callId, event.output, agent);
+      default:
         return [];
     }
   }
@@ -198,9 +223,9 @@ export class ResponseEventEncoder {
     return this.#event(type, { item_id: open.item.id, output_index: open.index, content_index: 0, delta });
   }
 
-  #openCall(call: { callId: string; name: string; streamIndex: number | null }): StreamEvent[] {
+  #openCall(call: { callId: string; name: string; streamIndex: number | null; agent?: string; arguments?: string }): StreamEvent[] {
     const index = this.output.length;
-    const item: FunctionCallItem = { type: 'function_call', id: newItemId.functionCall(), call_id: call.callId, name: call.name, arguments: '', status: 'in_progress' };
+    const item: FunctionCallItem = { type: 'function_call', id: newItemId.functionCall(), call_id: call.callId, name: call.name, arguments: call.arguments ?? '', status: 'in_progress', ...(call.agent && { agent: call.agent }) };
     this.output.push(item);
     this.#open = { kind: 'function_call', index, item, streamIndex: call.streamIndex };
     return [this.#event('response.output_item.added', { output_index: index, item: clone(item) })];
@@ -218,7 +243,7 @@ export class ResponseEventEncoder {
     return events;
   }
 
-  #finishServerCall(callId: string, output: string): StreamEvent[] {
+  #finishServerCall(callId: string, output: string, agent?: string): StreamEvent[] {
     const open = this.#open;
     const events: StreamEvent[] = [];
     if (open?.kind === 'function_call' && open.streamIndex === null && open.item.call_id === callId) {
@@ -229,7 +254,7 @@ export class ResponseEventEncoder {
       events.push(...this.#close('completed'));
     }
     const index = this.output.length;
-    const item = { type: 'function_call_output' as const, id: newItemId.functionCallOutput(), call_id: callId, output, status: 'in_progress' as ItemStatus };
+    const item = { type: 'function_call_output' as const, id: newItemId.functionCallOutput(), call_id: callId, output, status: 'in_progress' as ItemStatus, ...(agent && { agent }) };
     this.output.push(item);
     events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
     item.status = 'completed';

@@ -16,8 +16,9 @@ export type ReasoningTextPart = { type: 'reasoning_text'; text: string };
 
 export type MessageItem = { type: 'message'; id: string; status: ItemStatus; role: 'assistant'; content: OutputTextPart[] };
 export type ReasoningItem = { type: 'reasoning'; id: string; summary: []; content: ReasoningTextPart[] };
-export type FunctionCallItem = { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus };
-export type FunctionCallOutputItem = { type: 'function_call_output'; id: string; call_id: string; output: string; status: ItemStatus };
+/** `agent`: set on the tool steps a sub-agent took (its id, or a path for nested agents). */
+export type FunctionCallItem = { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus; agent?: string };
+export type FunctionCallOutputItem = { type: 'function_call_output'; id: string; call_id: string; output: string; status: ItemStatus; agent?: string };
 
 /**
  * A server tool call waiting for a person (Open Responses extension item: provider prefix).

@@ -70,6 +70,7 @@ describe('agent registry', () => {
       reasoning: { effort: 'low' },
       maxSteps: 10,
       approvalTools: [],
+      agents: [],
       maxRunSeconds: undefined,
       maxRunCostMicros: undefined,
     });
