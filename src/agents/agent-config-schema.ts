@@ -52,6 +52,8 @@ export const AgentFileSchema = z
     max_steps: z.number().int().min(1).max(100).default(DEFAULT_MAX_STEPS),
     // Agents this one may call as tools (`ask_<id>`), each run as a subgraph of this run.
     agents: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
+    // Agents this one may hand the conversation to (`transfer_to_<id>`): it answers this and later turns.
+    handoffs: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
     // Run bounds: a run that reaches one ends `incomplete` with the bound as the reason.
     max_run_seconds: z.number().positive().max(86_400).optional(),
     max_run_cost_usd: z
@@ -91,6 +93,7 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
   reasoning: file.reasoning,
   maxSteps: file.max_steps,
   agents: file.agents,
+  handoffs: file.handoffs,
   maxRunSeconds: file.max_run_seconds,
   maxRunCostMicros: file.max_run_cost_usd,
 }));

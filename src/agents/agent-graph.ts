@@ -18,6 +18,8 @@ export type RunHooks = {
   callModel(messages: BaseMessage[], step: number, final: boolean, emit: (event: RunEvent) => void): Promise<AIMessage>;
   /** Runs the server-side tool calls of a model answer (tools); calls a person denied are answered with the denial. */
   runTools(message: AIMessage, step: number, emit: (event: RunEvent) => void, decisions: ApprovalDecisions, config: LangGraphRunnableConfig): Promise<ToolMessage[]>;
+  /** The agent a `transfer_to_<id>` tool hands the conversation to, or undefined for other tools. */
+  handoffTarget(name: string): string | undefined;
   /** Whether a tool waits for a person's approval before it runs. */
   requiresApproval(name: string): boolean;
   /** Whether a tool name is one of the agent's own (server-side) tools. */
@@ -42,6 +44,8 @@ const RunState = Annotation.Root({
   /** How many messages came from history and input: the rest the run produced. */
   initialCount: Annotation<number>({ reducer: (_, next) => next, default: () => 0 }),
   totals: Annotation<RunTotals | undefined>({ reducer: (_, next) => next, default: () => undefined }),
+  /** The agent the conversation was handed to by this step's `transfer_to_<id>` call. */
+  handoffTo: Annotation<string | undefined>({ reducer: (_, next) => next, default: () => undefined }),
   /** Set when a bound stopped the run (max_run_seconds, max_run_cost_usd). */
   stoppedBy: Annotation<string | undefined>({ reducer: (_, next) => next, default: () => undefined }),
 });
@@ -93,7 +97,8 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
     waiting.length === 0
       ? {}
       : (interrupt({ kind: 'approval', calls: waiting.map((call) => ({ callId: call.id ?? '', name: call.name, arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args) })) } satisfies ApprovalInterrupt) as ApprovalDecisions);
-  return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions, config), totals: hooks.totals() };
+  const handoffTo = (last.tool_calls ?? []).map((call) => hooks.handoffTarget(call.name)).find((target) => target !== undefined);
+  return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions, config), totals: hooks.totals(), ...(handoffTo && { handoffTo }) };
 }
 
 /** After a model call: run its server-side tool calls, or stop (an answer, only client-side calls, or the step bound). */
@@ -114,6 +119,7 @@ function afterTools(state: State, config: LangGraphRunnableConfig): 'model' | ty
   const hooks = hooksOf(config);
   const answer = state.messages.findLast((message) => message instanceof AIMessage);
   const calls = answer instanceof AIMessage ? (answer.tool_calls ?? []) : [];
+  if (state.handoffTo) return END; // the runner goes on with the agent it was handed to
   if (hooks.exceededBound()) return 'model'; // the model node records the bound and ends the run
   return calls.some((call) => !hooks.isServerTool(call.name)) ? END : 'model';
 }

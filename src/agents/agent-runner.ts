@@ -12,6 +12,7 @@ import type { LoadedAgent } from './agent-registry.ts';
 import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from './durable/store-checkpoint-saver.ts';
 import { toCanonicalMessage } from './langchain-messages.ts';
 import type { RunEvent } from './run-events.ts';
+import { MAX_HANDOFFS_PER_TURN } from './handoffs.ts';
 import { createRunHooks } from './run-hooks.ts';
 import { emptyTotals } from './run-totals.ts';
 
@@ -81,6 +82,8 @@ export type AgentRunResult = {
   stoppedBy?: string;
   /** The graph thread (its checkpoints), kept while the run can still be resumed. */
   threadId: string;
+  /** The agent that produced each of `messages` (differs after a handoff). */
+  messageAgents: string[];
   /** The run paused (a LangGraph interrupt) until a person approves or denies these calls. */
   pendingApprovals?: ApprovalInterrupt['calls'];
 };
@@ -119,32 +122,55 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
     }
     const input = request.resume ? (request.resume.value === undefined ? null : new Command({ resume: request.resume.value })) : {};
-    let state: Partial<AgentGraphState> = {};
     const pendingApprovals: ApprovalInterrupt['calls'] = [];
-    const stream = await graph.stream(input, { ...config, streamMode: ['custom', 'values'], signal: context.signal, recursionLimit: agent.config.maxSteps * 2 + 10, durability: request.durability ?? 'async' });
-    for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
-      if (mode === 'custom') yield chunk as RunEvent;
-      else if (typeof chunk === 'object' && chunk !== null && '__interrupt__' in chunk) {
-        for (const entry of (chunk as { __interrupt__: Array<{ value?: unknown }> }).__interrupt__) {
-          const value = entry.value as ApprovalInterrupt | undefined;
-          if (value?.kind === 'approval') pendingApprovals.push(...value.calls);
+    const options = { streamMode: ['custom', 'values'] as ('custom' | 'values')[], signal: context.signal, durability: request.durability ?? 'async' };
+    /** Streams one graph run: its events out, its last state back. */
+    const drive = async function* (graphInput: unknown, runConfig: typeof config, maxSteps: number): AsyncGenerator<RunEvent, Partial<AgentGraphState>> {
+      let last: Partial<AgentGraphState> = {};
+      const stream = await graph.stream(graphInput as Record<string, never>, { ...runConfig, ...options, recursionLimit: maxSteps * 2 + 10 });
+      for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+        if (mode === 'custom') yield chunk as RunEvent;
+        else if (typeof chunk === 'object' && chunk !== null && '__interrupt__' in chunk) {
+          for (const entry of (chunk as { __interrupt__: Array<{ value?: unknown }> }).__interrupt__) {
+            const value = entry.value as ApprovalInterrupt | undefined;
+            if (value?.kind === 'approval') pendingApprovals.push(...value.calls);
+          }
+        } else {
+          last = chunk as Partial<AgentGraphState>;
+          await request.onStepSaved?.({ steps: last.steps ?? 0, messages: last.messages?.length ?? 0 });
         }
-      } else {
-        state = chunk as Partial<AgentGraphState>;
-        await request.onStepSaved?.({ steps: state.steps ?? 0, messages: state.messages?.length ?? 0 });
       }
+      return last;
+    };
+    let state = yield* drive(input, config, agent.config.maxSteps);
+    const threads = [threadId];
+    const produced = (state.messages ?? []).slice(producedFrom ?? state.initialCount ?? 0);
+    const producedBy = produced.map(() => agent.id);
+    // Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far.
+    for (let hop = 1; state.handoffTo && !state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
+      const target = deps.subAgent?.(context.key.accountId, state.handoffTo);
+      if (!target) break;
+      const history = (state.messages ?? []).map(toCanonicalMessage);
+      const targetHooks = createRunHooks({ deps, agent: target, context: { ...context, agent: { agentId: target.id, runId } }, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, totals: totalsHolder, startedAt, depth: 0 });
+      const targetThread = `${threadId}~${hop}`;
+      threads.push(targetThread);
+      if (deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(targetThread);
+      state = yield* drive({}, { configurable: { ...config.configurable, run: targetHooks, thread_id: targetThread } }, target.config.maxSteps);
+      const added = (state.messages ?? []).slice(state.initialCount ?? 0);
+      produced.push(...added);
+      producedBy.push(...added.map(() => target.id));
     }
-    const messages = state.messages ?? [];
     // A finished run cannot resume: its checkpoints go (off the response's critical path).
     if (deps.checkpointer && !request.keepThread && pendingApprovals.length === 0) {
       const checkpointer = deps.checkpointer;
-      void checkpointer.deleteThread(threadId).catch(() => undefined);
+      for (const thread of threads) void checkpointer.deleteThread(thread).catch(() => undefined);
     }
     const totals = totalsHolder.current;
     result = {
       runId,
       threadId,
-      messages: messages.slice(producedFrom ?? state.initialCount ?? 0).map(toCanonicalMessage),
+      messages: produced.map(toCanonicalMessage),
+      messageAgents: producedBy,
       usage: totals.usage,
       modelCostMicros: totals.modelCostMicros,
       toolCostMicros: totals.toolCostMicros,

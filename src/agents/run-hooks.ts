@@ -14,6 +14,7 @@ import { toLangChainMessage } from './langchain-messages.ts';
 import { PipelineChatModel } from './pipeline-chat-model.ts';
 import type { RunEvent } from './run-events.ts';
 import { addUsage, type RunTotals } from './run-totals.ts';
+import { handoffTarget, handoffToolDefinitions } from './handoffs.ts';
 import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './sub-agents.ts';
 
 /** One agent's part in a run: the top agent, or a sub-agent it called (depth > 0). */
@@ -38,7 +39,11 @@ export type HookScope = {
 export function createRunHooks(scope: HookScope): RunHooks {
   const { deps, agent, context, request } = scope;
   const clientTools = request.overrides?.clientTools ?? [];
-  const serverTools = [...deps.tools.definitions(agent.config.tools), ...agentToolDefinitions(deps, context.key.accountId, agent.config.agents)];
+  const serverTools = [
+    ...deps.tools.definitions(agent.config.tools),
+    ...agentToolDefinitions(deps, context.key.accountId, agent.config.agents),
+    ...handoffToolDefinitions(deps, context.key.accountId, agent.config.handoffs),
+  ];
   const startedAt = scope.startedAt;
   const bounds = { seconds: agent.config.maxRunSeconds, costMicros: agent.config.maxRunCostMicros };
   const hooks: RunHooks = {
@@ -106,6 +111,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       }
     },
     requiresApproval: (name) => agent.config.approvalTools.includes(name),
+    handoffTarget: (name) => handoffTarget(agent, name),
     runTools: async (message, step, given, decisions, config) => {
       const emit = scope.emit ?? given;
       const results: ToolMessage[] = [];
@@ -118,9 +124,11 @@ export function createRunHooks(scope: HookScope): RunHooks {
         const outcome =
           decision && !decision.approve
             ? { ok: false, content: `The user denied this call of ${call.name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`, costMicros: 0, durationMs: 0 }
-            : isAgentTool(call.name)
-              ? await runSubAgent(scope, agentOfTool(call.name), call.args, config, emit)
-              : await runBilledTool(deps, context, call.name, call.args, agent);
+            : handoffTarget(agent, call.name)
+              ? { ok: true, content: `Transferred to ${handoffTarget(agent, call.name)}: that agent answers from here.`, costMicros: 0, durationMs: 0 }
+              : isAgentTool(call.name)
+                ? await runSubAgent(scope, agentOfTool(call.name), call.args, config, emit)
+                : await runBilledTool(deps, context, call.name, call.args, agent);
         scope.totals.current.toolCostMicros += outcome.costMicros;
         emit({ type: 'tool-finished', step, callId, name: call.name, ok: outcome.ok, output: outcome.content, costMicros: outcome.costMicros, durationMs: outcome.durationMs });
         const result = new ToolMessage({ content: outcome.content, tool_call_id: callId, name: call.name, status: outcome.ok ? 'success' : 'error' });

@@ -13,6 +13,7 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { type AgentRunResult, runAgent } from '../agent-runner.ts';
 import { claimPause } from '../responses/response-approvals.ts';
 import { AgentChatRequestSchema, toAgentTurn } from './agent-chat-request.ts';
+import { activeAgent } from '../handoffs.ts';
 import { chatApprovalResume, recordChatPause } from './chat-approvals.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 
@@ -26,15 +27,17 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
   app.post('/chat/completions', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(AgentChatRequestSchema, request.body);
     const key = authenticatedKey(request);
-    const agent = deps.agents.get(body.model);
-    if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const requested = deps.agents.get(body.model);
+    if (!requested) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
     const continuation = await resolveContinuation(deps.db, {
       accountId: key.accountId,
       keyId: key.id,
-      agentId: agent.id,
+      agentId: requested.id,
       conversationId: body.conversation_id ?? null,
       parentMessageId: body.parent_message_id ?? null,
     });
+    // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
+    const agent = activeAgent(requested, continuation.path, (id) => deps.agents.get(id));
     const turn = toAgentTurn(body);
     const owner = { accountId: key.accountId, keyId: key.id };
     const resume = await chatApprovalResume(deps.db, owner, body.parent_message_id, turn.input);
@@ -142,8 +145,8 @@ function toStoredMessages(input: ModelMessage[], result: AgentRunResult, message
     ...input.map((message) => ({ message })),
     ...result.messages.map((message, index) =>
       index === lastAssistant
-        ? { id: messageId, message, model: result.model, usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }
-        : { message, model: message.role === 'assistant' ? result.model : null },
+        ? { id: messageId, message, agentId: result.messageAgents[index] ?? null, model: result.model, usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }
+        : { message, agentId: result.messageAgents[index] ?? null, model: message.role === 'assistant' ? result.model : null },
     ),
   ];
 }

@@ -76,12 +76,13 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
   };
 
   try {
-    const agent = deps.agents.get(row.agent_id);
-    if (!agent) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
+    const requested = deps.agents.get(row.agent_id);
+    if (!requested) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
     const key = await findManagedKey(db, row.account_id, row.key_id);
     if (!key) throw new JunctionError('invalid_api_key', 'The key that started this run was deleted.');
     assertActive(key, new Date());
-    const prepared = await prepareResponse(db, agent, owner, request.body);
+    const prepared = await prepareResponse(db, requested, owner, request.body, (agentId) => deps.agents.get(agentId));
+    const { agent } = prepared;
     send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
     const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };
     const checkpointed = deps.runtime.checkpointer ? await deps.runtime.checkpointer.getTuple({ configurable: { thread_id: row.id } }) : undefined;

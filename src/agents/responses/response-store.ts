@@ -95,6 +95,7 @@ function turnMessages(input: ModelMessage[], result: AgentRunResult, responseId:
     ...result.messages.map((message, index) => ({
       message,
       responseId,
+      agentId: result.messageAgents[index] ?? null,
       model: message.role === 'assistant' ? result.model : null,
       ...(index === lastAssistant && { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }),
     })),

@@ -44,10 +44,10 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
   app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(CreateResponseSchema, request.body);
     const owner = ownerOf(request);
-    const agent = deps.agents.get(body.model);
-    if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
-    const { continuation, turn, overrides, settings, clientTools, resume } = await prepareResponse(deps.db, agent, owner, body);
-    if (body.background) return submitBackgroundResponse(deps, { agent, owner, body, settings, stream: body.stream === true, reply });
+    const requested = deps.agents.get(body.model);
+    if (!requested) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const { agent, continuation, turn, overrides, settings, clientTools, resume } = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.get(agentId));
+    if (body.background) return submitBackgroundResponse(deps, { agent: requested, owner, body, settings, stream: body.stream === true, reply });
 
     const id = newResponseId();
     const createdAt = unixNow();

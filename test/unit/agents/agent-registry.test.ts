@@ -71,6 +71,7 @@ describe('agent registry', () => {
       maxSteps: 10,
       approvalTools: [],
       agents: [],
+      handoffs: [],
       maxRunSeconds: undefined,
       maxRunCostMicros: undefined,
     });
