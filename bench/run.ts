@@ -27,15 +27,17 @@ async function start(script: string, env: Record<string, string>): Promise<{ pid
 }
 
 let benchDatabase: { url: string; drop(): Promise<void> } | undefined;
+let workersDatabase: { url: string; drop(): Promise<void> } | undefined;
 
 type Row = { target: string; mode: string; rps: number; p50: number; p99: number; cpuMicros: number; errors: number };
 
 async function measure(target: string, pid: number, url: string, key: string | undefined, stream: boolean): Promise<Row> {
   const body = JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
   await runLoad({ url, ...(key && { key }), body, concurrency: CONCURRENCY, seconds: 1.5 }); // warm-up (JIT, leases, caches)
-  const cpuBefore = cpuSeconds(pid);
+  // pid 0: several processes (workers) whose CPU is not one process's: not reported.
+  const cpuBefore = pid ? cpuSeconds(pid) : 0;
   const result = await runLoad({ url, ...(key && { key }), body, concurrency: CONCURRENCY, seconds: SECONDS });
-  const cpu = cpuSeconds(pid) - cpuBefore;
+  const cpu = pid ? cpuSeconds(pid) - cpuBefore : Number.NaN;
   return {
     target,
     mode: stream ? 'stream' : 'json',
@@ -59,6 +61,10 @@ try {
     benchDatabase = await createScratchDatabase(process.env.DATABASE_URL, 'junction_bench');
     const postgres = await start('bench/gateway-server.ts', { UPSTREAM_URL: upstreamUrl, DATABASE_URL: benchDatabase.url });
     targets.push({ name: 'junction (postgres)', pid: postgres.pid, url: `${postgres.info.url}/v1`, ...(postgres.info.key && { key: postgres.info.key }) });
+    // The same on two worker processes (one port, one database): req/s with 1 and 2 workers.
+    workersDatabase = await createScratchDatabase(process.env.DATABASE_URL, 'junction_bench_workers');
+    const workers = await start('bench/workers-server.ts', { UPSTREAM_URL: upstreamUrl, DATABASE_URL: workersDatabase.url });
+    targets.push({ name: 'junction (pg, 2 workers)', pid: 0, url: `${workers.info.url}/v1`, ...(workers.info.key && { key: workers.info.key }) });
   }
   const rows: Row[] = [];
   for (const stream of [false, true]) {
@@ -70,11 +76,12 @@ try {
     const floor = rows.find((other) => other.mode === row.mode && other.target.startsWith('bare'));
     const ratio = (value: number, base: number | undefined) => (base ? (value / base).toFixed(2) : '-');
     console.log(
-      `${row.target.padEnd(22)} ${row.mode.padEnd(6)} ${row.rps.toFixed(0).padStart(6)}  ${ratio(row.rps, floor?.rps).padStart(5)}  ${row.p50.toFixed(2).padStart(6)}  ${row.p99.toFixed(2).padStart(6)}  ${row.cpuMicros.toFixed(0).padStart(10)}  ${ratio(row.cpuMicros, floor?.cpuMicros).padStart(5)}  ${row.errors}`,
+      `${row.target.padEnd(22)} ${row.mode.padEnd(6)} ${row.rps.toFixed(0).padStart(6)}  ${ratio(row.rps, floor?.rps).padStart(5)}  ${row.p50.toFixed(2).padStart(6)}  ${row.p99.toFixed(2).padStart(6)}  ${(Number.isNaN(row.cpuMicros) ? '-' : row.cpuMicros.toFixed(0)).padStart(10)}  ${(Number.isNaN(row.cpuMicros) ? '-' : ratio(row.cpuMicros, floor?.cpuMicros)).padStart(5)}  ${row.errors}`,
     );
   }
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((done) => setTimeout(done, 500));
   await benchDatabase?.drop();
+  await workersDatabase?.drop();
 }

@@ -71,7 +71,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   await app.register(serveWeb);
   if (services.agentDirectory && services.agentRuntime) {
     const auth = agentsApiAuth({ db, hasher, authenticator, now });
-    const deps = { db, authenticator, agents: services.agentDirectory, runtime: services.agentRuntime, auth };
+    const deps = { db, authenticator, agents: services.agentDirectory, runtime: services.agentRuntime, auth, ...(services.backgroundRuns && { backgroundRuns: services.backgroundRuns }) };
     await app.register(async (scope) => scope.register(agentsApi, deps), { prefix: '/agents/v1' });
   }
   return app;

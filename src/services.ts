@@ -15,8 +15,10 @@ import { AgentDirectory } from './agents/agent-directory.ts';
 import type { AgentRegistry } from './agents/agent-registry.ts';
 import { ConsoleAgentStore } from './agents/console-agent-store.ts';
 import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
+import type { BackgroundRuns } from './agents/durable/background-runs.ts';
 import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
+import { StoreCheckpointSaver } from './agents/durable/store-checkpoint-saver.ts';
 import { KnowledgeSync } from './knowledge/knowledge-sync.ts';
 import { pipelineEmbedder } from './knowledge/pipeline-embedder.ts';
 import { systemKeyFor } from './keys/system-key.ts';
@@ -63,6 +65,8 @@ export type Services = {
   agentDirectory: AgentDirectory | undefined;
   tools: ToolRegistry | undefined;
   agentRuntime: AgentRuntimeDeps | undefined;
+  /** Background Responses runs held by this process (absent without agents or a registration). */
+  backgroundRuns: BackgroundRuns | undefined;
   knowledge: KnowledgeSync;
   defaultAccount: Account;
   /** True when this start created the default account (a brand-new store). */
@@ -104,6 +108,13 @@ const reclaimIntervalMs = (leaseTimeoutSeconds: number): number => Math.min(5_00
 function journalDirectory(config: EnvConfig): string | undefined {
   if (config.journalDir) return config.journalDir;
   return config.dataDir.startsWith('memory://') ? undefined : `${config.dataDir}/journal`;
+}
+
+/** JUNCTION_RUN_LEASE_SECONDS: how long a background run's process may stay silent before another takes it over (default 30). */
+function runLeaseSeconds(env: Readonly<Record<string, string | undefined>>): number {
+  const value = Number(env.JUNCTION_RUN_LEASE_SECONDS ?? 30);
+  if (!Number.isFinite(value) || value < 1 || value > 3_600) throw new Error('JUNCTION_RUN_LEASE_SECONDS must be a number of seconds between 1 and 3600');
+  return value;
 }
 
 export async function createServices(config: EnvConfig, options: ServiceOptions = {}): Promise<Services> {
@@ -194,6 +205,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     let tools: ToolRegistry | undefined;
     let agentRuntime: AgentRuntimeDeps | undefined;
     let agentDirectory: AgentDirectory | undefined;
+    let backgroundRuns: BackgroundRuns | undefined;
     if (options.loadAgents !== false) {
       // Without any provider credentials, agents whose only problem is a model outside the
       // (empty) catalog are expected on a first start: one warning lists them, not ERROR lines.
@@ -238,9 +250,22 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         budgets,
         tools,
         embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
+        // One registry for every account today; scoped by account when agents are.
+        subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
+        checkpointer: new StoreCheckpointSaver(db, { onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed') }),
       };
       knowledge.start();
       stops.push(() => knowledge.close());
+      if (registration) {
+        const { BackgroundRuns } = await import('./agents/durable/background-runs.ts');
+        const { executeBackgroundRun } = await import('./agents/responses/background-execution.ts');
+        const runtime = agentRuntime;
+        const executionDeps = { db, agents: agentDirectory, runtime, holderId: registration.id, logger };
+        const runs = new BackgroundRuns({ db, holderId: registration.id, leaseSeconds: runLeaseSeconds(env), logger, execute: (row, signal, resumed) => executeBackgroundRun(executionDeps, row, signal, resumed) });
+        await runs.start();
+        stops.push(() => runs.stop());
+        backgroundRuns = runs;
+      }
     }
     return {
       config,
@@ -262,6 +287,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       metrics,
       tools,
       agentRuntime,
+      backgroundRuns,
       knowledge,
       defaultAccount: account,
       firstStart: created,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usdToMicros } from '../core/money.ts';
 
 /**
  * The file format of `agents/<id>.yaml`. Strict: an unknown key is an error (a typo
@@ -36,12 +37,39 @@ export const AgentFileSchema = z
       .min(1)
       .refine((path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'), 'must be a path inside the agents folder')
       .optional(),
-    tools: uniqueList(z.string().regex(NAME, 'must be a tool name'), 'tool').default([]),
+    // A tool by name, or `{ name, require_approval: true }`: the run pauses for a person before it runs.
+    tools: z
+      .array(z.union([z.string().regex(NAME, 'must be a tool name'), z.strictObject({ name: z.string().regex(NAME, 'must be a tool name'), require_approval: z.boolean().default(false) })]))
+      .superRefine((entries, context) => {
+        const names = entries.map((entry) => (typeof entry === 'string' ? entry : entry.name));
+        names.forEach((name, index) => {
+          if (names.indexOf(name) !== index) context.addIssue({ code: 'custom', path: [index], message: `duplicate tool "${name}"` });
+        });
+      })
+      .default([]),
     knowledge: uniqueList(z.string().regex(COLLECTION, 'must be a folder name under the knowledge folder'), 'collection').default([]),
     temperature: z.number().min(0).max(2).optional(),
     max_output_tokens: z.number().int().positive().optional(),
     reasoning: z.strictObject({ effort: z.enum(REASONING_EFFORTS) }).optional(),
     max_steps: z.number().int().min(1).max(100).default(DEFAULT_MAX_STEPS),
+    // Agents this one may call as tools (`ask_<id>`), each run as a subgraph of this run.
+    agents: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
+    // Agents this one may hand the conversation to (`transfer_to_<id>`): it answers this and later turns.
+    handoffs: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
+    // Run bounds: a run that reaches one ends `incomplete` with the bound as the reason.
+    max_run_seconds: z.number().positive().max(86_400).optional(),
+    max_run_cost_usd: z
+      .union([z.number(), z.string()])
+      .transform((value, context) => {
+        try {
+          return usdToMicros(value);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .refine((micros) => micros > 0, 'must be above 0')
+      .optional(),
   })
   .superRefine((file, context) => {
     if ((file.instructions === undefined) === (file.instructions_file === undefined)) {
@@ -59,12 +87,18 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
   fallbackModels: file.fallback_models ?? [],
   instructions: file.instructions,
   instructionsFile: file.instructions_file,
-  tools: file.tools,
+  tools: file.tools.map((entry) => (typeof entry === 'string' ? entry : entry.name)),
+  /** Tools that pause the run for an approval before they run. */
+  approvalTools: file.tools.flatMap((entry) => (typeof entry !== 'string' && entry.require_approval ? [entry.name] : [])),
   knowledge: file.knowledge,
   temperature: file.temperature,
   maxOutputTokens: file.max_output_tokens,
   reasoning: file.reasoning,
   maxSteps: file.max_steps,
+  agents: file.agents,
+  handoffs: file.handoffs,
+  maxRunSeconds: file.max_run_seconds,
+  maxRunCostMicros: file.max_run_cost_usd,
 }));
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -15,12 +15,16 @@ export function toAgentFile(agent: Pick<LoadedAgent, 'config' | 'instructions'>)
     model: config.model,
     ...(config.fallbackModels.length > 0 && { fallback_models: config.fallbackModels }),
     instructions: agent.instructions,
-    ...(config.tools.length > 0 && { tools: config.tools }),
+    ...(config.tools.length > 0 && { tools: config.tools.map((name) => (config.approvalTools.includes(name) ? { name, require_approval: true } : name)) }),
     ...(config.knowledge.length > 0 && { knowledge: config.knowledge }),
     ...(config.temperature !== undefined && { temperature: config.temperature }),
     ...(config.maxOutputTokens !== undefined && { max_output_tokens: config.maxOutputTokens }),
     ...(config.reasoning && { reasoning: config.reasoning }),
     max_steps: config.maxSteps,
+    ...(config.agents.length > 0 && { agents: config.agents }),
+    ...(config.handoffs.length > 0 && { handoffs: config.handoffs }),
+    ...(config.maxRunSeconds !== undefined && { max_run_seconds: config.maxRunSeconds }),
+    ...(config.maxRunCostMicros !== undefined && { max_run_cost_usd: (config.maxRunCostMicros / 1_000_000).toString() }),
   };
 }
 

@@ -5,10 +5,14 @@ import type { ModelStreamEvent, Usage } from '../core/model-types.ts';
  * streams (`streamMode: "custom"`). Front-ends render these: the Agents chat endpoint
  * as chat chunks, the Responses endpoint as semantic events.
  */
-export type RunEvent =
+export type RunEvent = (
   | { type: 'knowledge-retrieved'; query: string; hits: Array<{ source: string; title: string | null; score: number }> }
   | { type: 'model-started'; step: number }
   | { type: 'model-event'; step: number; event: ModelStreamEvent }
   | { type: 'model-finished'; step: number; model: string; generationId: string; usage: Usage; costMicros: number }
   | { type: 'tool-started'; step: number; callId: string; name: string; arguments: string }
-  | { type: 'tool-finished'; step: number; callId: string; name: string; ok: boolean; output: string; costMicros: number; durationMs: number };
+  | { type: 'tool-finished'; step: number; callId: string; name: string; ok: boolean; output: string; costMicros: number; durationMs: number }
+) & {
+  /** Set on the steps of a sub-agent: the path of agents that took it (`researcher`, `researcher/fetcher`). */
+  agent?: string;
+};

@@ -25,3 +25,5 @@ export type OpenCall = {
 
 /** How often a long stream's progress is journaled (tokens and cost so far). */
 export const JOURNAL_PROGRESS_MS = 2_000;
+/** A stream is journaled once it has lasted this long (its first event after it). */
+export const JOURNAL_START_MS = 1_000;

@@ -1,6 +1,6 @@
 import type { BudgetLeases, Reservation } from '../billing/budget-leases.ts';
 import type { Span } from '@opentelemetry/api';
-import { JOURNAL_PROGRESS_MS, type OpenCall } from '../billing/open-call.ts';
+import { JOURNAL_PROGRESS_MS, JOURNAL_START_MS, type OpenCall } from '../billing/open-call.ts';
 import { contextWith, endSpan, SpanKind, startSpan } from '../ops/tracing.ts';
 import type { ProviderAdapter } from '../providers/adapter.ts';
 import { computeChatCost, worstCaseChatCost } from '../catalog/costs.ts';
@@ -71,9 +71,10 @@ export class ChatPipeline {
     const model = opened.model;
     const meter = new StreamMeter();
     const journaled = openCall(context, call, model, true);
-    this.#deps.budgets.journal(journaled);
-    let journaledAt = performance.now();
-    // A long stream's progress is journaled every few seconds: a crash then bills what was streamed.
+    // A stream enters the crash journal once it has lasted JOURNAL_START_MS (short streams,
+    // most of them, never cost a journal write), then its progress every JOURNAL_PROGRESS_MS:
+    // a crash bills what was streamed.
+    let journaledAt = performance.now() - JOURNAL_PROGRESS_MS + JOURNAL_START_MS;
     const observe = (event: ModelStreamEvent) => {
       meter.observe(event);
       if (performance.now() - journaledAt < JOURNAL_PROGRESS_MS) return;

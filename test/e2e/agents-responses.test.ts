@@ -277,7 +277,7 @@ describe('ends other than completed', () => {
 
 describe('requests', () => {
   it.each([
-    [{ background: true }, 'background'],
+    [{ background: true, store: false }, 'store'],
     [{ include: ['reasoning.encrypted_content'] }, 'include'],
     [{ tools: [{ type: 'web_search' }] }, 'tools.0.type'],
     [{ conversation: 'conv_1' }, 'conversation'],

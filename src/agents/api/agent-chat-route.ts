@@ -11,7 +11,10 @@ import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { type AgentRunResult, runAgent } from '../agent-runner.ts';
+import { claimPause } from '../responses/response-approvals.ts';
 import { AgentChatRequestSchema, toAgentTurn } from './agent-chat-request.ts';
+import { activeAgent } from '../handoffs.ts';
+import { chatApprovalResume, recordChatPause } from './chat-approvals.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 
 /**
@@ -24,16 +27,20 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
   app.post('/chat/completions', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(AgentChatRequestSchema, request.body);
     const key = authenticatedKey(request);
-    const agent = await deps.agents.find(key.accountId, body.model);
-    if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const requested = await deps.agents.find(key.accountId, body.model);
+    if (!requested) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
     const continuation = await resolveContinuation(deps.db, {
       accountId: key.accountId,
       keyId: key.id,
-      agentId: agent.id,
+      agentId: requested.id,
       conversationId: body.conversation_id ?? null,
       parentMessageId: body.parent_message_id ?? null,
     });
+    // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
+    const agent = activeAgent(requested, continuation.path, (id) => deps.agents.files.get(id));
     const turn = toAgentTurn(body);
+    const owner = { accountId: key.accountId, keyId: key.id };
+    const resume = await chatApprovalResume(deps.db, owner, body.parent_message_id, turn.input);
     if (turn.input.length === 0) throw new JunctionError('invalid_request', 'Send at least one user (or tool) message for the new turn.', { param: 'messages' });
     // Same rule as the Responses endpoint: a client tool named like one of the agent's own would be
     // declared twice to the provider and run by the server while also being shown to the client.
@@ -43,8 +50,17 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
       throw new JunctionError('invalid_request', message, { param: `tools.${taken}.function.name` });
     }
     const context = callContextFrom(request, reply, 'agents.chat.completions');
-    const run = runAgent(deps.runtime, { agent, context, history: continuation.history, input: turn.input, overrides: turn.overrides });
-    const clientToolNames = new Set((turn.overrides.clientTools ?? []).map((tool) => tool.name));
+    if (resume && !(await claimPause(deps.db, resume.threadId))) throw new JunctionError('invalid_request', 'These approvals were answered already.', { param: 'parent_message_id' });
+    const run = runAgent(deps.runtime, {
+      agent,
+      context,
+      history: continuation.history,
+      input: turn.input,
+      overrides: turn.overrides,
+      ...(resume && { resume: { threadId: resume.threadId, from: 'pause' as const, value: resume.decisions } }),
+    });
+    // A call of a tool that needs approval pauses the run: it is shown (and streamed) like a client tool call (chat-approvals.ts).
+    const clientToolNames = new Set([...(turn.overrides.clientTools ?? []).map((tool) => tool.name), ...agent.config.approvalTools]);
     const messageId = newMessageId();
     // The conversation tree's ids, and the agent version that produced this answer.
     const ids = { conversation_id: continuation.conversation.id, message_id: messageId, parent_message_id: continuation.parentMessageId, agent_version: agent.version };
@@ -52,8 +68,15 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     const meta = { id: `chatcmpl-${run.runId}`, model: agent.id, created, provider: 'junction' };
 
     const store = async (result: AgentRunResult) => {
-      const stored = toStoredMessages(turn.input, result, messageId);
-      await recordTurn(deps.db, { continuation, agentId: agent.id, messages: stored });
+      // Approval answers are decisions, not conversation: the resumed run records the real tool results.
+      const stored = toStoredMessages(resume ? [] : turn.input, result, messageId);
+      const calls = result.pendingApprovals;
+      await recordTurn(deps.db, {
+        continuation,
+        agentId: agent.id,
+        messages: stored,
+        ...(calls && { withinTransaction: (tx) => recordChatPause(tx, { threadId: result.threadId, messageId, owner, agentId: agent.id, calls }) }),
+      });
     };
 
     if (!body.stream) {
@@ -75,6 +98,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     let hiddenCalls = new Set<number>();
     try {
       for await (const event of run.events) {
+        if (event.agent) continue; // a sub-agent's steps: its answer reaches the client through the caller's
         if (event.type === 'model-started') hiddenCalls = new Set();
         if (event.type !== 'model-event') continue;
         const inner = event.event;
@@ -122,8 +146,8 @@ function toStoredMessages(input: ModelMessage[], result: AgentRunResult, message
     ...input.map((message) => ({ message })),
     ...result.messages.map((message, index) =>
       index === lastAssistant
-        ? { id: messageId, message, model: result.model, usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }
-        : { message, model: message.role === 'assistant' ? result.model : null },
+        ? { id: messageId, message, agentId: result.messageAgents[index] ?? null, model: result.model, usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }
+        : { message, agentId: result.messageAgents[index] ?? null, model: message.role === 'assistant' ? result.model : null },
     ),
   ];
 }

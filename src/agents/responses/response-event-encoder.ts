@@ -2,6 +2,7 @@ import type { JunctionError } from '../../core/errors.ts';
 import type { FinishReason, ModelStreamEvent, Usage } from '../../core/model-types.ts';
 import type { RunEvent } from '../run-events.ts';
 import {
+  type ApprovalRequestItem,
   type FunctionCallItem,
   type ItemStatus,
   type MessageItem,
@@ -23,6 +24,8 @@ export type ResponseEncoderOptions = {
   isClientTool(name: string): boolean;
   /** The response as it stands, for `response.created` / `response.in_progress`. */
   snapshot(status: 'in_progress', output: OutputItem[]): Record<string, unknown>;
+  /** Go on from a response as it stood at a step boundary (a background run resumed by another process). */
+  resume?: { sequence: number; output: OutputItem[]; totals: ResponseEventEncoder['totals'] };
 };
 
 /**
@@ -48,6 +51,22 @@ export class ResponseEventEncoder {
 
   constructor(options: ResponseEncoderOptions) {
     this.#options = options;
+    if (options.resume) {
+      // Between steps no item is open, so the output, the totals and the next sequence number are the whole state.
+      this.output.push(...structuredClone(options.resume.output));
+      Object.assign(this.totals, structuredClone(options.resume.totals));
+      this.#sequence = options.resume.sequence + 1;
+    }
+  }
+
+  /** The number the next event gets. */
+  get nextSequence(): number {
+    return this.#sequence;
+  }
+
+  /** A lifecycle event (`response.queued`, `response.in_progress`, …) carrying the response as it stands. */
+  lifecycle(type: string, response: Record<string, unknown>): StreamEvent {
+    return this.#event(type, { response });
   }
 
   start(): StreamEvent[] {
@@ -58,6 +77,7 @@ export class ResponseEventEncoder {
   }
 
   encode(event: RunEvent): StreamEvent[] {
+    if (event.agent) return this.#subAgentEvent(event, event.agent);
     switch (event.type) {
       case 'model-started':
         this.#stepFinish = undefined;
@@ -86,6 +106,30 @@ export class ResponseEventEncoder {
     }
   }
 
+  /**
+   * A sub-agent's steps: its tool calls and their results show as items marked with the
+   * agent; its model output is not the response's text (its answer comes back as the
+   * output of the `ask_<agent>` call), but its usage counts.
+   */
+  #subAgentEvent(event: RunEvent, agent: string): StreamEvent[] {
+    switch (event.type) {
+      case 'model-finished':
+        this.totals.usage.inputTokens += event.usage.inputTokens;
+        this.totals.usage.outputTokens += event.usage.outputTokens;
+        this.totals.usage.cachedInputTokens += event.usage.cachedInputTokens ?? 0;
+        this.totals.usage.reasoningTokens += event.usage.reasoningTokens ?? 0;
+        this.totals.modelCostMicros += event.costMicros;
+        return [];
+      case 'tool-started':
+        return [...this.#close('completed'), ...this.#openCall({ callId: event.callId, name: event.name, streamIndex: null, agent, arguments: event.arguments })];
+      case 'tool-finished':
+        this.totals.toolCostMicros += event.costMicros;
+        return this.#finishServerCall(event.callId, event.output, agent);
+      default:
+        return [];
+    }
+  }
+
   /** At the end of a run: closes what is open and shows server tool calls that never ran (step bound reached). */
   closeAll(): StreamEvent[] {
     const events = this.#close(this.#stepFinish?.unified === 'length' ? 'incomplete' : 'completed');
@@ -96,9 +140,24 @@ export class ResponseEventEncoder {
     return events;
   }
 
+  /** A paused run's last items: one approval request per call that waits (those calls are not shown as run). */
+  approvalRequests(calls: ReadonlyArray<{ callId: string; name: string; arguments: string }>): StreamEvent[] {
+    const events = this.#close('completed');
+    for (const call of calls) {
+      for (const [index, buffered] of this.#serverCalls) if (buffered.callId === call.callId) this.#serverCalls.delete(index);
+      const item: ApprovalRequestItem = { type: 'junction:approval_request', id: newItemId.approvalRequest(), status: 'completed', call_id: call.callId, name: call.name, arguments: call.arguments };
+      const index = this.output.length;
+      this.output.push(item);
+      events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
+      events.push(this.#event('response.output_item.done', { output_index: index, item: clone(item) }));
+    }
+    return events;
+  }
+
   /** `response.completed` / `response.incomplete` / `response.failed`, by the final response's status. */
   terminal(response: Record<string, unknown> & { status: string }): StreamEvent {
-    const type = response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+    // The spec has no event for a cancelled response: it ends as a failure would, its status saying why.
+    const type = response.status === 'failed' || response.status === 'cancelled' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
     return this.#event(type, { response });
   }
 
@@ -164,9 +223,9 @@ export class ResponseEventEncoder {
     return this.#event(type, { item_id: open.item.id, output_index: open.index, content_index: 0, delta });
   }
 
-  #openCall(call: { callId: string; name: string; streamIndex: number | null }): StreamEvent[] {
+  #openCall(call: { callId: string; name: string; streamIndex: number | null; agent?: string; arguments?: string }): StreamEvent[] {
     const index = this.output.length;
-    const item: FunctionCallItem = { type: 'function_call', id: newItemId.functionCall(), call_id: call.callId, name: call.name, arguments: '', status: 'in_progress' };
+    const item: FunctionCallItem = { type: 'function_call', id: newItemId.functionCall(), call_id: call.callId, name: call.name, arguments: call.arguments ?? '', status: 'in_progress', ...(call.agent && { agent: call.agent }) };
     this.output.push(item);
     this.#open = { kind: 'function_call', index, item, streamIndex: call.streamIndex };
     return [this.#event('response.output_item.added', { output_index: index, item: clone(item) })];
@@ -184,7 +243,7 @@ export class ResponseEventEncoder {
     return events;
   }
 
-  #finishServerCall(callId: string, output: string): StreamEvent[] {
+  #finishServerCall(callId: string, output: string, agent?: string): StreamEvent[] {
     const open = this.#open;
     const events: StreamEvent[] = [];
     if (open?.kind === 'function_call' && open.streamIndex === null && open.item.call_id === callId) {
@@ -195,7 +254,7 @@ export class ResponseEventEncoder {
       events.push(...this.#close('completed'));
     }
     const index = this.output.length;
-    const item = { type: 'function_call_output' as const, id: newItemId.functionCallOutput(), call_id: callId, output, status: 'in_progress' as ItemStatus };
+    const item = { type: 'function_call_output' as const, id: newItemId.functionCallOutput(), call_id: callId, output, status: 'in_progress' as ItemStatus, ...(agent && { agent }) };
     this.output.push(item);
     events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
     item.status = 'completed';

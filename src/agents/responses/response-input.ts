@@ -63,6 +63,9 @@ export function toRunInput(input: CreateResponseRequest['input'], context: Input
         messages.push({ role: 'tool', toolCallId: item.call_id, name, content: toolOutputText(item.output, `${param}.output`) });
         continue;
       }
+      case 'junction:approval_response':
+        // Not a message: it resumes the paused run (response-approvals.ts).
+        continue;
       case 'item_reference':
         // Resolved above; a reference to a reference cannot be stored.
         throw new JunctionError('invalid_request', `Item reference '${item.id}' cannot be resolved.`, { param });

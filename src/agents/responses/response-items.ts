@@ -16,10 +16,17 @@ export type ReasoningTextPart = { type: 'reasoning_text'; text: string };
 
 export type MessageItem = { type: 'message'; id: string; status: ItemStatus; role: 'assistant'; content: OutputTextPart[] };
 export type ReasoningItem = { type: 'reasoning'; id: string; summary: []; content: ReasoningTextPart[] };
-export type FunctionCallItem = { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus };
-export type FunctionCallOutputItem = { type: 'function_call_output'; id: string; call_id: string; output: string; status: ItemStatus };
+/** `agent`: set on the tool steps a sub-agent took (its id, or a path for nested agents). */
+export type FunctionCallItem = { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus; agent?: string };
+export type FunctionCallOutputItem = { type: 'function_call_output'; id: string; call_id: string; output: string; status: ItemStatus; agent?: string };
 
-export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | FunctionCallOutputItem;
+/**
+ * A server tool call waiting for a person (Open Responses extension item: provider prefix).
+ * The response completes with it last; the caller answers with a `junction:approval_response`.
+ */
+export type ApprovalRequestItem = { type: 'junction:approval_request'; id: string; status: 'completed'; call_id: string; name: string; arguments: string };
+
+export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | FunctionCallOutputItem | ApprovalRequestItem;
 
 export type StreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
@@ -29,4 +36,5 @@ export const newItemId = {
   reasoning: () => randomId('rs'),
   functionCall: () => randomId('fc'),
   functionCallOutput: () => randomId('fco'),
+  approvalRequest: () => randomId('apr'),
 };

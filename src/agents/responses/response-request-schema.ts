@@ -79,8 +79,17 @@ const ReasoningItemSchema = z.strictObject({
   encrypted_content: z.null({ error: 'encrypted reasoning is not supported (it is never issued by this server)' }).optional(),
 });
 const ItemReferenceSchema = z.strictObject({ type: z.literal('item_reference'), id: z.string().min(1) });
+/** A person's answer to a `junction:approval_request` of the previous response (extension item). */
+export const ApprovalResponseItemSchema = z.strictObject({
+  type: z.literal('junction:approval_response'),
+  approval_request_id: z.string().min(1).max(100),
+  approve: z.boolean(),
+  reason: z.string().max(10_000).nullish(),
+  id: z.string().nullish(),
+});
+export type ApprovalResponseItem = z.infer<typeof ApprovalResponseItemSchema>;
 
-const KNOWN_ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference'];
+const KNOWN_ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'junction:approval_response'];
 
 /**
  * One input item. The type may be left out on a message (`{role, content}`, as the
@@ -91,7 +100,7 @@ export const InputItemSchema = z.preprocess(
     if (typeof value !== 'object' || value === null || Array.isArray(value) || 'type' in value) return value;
     return { ...value, type: 'role' in value ? 'message' : 'item_reference' };
   },
-  z.discriminatedUnion('type', [MessageItemSchema, FunctionCallItemSchema, FunctionCallOutputItemSchema, ReasoningItemSchema, ItemReferenceSchema], {
+  z.discriminatedUnion('type', [MessageItemSchema, FunctionCallItemSchema, FunctionCallOutputItemSchema, ReasoningItemSchema, ItemReferenceSchema, ApprovalResponseItemSchema], {
     error: (issue) =>
       issue.code === 'invalid_union' ? `unsupported item type (supported: ${KNOWN_ITEM_TYPES.join(', ')}; compaction items are not)` : undefined,
   }),
@@ -161,7 +170,8 @@ export const CreateResponseSchema = z.strictObject({
   frequency_penalty: onlyNoOp(0, 'frequency_penalty is not supported by the agent runtime'),
   top_logprobs: onlyNoOp(0, 'logprobs are not supported'),
   max_tool_calls: z.null({ error: "not supported: the agent's max_steps bounds its tool loop" }).optional(),
-  background: onlyNoOp(false, 'background responses are not supported'),
+  // Runs on after the reply; GET /responses/{id} follows it, POST /responses/{id}/cancel stops it.
+  background: z.boolean().nullish(),
   truncation: onlyNoOp('disabled', 'context is never truncated (an over-long context fails instead)'),
   service_tier: z.enum(['auto', 'default'], { error: `only 'auto' or 'default' is supported` }).nullish(),
   stream_options: z.strictObject({ include_obfuscation: onlyNoOp(false, 'stream obfuscation is not supported') }).nullish(),

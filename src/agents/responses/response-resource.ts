@@ -35,7 +35,7 @@ export type ResponseSettings = {
   max_output_tokens: number | null;
   max_tool_calls: null;
   store: boolean;
-  background: false;
+  background: boolean;
   service_tier: string;
   metadata: Record<string, string>;
   safety_identifier: string | null;
@@ -56,7 +56,7 @@ export type WireUsage = {
 export type ResponseState = {
   id: string;
   createdAt: number;
-  status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+  status: 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
   completedAt: number | null;
   output: OutputItem[];
   usage: WireUsage | null;
@@ -132,7 +132,7 @@ export function effectiveSettings(body: CreateResponseRequest, agent: LoadedAgen
     max_output_tokens: body.max_output_tokens ?? agent.config.maxOutputTokens ?? null,
     max_tool_calls: null,
     store: body.store ?? true,
-    background: false,
+    background: body.background ?? false,
     service_tier: 'default',
     metadata: body.metadata ?? {},
     safety_identifier: body.safety_identifier ?? null,

@@ -3,7 +3,7 @@ import { type Continuation, recordTurn } from '../../conversations/conversation-
 import type { ConversationOwner, NewMessage } from '../../conversations/conversation-repository.ts';
 import { saveResponse, type StoredResponse } from '../../conversations/response-repository.ts';
 import type { ModelMessage } from '../../core/model-types.ts';
-import type { Database } from '../../store/database.ts';
+import type { Database, Queryable } from '../../store/database.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import type { ResponseResource, ResponseSettings } from './response-resource.ts';
@@ -42,7 +42,13 @@ const StoredRequestSchema = z
   .object({ settings: z.record(z.string(), z.unknown()), created_at: z.number().int(), incomplete_details: z.object({ reason: z.string() }).nullish() })
   .loose();
 
-export async function storeFinishedResponse(db: Database, entry: ResponseToStore, turn: { input: ModelMessage[]; result: AgentRunResult }): Promise<void> {
+export async function storeFinishedResponse(
+  db: Database,
+  entry: ResponseToStore,
+  turn: { input: ModelMessage[]; result: AgentRunResult },
+  /** More work for the same transaction (a background run's fenced finish). */
+  alsoWithin?: (tx: Queryable) => Promise<void>,
+): Promise<void> {
   const { resource } = entry;
   await recordTurn(db, {
     continuation: entry.continuation,
@@ -55,11 +61,12 @@ export async function storeFinishedResponse(db: Database, entry: ResponseToStore
         conversationId: recorded.conversation.id,
         lastMessageId: recorded.lastMessageId,
       });
+      await alsoWithin?.(tx);
     },
   });
 }
 
-export async function storeFailedResponse(db: Database, entry: ResponseToStore): Promise<void> {
+export async function storeFailedResponse(db: Queryable, entry: ResponseToStore): Promise<void> {
   // The conversation exists only if an earlier turn created it.
   await saveResponse(db, { ...row(entry), model: null, conversationId: entry.continuation.isNew ? null : entry.continuation.conversation.id, lastMessageId: null });
 }
@@ -88,6 +95,7 @@ function turnMessages(input: ModelMessage[], result: AgentRunResult, responseId:
     ...result.messages.map((message, index) => ({
       message,
       responseId,
+      agentId: result.messageAgents[index] ?? null,
       model: message.role === 'assistant' ? result.model : null,
       ...(index === lastAssistant && { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }),
     })),

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { resolveResponseContinuation } from '../../conversations/conversation-service.ts';
-import { deleteResponse, getResponse, newResponseId } from '../../conversations/response-repository.ts';
+import { deleteResponse, newResponseId } from '../../conversations/response-repository.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { callContextFrom } from '../../gateway/call-context-from-request.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
@@ -10,11 +9,14 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { type AgentRunResult, runAgent } from '../agent-runner.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
-import { toRunInput } from './response-input.ts';
+import { submitBackgroundResponse } from './background-response.ts';
+import { backgroundResponseRoutes } from './background-routes.ts';
+import { approvalItems, claimPause, recordPause } from './response-approvals.ts';
+import { prepareResponse, runOutcome } from './response-preparation.ts';
 import type { StreamEvent } from './response-items.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
-import { effectiveSettings, type ResponseResource, type ResponseState, responseResource, runOverrides, wireUsage } from './response-resource.ts';
-import { storedResource, storeFailedResponse, storeFinishedResponse } from './response-store.ts';
+import { type ResponseResource, type ResponseState, responseResource, wireUsage } from './response-resource.ts';
+import { storeFailedResponse, storeFinishedResponse } from './response-store.ts';
 
 const unixNow = () => Math.floor(Date.now() / 1000);
 
@@ -30,10 +32,8 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     return { accountId: key.accountId, keyId: key.id };
   };
 
-  app.get('/responses/:id', async (request) => {
-    const { id } = request.params as { id: string };
-    return storedResource(await getResponse(deps.db, ownerOf(request), id));
-  });
+  // GET /responses/{id} (also for runs still going) and POST /responses/{id}/cancel.
+  await app.register(backgroundResponseRoutes, deps);
 
   app.delete('/responses/:id', async (request) => {
     const { id } = request.params as { id: string };
@@ -44,20 +44,26 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
   app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(CreateResponseSchema, request.body);
     const owner = ownerOf(request);
-    const agent = await deps.agents.find(owner.accountId, body.model);
-    if (!agent) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
-    const continuation = await resolveResponseContinuation(deps.db, { ...owner, agentId: agent.id, previousResponseId: body.previous_response_id ?? null });
-    const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
-    const turn = toRunInput(body.input, { history: continuation.history, references });
-    if (turn.messages.length === 0) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
-    const overrides = runOverrides(body, agent, turn.instructions);
-    const settings = effectiveSettings(body, agent);
-    const clientTools = new Set((body.tools ?? []).map((tool) => tool.name));
+    const requested = await deps.agents.find(owner.accountId, body.model);
+    if (!requested) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const { agent, continuation, turn, overrides, settings, clientTools, resume } = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId));
+    if (body.background) return submitBackgroundResponse(deps, { agent: requested, owner, body, settings, stream: body.stream === true, reply });
 
     const id = newResponseId();
     const createdAt = unixNow();
     const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id, createdAt, ...fields });
-    const run = runAgent(deps.runtime, { agent, context: callContextFrom(request, reply, 'agents.responses'), history: continuation.history, input: turn.messages, overrides });
+    const context = callContextFrom(request, reply, 'agents.responses');
+    if (resume && !(await claimPause(deps.db, resume.threadId))) {
+      throw new JunctionError('invalid_request', 'These approvals were answered already by another request.', { param: 'previous_response_id' });
+    }
+    const run = runAgent(deps.runtime, {
+      agent,
+      context,
+      history: continuation.history,
+      input: turn.messages,
+      overrides,
+      ...(resume && { resume: { threadId: resume.threadId, from: 'pause' as const, value: resume.decisions } }),
+    });
     const encoder = new ResponseEventEncoder({
       isClientTool: (name) => clientTools.has(name),
       snapshot: (status, output) => responseResource(settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
@@ -65,20 +71,30 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     const storeEntry = (resource: ResponseResource, costMicros: number) => ({ owner, agentId: agent.id, continuation, body, settings, resource, costMicros });
 
     const finish = async (result: AgentRunResult): Promise<ResponseResource> => {
-      const incompleteReason = result.finishReason.unified === 'length' ? 'max_output_tokens' : result.finishReason.unified === 'content-filter' ? 'content_filter' : null;
-      const status = incompleteReason === null ? 'completed' : 'incomplete';
+      const { status, incompleteReason } = runOutcome(result);
       const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
       const resource = responseResource(settings, state({ status, completedAt: status === 'completed' ? unixNow() : null, output: encoder.output, usage, error: null, incompleteReason }));
-      if (settings.store) await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result });
+      const approvals = approvalItems(resource.output);
+      if (settings.store) {
+        await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result }, async (tx) => {
+          if (approvals.length > 0) await recordPause(tx, { threadId: result.threadId, responseId: id, owner, agentId: agent.id, items: approvals });
+        });
+      } else if (approvals.length > 0) {
+        await deps.runtime.checkpointer?.deleteThread(result.threadId); // unstored: nothing can name it to resume
+      }
       return resource;
     };
 
-    /** The failed response, from what the run's events reported before it broke (its steps were billed). */
+    /**
+     * The failed response, from what the run's events reported before it broke (its steps
+     * were billed). A client that went away cancelled it: `cancelled`, billed the same way.
+     */
     const fail = async (failure: JunctionError): Promise<ResponseResource> => {
       const { totals } = encoder;
       const usage = wireUsage(totals.usage, totals);
-      const error = { code: failure.code, message: failure.message };
-      const resource = responseResource(settings, state({ status: 'failed', completedAt: null, output: encoder.output, usage, error, incompleteReason: null }));
+      const cancelled = context.signal.aborted;
+      const error = cancelled ? null : { code: failure.code, message: failure.message };
+      const resource = responseResource(settings, state({ status: cancelled ? 'cancelled' : 'failed', completedAt: null, output: encoder.output, usage, error, incompleteReason: null }));
       if (settings.store) {
         await storeFailedResponse(deps.db, storeEntry(resource, totals.modelCostMicros + totals.toolCostMicros)).catch((storeError: unknown) => {
           request.log.error({ err: storeError }, 'could not save a failed response');
@@ -96,8 +112,10 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     if (!body.stream) {
       try {
         for await (const event of run.events) encoder.encode(event);
+        const result = finished(run.result());
+        encoder.approvalRequests(result.pendingApprovals ?? []);
         encoder.closeAll();
-        return await finish(finished(run.result()));
+        return await finish(result);
       } catch (error) {
         const failure = asFailure(error);
         await fail(failure);
@@ -112,8 +130,9 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     try {
       await send(encoder.start());
       for await (const event of run.events) await send(encoder.encode(event));
-      await send(encoder.closeAll());
-      const resource = await finish(finished(run.result()));
+      const result = finished(run.result());
+      await send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
+      const resource = await finish(result);
       await send([encoder.terminal(resource)]);
     } catch (error) {
       const failure = asFailure(error);

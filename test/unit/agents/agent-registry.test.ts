@@ -69,6 +69,11 @@ describe('agent registry', () => {
       maxOutputTokens: 500,
       reasoning: { effort: 'low' },
       maxSteps: 10,
+      approvalTools: [],
+      agents: [],
+      handoffs: [],
+      maxRunSeconds: undefined,
+      maxRunCostMicros: undefined,
     });
     expect(agent?.version).toMatch(/^[0-9a-f]{16}$/);
     expect(agent?.updatedAt).toBeInstanceOf(Date);

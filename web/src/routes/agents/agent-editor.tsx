@@ -8,7 +8,12 @@ import { SelectField, TextAreaField, TextField } from '../../components/ui/field
 const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 
 type Definition = Record<string, unknown>;
-const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map((entry) => (typeof entry === 'object' && entry !== null ? String((entry as { name?: unknown }).name) : String(entry))) : []);
+/** Tools saved as `{ name, require_approval: true }` keep that when the form saves them again. */
+const approvalTools = (value: unknown): Set<string> =>
+  new Set(Array.isArray(value) ? value.flatMap((entry) => (typeof entry === 'object' && entry !== null && (entry as { require_approval?: unknown }).require_approval === true ? [String((entry as { name?: unknown }).name)] : [])) : []);
+/** Fields of the agent file this form does not edit: kept as they are. */
+const KEPT_FIELDS = ['max_output_tokens', 'agents', 'handoffs', 'max_run_seconds', 'max_run_cost_usd'];
 
 /**
  * The agent editor: the agent file's fields as a form. The server validates with the
@@ -29,13 +34,15 @@ export function AgentEditor({ initial, options, onSave, idField }: { initial: De
     const form = new FormData(event.currentTarget);
     const text = (name: string) => String(form.get(name) ?? '').trim();
     const number = (name: string) => (text(name) === '' ? undefined : Number(text(name)));
+    const approvals = approvalTools(initial['tools']);
     const definition: Definition = {
+      ...Object.fromEntries(KEPT_FIELDS.flatMap((field) => (initial[field] === undefined ? [] : [[field, initial[field]]]))),
       name: text('name'),
       ...(text('description') && { description: text('description') }),
       model: text('model'),
       fallback_models: form.getAll('fallback_models').map(String),
       instructions,
-      tools: form.getAll('tools').map(String),
+      tools: form.getAll('tools').map(String).map((name) => (approvals.has(name) ? { name, require_approval: true } : name)),
       knowledge: form.getAll('knowledge').map(String),
       ...(number('temperature') !== undefined && { temperature: number('temperature') }),
       ...(text('reasoning_effort') && { reasoning: { effort: text('reasoning_effort') } }),

@@ -1,0 +1,146 @@
+import type { Logger } from 'pino';
+import { JunctionError } from '../../core/errors.ts';
+import { assertActive } from '../../keys/key-authenticator.ts';
+import { findManagedKey } from '../../keys/key-repository.ts';
+import type { CallContext } from '../../pipeline/call-context.ts';
+import type { Database } from '../../store/database.ts';
+import type { AgentDirectory } from '../agent-directory.ts';
+import { type AgentRuntimeDeps, runAgent } from '../agent-runner.ts';
+import type { StopReason } from '../durable/background-runs.ts';
+import { dropEventsAfter, finishRun, type RunRow, type RunSnapshot, RunSnapshotSchema, saveProgress } from '../durable/run-repository.ts';
+import { asJunctionFailure, type StoredRunRequest, StoredRunRequestSchema } from './background-response.ts';
+import { approvalItems, recordPause } from './response-approvals.ts';
+import { ResponseEventEncoder } from './response-event-encoder.ts';
+import type { OutputItem, StreamEvent } from './response-items.ts';
+import { prepareResponse, runOutcome } from './response-preparation.ts';
+import { CreateResponseSchema } from './response-request-schema.ts';
+import { type ResponseResource, type ResponseSettings, type ResponseState, responseResource, wireUsage } from './response-resource.ts';
+import { storeFailedResponse, storeFinishedResponse } from './response-store.ts';
+
+export type BackgroundExecutionDeps = { db: Database; agents: AgentDirectory; runtime: AgentRuntimeDeps; holderId: string; logger: Logger };
+
+/** Events reach the store at least this often while a step streams, and always at a step's end. */
+const EVENT_FLUSH_MS = 150;
+/** The events sent at submission: response.created, response.queued. */
+const SUBMITTED_SEQUENCE = 1;
+
+/**
+ * Runs (or resumes) one background run to its end. Rebuilt entirely from its row: the
+ * stored body is prepared again, the key must still be active, and the graph goes on
+ * from the run's last checkpoint (thread id = run id). After every checkpoint the
+ * response as it stands (output, totals, last event) is saved with the new events, so a
+ * process that takes over drops the events sent after it and produces them again.
+ * Every write is fenced on holding the run, and finishing stores the response in the
+ * same transaction as the run's final status: a run finishes once.
+ */
+export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: RunRow, stop: AbortSignal, resumed: boolean): Promise<void> {
+  const { db, holderId } = deps;
+  const stored = StoredRunRequestSchema.parse(row.request);
+  const request: StoredRunRequest = { body: CreateResponseSchema.parse(stored.body), settings: stored.settings as ResponseSettings, created_at: stored.created_at };
+  const snapshot = row.snapshot === null ? undefined : RunSnapshotSchema.parse(row.snapshot);
+  if (resumed) await dropEventsAfter(db, row.id, snapshot?.sequence ?? SUBMITTED_SEQUENCE);
+
+  const owner = { accountId: row.account_id, keyId: row.key_id };
+  const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id: row.response_id, createdAt: request.created_at, ...fields });
+  const encoder = new ResponseEventEncoder({
+    isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.name === name),
+    snapshot: (status, output) => responseResource(request.settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
+    resume: snapshot ? { sequence: snapshot.sequence, output: snapshot.output as OutputItem[], totals: snapshot.totals } : { sequence: SUBMITTED_SEQUENCE, output: [], totals: emptyEncoderTotals() },
+  });
+
+  // The run stops on cancel, shutdown or a lost lease (from BackgroundRuns), or when a write finds the lease gone.
+  const controller = new AbortController();
+  const abort = (reason: StopReason) => controller.abort(reason);
+  stop.addEventListener('abort', () => abort(stop.reason as StopReason), { once: true });
+  if (stop.aborted) abort(stop.reason as StopReason);
+
+  let pending: StreamEvent[] = [];
+  let writing = Promise.resolve();
+  const flush = (withSnapshot: boolean) => {
+    const events = pending;
+    pending = [];
+    const progress: RunSnapshot | undefined = withSnapshot ? { sequence: encoder.nextSequence - 1, output: structuredClone(encoder.output), totals: structuredClone(encoder.totals) } : undefined;
+    writing = writing.then(async () => {
+      if (!(await saveProgress(db, row.id, holderId, events, progress))) abort('lease-lost');
+    });
+    return writing;
+  };
+  const timer = setInterval(() => void flush(false).catch(() => undefined), EVENT_FLUSH_MS);
+  const send = (events: StreamEvent[]) => pending.push(...events);
+
+  const entryFor = async (resource: ResponseResource, costMicros: number) => {
+    const agent = await deps.agents.find(row.account_id, row.agent_id);
+    if (!agent) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
+    const prepared = await prepareResponse(db, agent, owner, request.body);
+    return { entry: { owner, agentId: row.agent_id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros }, prepared };
+  };
+
+  try {
+    const requested = await deps.agents.find(row.account_id, row.agent_id);
+    if (!requested) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
+    const key = await findManagedKey(db, row.account_id, row.key_id);
+    if (!key) throw new JunctionError('invalid_api_key', 'The key that started this run was deleted.');
+    assertActive(key, new Date());
+    const prepared = await prepareResponse(db, requested, owner, request.body, (agentId) => deps.agents.files.get(agentId));
+    const { agent } = prepared;
+    send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
+    const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };
+    const checkpointed = deps.runtime.checkpointer ? await deps.runtime.checkpointer.getTuple({ configurable: { thread_id: row.id } }) : undefined;
+    const run = runAgent(deps.runtime, {
+      agent,
+      context,
+      history: prepared.continuation.history,
+      input: prepared.turn.messages,
+      overrides: prepared.overrides,
+      runId: row.id,
+      ...(checkpointed && { resume: { threadId: row.id, from: 'start' as const } }),
+      startedAt: row.created_at.getTime(),
+      durability: 'sync',
+      keepThread: true,
+      onStepSaved: () => flush(true),
+    });
+    for await (const event of run.events) send(encoder.encode(event));
+    const result = run.result();
+    if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
+    send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
+    const { status, incompleteReason } = runOutcome(result);
+    const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
+    const resource = responseResource(request.settings, state({ status, completedAt: status === 'completed' ? Math.floor(Date.now() / 1000) : null, output: encoder.output, usage, error: null, incompleteReason }));
+    send([encoder.terminal(resource)]);
+    await flush(true);
+    if (controller.signal.aborted) return;
+    const entry = { owner, agentId: agent.id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros: result.costMicros };
+    const approvals = approvalItems(resource.output);
+    await storeFinishedResponse(db, entry, { input: prepared.turn.messages, result }, async (tx) => {
+      if (!(await finishRun(tx, row.id, holderId, status))) throw new LeaseLost();
+      if (approvals.length > 0) await recordPause(tx, { threadId: row.id, responseId: row.response_id, owner, agentId: agent.id, items: approvals });
+    });
+    if (approvals.length === 0) await deps.runtime.checkpointer?.deleteThread(row.id);
+  } catch (error) {
+    const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : undefined;
+    if (error instanceof LeaseLost || reason === 'lease-lost' || reason === 'shutdown') return; // another process finishes it
+    const cancelled = reason === 'cancelled';
+    const failure = asJunctionFailure(error);
+    if (!cancelled && failure.status >= 500) deps.logger.error({ err: error, runId: row.id }, 'background run failed');
+    const usage = wireUsage(encoder.totals.usage, encoder.totals);
+    const resource = responseResource(
+      request.settings,
+      state({ status: cancelled ? 'cancelled' : 'failed', completedAt: null, output: encoder.output, usage, error: cancelled ? null : { code: failure.code, message: failure.message }, incompleteReason: null }),
+    );
+    send([...(cancelled ? [] : [encoder.error(failure)]), encoder.terminal(resource)]);
+    await flush(true).catch(() => undefined);
+    const costMicros = encoder.totals.modelCostMicros + encoder.totals.toolCostMicros;
+    const { entry } = await entryFor(resource, costMicros).catch(() => ({ entry: undefined }));
+    await db.transaction(async (tx) => {
+      if (!(await finishRun(tx, row.id, holderId, resource.status))) return;
+      if (entry) await storeFailedResponse(tx, entry);
+    });
+    await deps.runtime.checkpointer?.deleteThread(row.id);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+class LeaseLost extends Error {}
+
+const emptyEncoderTotals = () => ({ usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 }, modelCostMicros: 0, toolCostMicros: 0 });

@@ -1,0 +1,44 @@
+import { resolveResponseContinuation } from '../../conversations/conversation-service.ts';
+import type { ConversationOwner } from '../../conversations/conversation-repository.ts';
+import { JunctionError } from '../../core/errors.ts';
+import type { Database } from '../../store/database.ts';
+import type { LoadedAgent } from '../agent-registry.ts';
+import type { AgentRunResult } from '../agent-runner.ts';
+import { activeAgent } from '../handoffs.ts';
+import { approvalResume } from './response-approvals.ts';
+import { toRunInput } from './response-input.ts';
+import type { CreateResponseRequest } from './response-request-schema.ts';
+import { effectiveSettings, runOverrides } from './response-resource.ts';
+
+/**
+ * A Responses request made ready to run: where it continues the conversation tree, its
+ * new turn, the run's overrides and the effective settings. The same for a foreground
+ * request and for a background run rebuilt from its stored body by another process.
+ */
+export async function prepareResponse(db: Database, requested: LoadedAgent, owner: ConversationOwner, body: CreateResponseRequest, lookup: (agentId: string) => LoadedAgent | undefined = () => undefined) {
+  const continuation = await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId: body.previous_response_id ?? null });
+  // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
+  const agent = activeAgent(requested, continuation.path, lookup);
+  const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
+  const turn = toRunInput(body.input, { history: continuation.history, references });
+  const resume = await approvalResume(db, owner, body);
+  if (turn.messages.length === 0 && !resume) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
+  return {
+    agent,
+    continuation,
+    turn,
+    overrides: runOverrides(body, agent, turn.instructions),
+    settings: effectiveSettings(body, requested),
+    clientTools: new Set((body.tools ?? []).map((tool) => tool.name)),
+    /** Set when the request answers the approvals a paused run waits for. */
+    resume,
+  };
+}
+export type PreparedResponse = Awaited<ReturnType<typeof prepareResponse>>;
+
+/** How a finished run ends: `incomplete` with a reason when a bound or a limit cut it short. */
+export function runOutcome(result: AgentRunResult): { status: 'completed' | 'incomplete'; incompleteReason: string | null } {
+  const incompleteReason =
+    result.stoppedBy ?? (result.finishReason.unified === 'length' ? 'max_output_tokens' : result.finishReason.unified === 'content-filter' ? 'content_filter' : null);
+  return { status: incompleteReason === null ? 'completed' : 'incomplete', incompleteReason };
+}

@@ -1,0 +1,193 @@
+import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { isJunctionError } from '../core/errors.ts';
+import type { ModelMessage } from '../core/model-types.ts';
+import { formatKnowledgeContext } from '../knowledge/format-knowledge-context.ts';
+import { searchKnowledge } from '../knowledge/hybrid-search.ts';
+import { endSpan, startSpan } from '../ops/tracing.ts';
+import type { CallContext } from '../pipeline/call-context.ts';
+import { newGenerationId } from '../pipeline/generation-id.ts';
+import { usageLogEntry } from '../pipeline/usage-log-entry.ts';
+import { runTool } from '../tools/run-tool.ts';
+import type { RunHooks } from './agent-graph.ts';
+import type { LoadedAgent } from './agent-registry.ts';
+import type { AgentRunRequest, AgentRuntimeDeps } from './agent-runner.ts';
+import { toLangChainMessage } from './langchain-messages.ts';
+import { PipelineChatModel } from './pipeline-chat-model.ts';
+import type { RunEvent } from './run-events.ts';
+import { addUsage, type RunTotals } from './run-totals.ts';
+import { handoffTarget, handoffToolDefinitions } from './handoffs.ts';
+import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './sub-agents.ts';
+
+/** One agent's part in a run: the top agent, or a sub-agent it called (depth > 0). */
+export type HookScope = {
+  deps: AgentRuntimeDeps;
+  agent: LoadedAgent;
+  /** The caller's context with this agent and the run id (shared by sub-agents: one run, one id). */
+  context: CallContext & { agent: { agentId: string; runId: string } };
+  request: Pick<AgentRunRequest, 'history' | 'input' | 'overrides'>;
+  /** The run's totals, shared by every agent in it. */
+  totals: { current: RunTotals };
+  startedAt: number;
+  depth: number;
+  /** Where a sub-agent's events go (the caller's stream, marked with the agent); the graph's writer otherwise. */
+  emit?: (event: RunEvent) => void;
+};
+
+/**
+ * The outside world of one agent's graph (RunHooks): its model over the pipeline, its
+ * knowledge, its tools (billed), the agents it may call, its bounds.
+ */
+export function createRunHooks(scope: HookScope): RunHooks {
+  const { deps, agent, context, request } = scope;
+  const clientTools = request.overrides?.clientTools ?? [];
+  const serverTools = [
+    ...deps.tools.definitions(agent.config.tools),
+    ...agentToolDefinitions(deps, context.key.accountId, agent.config.agents),
+    ...handoffToolDefinitions(deps, context.key.accountId, agent.config.handoffs),
+  ];
+  const startedAt = scope.startedAt;
+  const bounds = { seconds: agent.config.maxRunSeconds, costMicros: agent.config.maxRunCostMicros };
+  const hooks: RunHooks = {
+    instructions: [agent.instructions, request.overrides?.instructions].filter(Boolean).join('\n\n'),
+    maxSteps: agent.config.maxSteps,
+    totals: () => structuredClone(scope.totals.current),
+    exceededBound: () => {
+      if (bounds.seconds !== undefined && Date.now() - startedAt >= bounds.seconds * 1000) return 'max_run_seconds';
+      if (bounds.costMicros !== undefined && scope.totals.current.modelCostMicros + scope.totals.current.toolCostMicros >= bounds.costMicros) return 'max_run_cost_usd';
+      return undefined;
+    },
+    isServerTool: (name) => serverTools.some((tool) => tool.name === name),
+    initialMessages: async () => [...request.history, ...request.input].map(toLangChainMessage),
+    retrieve: async (given) => {
+      const emit = scope.emit ?? given;
+      if (agent.config.knowledge.length === 0) return undefined;
+      const query = lastUserText(request.input) ?? lastUserText(request.history);
+      if (!query) return undefined;
+      const embedder = deps.embedder(context);
+      const span = startSpan('retrieve', context.trace, { 'junction.collections': agent.config.knowledge.join(',') });
+      const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 }).finally(() => endSpan(span));
+      span?.setAttribute('junction.hits', found.hits.length);
+      emit({ type: 'knowledge-retrieved', query, hits: found.hits.map((hit) => ({ source: hit.source, title: hit.title, score: hit.score })) });
+      return found.hits.length > 0 ? formatKnowledgeContext(found.hits) : undefined;
+    },
+    callModel: async (messages, step, final, given) => {
+      const emit = scope.emit ?? given;
+      emit({ type: 'model-started', step });
+      const overrides = request.overrides ?? {};
+      // max_run_seconds also cuts a model call that is still streaming: what it produced so far is the answer.
+      const deadline = bounds.seconds === undefined ? undefined : AbortSignal.timeout(Math.max(1, startedAt + bounds.seconds * 1000 - Date.now()));
+      const signal = deadline ? AbortSignal.any([context.signal, deadline]) : context.signal;
+      let partialText = '';
+      const model = new PipelineChatModel({
+        pipeline: deps.chat,
+        context: { ...context, signal },
+        model: agent.config.model,
+        fallbackModels: agent.config.fallbackModels,
+        tools: [...serverTools, ...clientTools],
+        settings: {
+          ...(overrides.temperature ?? agent.config.temperature) !== undefined && { temperature: overrides.temperature ?? agent.config.temperature },
+          ...(overrides.maxOutputTokens ?? agent.config.maxOutputTokens) !== undefined && { maxOutputTokens: overrides.maxOutputTokens ?? agent.config.maxOutputTokens },
+          ...(overrides.reasoning ?? agent.config.reasoning) !== undefined && { reasoning: overrides.reasoning ?? agent.config.reasoning },
+          ...(overrides.responseFormat && { responseFormat: overrides.responseFormat }),
+          // The last allowed step must answer: no further tool calls. A caller's tool_choice
+          // applies to the first step only; forcing a tool on every step would loop to max_steps.
+          ...(final && serverTools.length + clientTools.length > 0 ? { toolChoice: 'none' as const } : step === 1 && overrides.toolChoice ? { toolChoice: overrides.toolChoice } : {}),
+        },
+        onEvent: (event) => {
+          emit({ type: 'model-event', step, event });
+          if (event.type === 'text-delta') partialText += event.delta;
+          if (event.type === 'finish') scope.totals.current.finish = { unified: event.finishReason.unified, raw: event.finishReason.raw };
+        },
+        onOutcome: (outcome) => {
+          const totals = scope.totals.current;
+          totals.usage = addUsage(totals.usage, outcome.usage);
+          totals.modelCostMicros += outcome.costMicros;
+          totals.model = outcome.model.id;
+          emit({ type: 'model-finished', step, model: outcome.model.id, generationId: outcome.generationId, usage: outcome.usage, costMicros: outcome.costMicros });
+        },
+      });
+      try {
+        return (await model.invoke(messages, { signal })) as AIMessage;
+      } catch (error) {
+        if (deadline?.aborted && !context.signal.aborted) return new AIMessage({ content: partialText });
+        throw error;
+      }
+    },
+    requiresApproval: (name) => agent.config.approvalTools.includes(name),
+    handoffTarget: (name) => handoffTarget(agent, name),
+    runTools: async (message, step, given, decisions, config) => {
+      const emit = scope.emit ?? given;
+      const results: ToolMessage[] = [];
+      // Only the agent's own tools run here; a client-side call in the same answer is left for the client.
+      for (const call of (message.tool_calls ?? []).filter((entry) => hooks.isServerTool(entry.name))) {
+        const callId = call.id ?? '';
+        const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
+        emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
+        const decision = decisions[callId];
+        const span = startSpan(`tool ${call.name}`, context.trace, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name });
+        const outcome =
+          decision && !decision.approve
+            ? { ok: false, content: `The user denied this call of ${call.name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`, costMicros: 0, durationMs: 0 }
+            : handoffTarget(agent, call.name)
+              ? { ok: true, content: `Transferred to ${handoffTarget(agent, call.name)}: that agent answers from here.`, costMicros: 0, durationMs: 0 }
+              : isAgentTool(call.name)
+                ? await runSubAgent(scope, agentOfTool(call.name), call.args, config, emit)
+                : await runBilledTool(deps, context, call.name, call.args, agent);
+        span?.setAttributes({ 'junction.cost_usd': outcome.costMicros / 1_000_000, 'junction.tool_ok': outcome.ok });
+        endSpan(span, outcome.ok ? undefined : new Error('tool failed'));
+        scope.totals.current.toolCostMicros += outcome.costMicros;
+        emit({ type: 'tool-finished', step, callId, name: call.name, ok: outcome.ok, output: outcome.content, costMicros: outcome.costMicros, durationMs: outcome.durationMs });
+        const result = new ToolMessage({ content: outcome.content, tool_call_id: callId, name: call.name, status: outcome.ok ? 'success' : 'error' });
+        results.push(result);
+      }
+      return results;
+    },
+  };
+
+  return hooks;
+}
+
+/**
+ * A tool call is billed like a model call: its `cost_usd` is reserved against the
+ * key and account first (a refusal goes back to the model as a tool error, and the
+ * run goes on), then settled with a usage row of its own.
+ */
+export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext, name: string, args: unknown, agent: LoadedAgent) {
+  const tool = deps.tools.get(name);
+  if (!tool) return { ok: false, content: `Error: the tool "${name}" does not exist.`, costMicros: 0, durationMs: 0 };
+  const startedAt = performance.now();
+  let reservation;
+  if (tool.costMicros > 0) {
+    try {
+      reservation = await deps.budgets.reserve(context.key, tool.costMicros);
+    } catch (error) {
+      if (!isJunctionError(error)) throw error;
+      return { ok: false, content: `Error: the tool "${name}" was not run: ${error.message}`, costMicros: 0, durationMs: 0 };
+    }
+  }
+  const knowledge = {
+    search: async (query: string, options?: { limit?: number }) => {
+      const embedder = deps.embedder(context);
+      const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: options?.limit ?? 5 });
+      return found.hits.map((hit) => ({ content: hit.content, source: hit.source, collection: hit.collection, score: hit.score }));
+    },
+  };
+  const outcome = await runTool(tool, args, { signal: context.signal, accountId: context.key.accountId, agentId: agent.id, knowledge });
+  deps.budgets.settle(
+    reservation,
+    outcome.costMicros,
+    usageLogEntry({ id: newGenerationId(), context: { ...context, endpoint: 'agents.tool' }, requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: outcome.costMicros, startedAt }),
+    context.key,
+  );
+  return outcome;
+}
+
+function lastUserText(messages: readonly ModelMessage[]): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role === 'user') return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n') || undefined;
+  }
+  return undefined;
+}
+
+
