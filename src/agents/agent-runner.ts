@@ -13,7 +13,8 @@ import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from './durable/store-checkpoi
 import { toCanonicalMessage } from './langchain-messages.ts';
 import type { RunEvent } from './run-events.ts';
 import { MAX_HANDOFFS_PER_TURN } from './handoffs.ts';
-import { createRunHooks } from './run-hooks.ts';
+import type { McpServers } from './mcp/mcp-servers.ts';
+import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
 import { emptyTotals } from './run-totals.ts';
 
 export type AgentRuntimeDeps = {
@@ -25,6 +26,8 @@ export type AgentRuntimeDeps = {
   embedder: (context: CallContext) => Embedder | undefined;
   /** Checkpoints every step (thread_id = run id); without one a run lives in its request only. */
   checkpointer?: BaseCheckpointSaver;
+  /** Connections to the MCP servers of agent files (`mcp_servers:`). */
+  mcp?: McpServers;
   /** The agents an agent may call (`agents:` in its file): an account's agent by id. */
   subAgent?: (accountId: string, agentId: string) => LoadedAgent | undefined;
 };
@@ -107,11 +110,11 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
 
   // Shared with sub-agents: their model and tool costs are this run's.
   const totalsHolder = { current: emptyTotals(agent.config.model) };
-  const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0 });
 
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
     const graph = deps.checkpointer ? checkpointedAgentGraph(deps.checkpointer) : agentGraph;
+    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: await mcpToolsFor(deps, agent) });
     const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
     let producedFrom: number | undefined;
     if (!request.resume && deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(threadId);
@@ -151,7 +154,8 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       const target = deps.subAgent?.(context.key.accountId, state.handoffTo);
       if (!target) break;
       const history = (state.messages ?? []).map(toCanonicalMessage);
-      const targetHooks = createRunHooks({ deps, agent: target, context: { ...context, agent: { agentId: target.id, runId } }, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, totals: totalsHolder, startedAt, depth: 0 });
+      const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId } }, totals: totalsHolder, startedAt, depth: 0 };
+      const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target) });
       const targetThread = `${threadId}~${hop}`;
       threads.push(targetThread);
       if (deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(targetThread);
