@@ -182,6 +182,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       const loadedAgents = agents;
       stops.push(() => loadedAgents.close());
       const { McpServers } = await import('./agents/mcp/mcp-servers.ts');
+      const { parseMcpAllowlist } = await import('./agents/mcp/request-mcp-servers.ts');
       const mcp = new McpServers(env, (error, server) => logger.warn({ err: error, server: server.label }, 'an MCP server could not be reached; its tools are left out of this run'));
       stops.push(() => mcp.close());
       agentRuntime = {
@@ -193,6 +194,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         // One registry for every account today; scoped by account when agents are.
         subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
         mcp,
+        mcpAllowlist: parseMcpAllowlist(env.JUNCTION_MCP_ALLOWLIST),
         checkpointer: new StoreCheckpointSaver(db, { onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed') }),
       };
       knowledge.start();

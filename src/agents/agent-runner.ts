@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { BaseMessage } from '@langchain/core/messages';
 import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
 import type { BudgetLeases } from '../billing/budget-leases.ts';
 import type { FinishReason, ModelMessage, ModelRequest, ToolDefinition, Usage } from '../core/model-types.ts';
@@ -13,9 +14,10 @@ import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from './durable/store-checkpoi
 import { toCanonicalMessage } from './langchain-messages.ts';
 import type { RunEvent } from './run-events.ts';
 import { MAX_HANDOFFS_PER_TURN } from './handoffs.ts';
-import type { McpServers } from './mcp/mcp-servers.ts';
+import type { McpServerConfig } from './mcp/mcp-server-config.ts';
+import { McpServers } from './mcp/mcp-servers.ts';
 import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
-import { emptyTotals } from './run-totals.ts';
+import { emptyTotals, type RunTotals } from './run-totals.ts';
 
 export type AgentRuntimeDeps = {
   db: Database;
@@ -28,6 +30,8 @@ export type AgentRuntimeDeps = {
   checkpointer?: BaseCheckpointSaver;
   /** Connections to the MCP servers of agent files (`mcp_servers:`). */
   mcp?: McpServers;
+  /** Hosts a request may add MCP servers on (JUNCTION_MCP_ALLOWLIST). */
+  mcpAllowlist?: readonly string[];
   /** The agents an agent may call (`agents:` in its file): an account's agent by id. */
   subAgent?: (accountId: string, agentId: string) => LoadedAgent | undefined;
 };
@@ -50,6 +54,8 @@ export type AgentRunRequest = {
     /** Client-side function tools: the run stops when the model calls one. */
     clientTools?: ToolDefinition[];
     toolChoice?: ModelRequest['toolChoice'];
+    /** MCP servers a request added (`{type: "mcp"}` tools on allowed hosts). */
+    mcpServers?: McpServerConfig[];
   };
   /** A run id decided by the caller (a background run is recorded before it starts). */
   runId?: string;
@@ -114,62 +120,72 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
     const graph = deps.checkpointer ? checkpointedAgentGraph(deps.checkpointer) : agentGraph;
-    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: await mcpToolsFor(deps, agent) });
-    const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
-    let producedFrom: number | undefined;
-    if (!request.resume && deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(threadId);
-    if (request.resume) {
-      const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
-      // A run resumed after its process died goes on counting; one resumed after a pause is a new response, billed from zero.
-      if (saved.totals && request.resume.from === 'start') totalsHolder.current = structuredClone(saved.totals);
-      if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
-    }
-    const input = request.resume ? (request.resume.value === undefined ? null : new Command({ resume: request.resume.value })) : {};
-    const pendingApprovals: ApprovalInterrupt['calls'] = [];
-    const options = { streamMode: ['custom', 'values'] as ('custom' | 'values')[], signal: context.signal, durability: request.durability ?? 'async' };
-    /** Streams one graph run: its events out, its last state back. */
-    const drive = async function* (graphInput: unknown, runConfig: typeof config, maxSteps: number): AsyncGenerator<RunEvent, Partial<AgentGraphState>> {
-      let last: Partial<AgentGraphState> = {};
-      const stream = await graph.stream(graphInput as Record<string, never>, { ...runConfig, ...options, recursionLimit: maxSteps * 2 + 10 });
-      for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
-        if (mode === 'custom') yield chunk as RunEvent;
-        else if (typeof chunk === 'object' && chunk !== null && '__interrupt__' in chunk) {
-          for (const entry of (chunk as { __interrupt__: Array<{ value?: unknown }> }).__interrupt__) {
-            const value = entry.value as ApprovalInterrupt | undefined;
-            if (value?.kind === 'approval') pendingApprovals.push(...value.calls);
-          }
-        } else {
-          last = chunk as Partial<AgentGraphState>;
-          await request.onStepSaved?.({ steps: last.steps ?? 0, messages: last.messages?.length ?? 0 });
-        }
+    // Servers a request added get connections of their own, without the server's environment, closed after the run.
+    const requestMcp = request.overrides?.mcpServers?.length ? new McpServers({}) : undefined;
+    const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
+    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools] });
+    try {
+      const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
+      let producedFrom: number | undefined;
+      if (!request.resume && deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(threadId);
+      if (request.resume) {
+        const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
+        // A run resumed after its process died goes on counting; one resumed after a pause is a new response, billed from zero.
+        if (saved.totals && request.resume.from === 'start') totalsHolder.current = structuredClone(saved.totals);
+        if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
       }
-      return last;
-    };
-    let state = yield* drive(input, config, agent.config.maxSteps);
-    const threads = [threadId];
-    const produced = (state.messages ?? []).slice(producedFrom ?? state.initialCount ?? 0);
-    const producedBy = produced.map(() => agent.id);
-    // Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far.
-    for (let hop = 1; state.handoffTo && !state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
-      const target = deps.subAgent?.(context.key.accountId, state.handoffTo);
-      if (!target) break;
-      const history = (state.messages ?? []).map(toCanonicalMessage);
-      const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId } }, totals: totalsHolder, startedAt, depth: 0 };
-      const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target) });
-      const targetThread = `${threadId}~${hop}`;
-      threads.push(targetThread);
-      if (deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(targetThread);
-      state = yield* drive({}, { configurable: { ...config.configurable, run: targetHooks, thread_id: targetThread } }, target.config.maxSteps);
-      const added = (state.messages ?? []).slice(state.initialCount ?? 0);
-      produced.push(...added);
-      producedBy.push(...added.map(() => target.id));
+      const input = request.resume ? (request.resume.value === undefined ? null : new Command({ resume: request.resume.value })) : {};
+      const pendingApprovals: ApprovalInterrupt['calls'] = [];
+      const options = { streamMode: ['custom', 'values'] as ('custom' | 'values')[], signal: context.signal, durability: request.durability ?? 'async' };
+      /** Streams one graph run: its events out, its last state back. */
+      const drive = async function* (graphInput: unknown, runConfig: typeof config, maxSteps: number): AsyncGenerator<RunEvent, Partial<AgentGraphState>> {
+        let last: Partial<AgentGraphState> = {};
+        const stream = await graph.stream(graphInput as Record<string, never>, { ...runConfig, ...options, recursionLimit: maxSteps * 2 + 10 });
+        for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+          if (mode === 'custom') yield chunk as RunEvent;
+          else if (typeof chunk === 'object' && chunk !== null && '__interrupt__' in chunk) {
+            for (const entry of (chunk as { __interrupt__: Array<{ value?: unknown }> }).__interrupt__) {
+              const value = entry.value as ApprovalInterrupt | undefined;
+              if (value?.kind === 'approval') pendingApprovals.push(...value.calls);
+            }
+          } else {
+            last = chunk as Partial<AgentGraphState>;
+            await request.onStepSaved?.({ steps: last.steps ?? 0, messages: last.messages?.length ?? 0 });
+          }
+        }
+        return last;
+      };
+      let state = yield* drive(input, config, agent.config.maxSteps);
+      const threads = [threadId];
+      const produced = (state.messages ?? []).slice(producedFrom ?? state.initialCount ?? 0);
+      const producedBy = produced.map(() => agent.id);
+      // Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far.
+      for (let hop = 1; state.handoffTo && !state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
+        const target = deps.subAgent?.(context.key.accountId, state.handoffTo);
+        if (!target) break;
+        const history = (state.messages ?? []).map(toCanonicalMessage);
+        const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId } }, totals: totalsHolder, startedAt, depth: 0 };
+        const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target) });
+        const targetThread = `${threadId}~${hop}`;
+        threads.push(targetThread);
+        if (deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(targetThread);
+        state = yield* drive({}, { configurable: { ...config.configurable, run: targetHooks, thread_id: targetThread } }, target.config.maxSteps);
+        const added = (state.messages ?? []).slice(state.initialCount ?? 0);
+        produced.push(...added);
+        producedBy.push(...added.map(() => target.id));
+      }
+      // A finished run cannot resume: its checkpoints go (off the response's critical path).
+      if (deps.checkpointer && !request.keepThread && pendingApprovals.length === 0) {
+        const checkpointer = deps.checkpointer;
+        for (const thread of threads) void checkpointer.deleteThread(thread).catch(() => undefined);
+      }
+      const totals = totalsHolder.current;
+      setResult(totals, state, produced, producedBy, pendingApprovals);
+    } finally {
+      await requestMcp?.close();
     }
-    // A finished run cannot resume: its checkpoints go (off the response's critical path).
-    if (deps.checkpointer && !request.keepThread && pendingApprovals.length === 0) {
-      const checkpointer = deps.checkpointer;
-      for (const thread of threads) void checkpointer.deleteThread(thread).catch(() => undefined);
-    }
-    const totals = totalsHolder.current;
+  };
+  const setResult = (totals: RunTotals, state: Partial<AgentGraphState>, produced: BaseMessage[], producedBy: string[], pendingApprovals: ApprovalInterrupt['calls']) => {
     result = {
       runId,
       threadId,

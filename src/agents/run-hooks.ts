@@ -201,7 +201,7 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
       return { ok: false, content: `Error: the tool "${name}" was not run: ${error.message}`, costMicros: 0, durationMs: 0 };
     }
   }
-  const outcome = await deps.mcp!.call(tool, args, context.signal);
+  const outcome = await tool.via.call(tool, args, context.signal);
   // A call that never reached the server costs nothing.
   const charged = outcome.ok || !outcome.content.startsWith('Error: the MCP server') ? costMicros : 0;
   deps.budgets.settle(

@@ -44,6 +44,8 @@ export type McpServerConfig = {
   allowedTools?: string[];
   requireApproval: boolean;
   costMicros: number;
+  /** Given by a request (`{type: "mcp"}`): its connection is the run's own, closed after it, and never gets ${ENV}. */
+  fromRequest?: boolean;
 };
 
 export const toMcpServerConfig = (file: z.infer<typeof McpServerFileSchema>): McpServerConfig => ({

@@ -7,7 +7,7 @@ import type { ToolDefinition } from '../../core/model-types.ts';
 import { type McpServerConfig, mcpToolName, substituteEnv } from './mcp-server-config.ts';
 
 /** One tool of an MCP server, as the model sees it. */
-export type McpTool = { definition: ToolDefinition; server: McpServerConfig; tool: string };
+export type McpTool = { definition: ToolDefinition; server: McpServerConfig; tool: string; via: McpServers };
 
 type Connection = { client: Client; tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> | undefined };
 
@@ -43,6 +43,7 @@ export class McpServers {
             .filter((tool) => !server.allowedTools || server.allowedTools.includes(tool.name))
             .map((tool) => ({
               server,
+              via: this,
               tool: tool.name,
               definition: { name: mcpToolName(server.label, tool.name), ...(tool.description && { description: tool.description }), parameters: tool.inputSchema },
             }));
