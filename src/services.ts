@@ -244,6 +244,10 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       stops.push(() => consoleAgents.stop());
       const accountNames = new AccountNames(db);
       agentDirectory = new AgentDirectory(agents, consoleAgents, accountNames, account.id);
+      const { McpServers } = await import('./agents/mcp/mcp-servers.ts');
+      const { parseMcpAllowlist } = await import('./agents/mcp/request-mcp-servers.ts');
+      const mcp = new McpServers(env, (error, server) => logger.warn({ err: error, server: server.label }, 'an MCP server could not be reached; its tools are left out of this run'));
+      stops.push(() => mcp.close());
       agentRuntime = {
         db,
         chat,
@@ -252,6 +256,8 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
         // One registry for every account today; scoped by account when agents are.
         subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
+        mcp,
+        mcpAllowlist: parseMcpAllowlist(env.JUNCTION_MCP_ALLOWLIST),
         checkpointer: new StoreCheckpointSaver(db, { onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed') }),
       };
       knowledge.start();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { usdToMicros } from '../core/money.ts';
+import { McpServerFileSchema, toMcpServerConfig } from './mcp/mcp-server-config.ts';
 
 /**
  * The file format of `agents/<id>.yaml`. Strict: an unknown key is an error (a typo
@@ -56,6 +57,15 @@ export const AgentFileSchema = z
     agents: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
     // Agents this one may hand the conversation to (`transfer_to_<id>`): it answers this and later turns.
     handoffs: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
+    // MCP servers whose tools the agent may call (mcp/mcp-server-config.ts).
+    mcp_servers: z
+      .array(McpServerFileSchema)
+      .superRefine((servers, context) => {
+        servers.forEach((server, index) => {
+          if (servers.findIndex((other) => other.label === server.label) !== index) context.addIssue({ code: 'custom', path: [index, 'label'], message: `duplicate label "${server.label}"` });
+        });
+      })
+      .default([]),
     // Run bounds: a run that reaches one ends `incomplete` with the bound as the reason.
     max_run_seconds: z.number().positive().max(86_400).optional(),
     max_run_cost_usd: z
@@ -97,6 +107,7 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
   maxSteps: file.max_steps,
   agents: file.agents,
   handoffs: file.handoffs,
+  mcpServers: file.mcp_servers.map(toMcpServerConfig),
   maxRunSeconds: file.max_run_seconds,
   maxRunCostMicros: file.max_run_cost_usd,
 }));

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { BaseMessage } from '@langchain/core/messages';
 import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
 import type { BudgetLeases } from '../billing/budget-leases.ts';
 import type { FinishReason, ModelMessage, ModelRequest, ToolDefinition, Usage } from '../core/model-types.ts';
@@ -14,8 +15,10 @@ import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from './durable/store-checkpoi
 import { toCanonicalMessage } from './langchain-messages.ts';
 import type { RunEvent } from './run-events.ts';
 import { MAX_HANDOFFS_PER_TURN } from './handoffs.ts';
-import { createRunHooks } from './run-hooks.ts';
-import { emptyTotals } from './run-totals.ts';
+import type { McpServerConfig } from './mcp/mcp-server-config.ts';
+import { McpServers } from './mcp/mcp-servers.ts';
+import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
+import { emptyTotals, type RunTotals } from './run-totals.ts';
 
 export type AgentRuntimeDeps = {
   db: Database;
@@ -26,6 +29,10 @@ export type AgentRuntimeDeps = {
   embedder: (context: CallContext) => Embedder | undefined;
   /** Checkpoints every step (thread_id = run id); without one a run lives in its request only. */
   checkpointer?: BaseCheckpointSaver;
+  /** Connections to the MCP servers of agent files (`mcp_servers:`). */
+  mcp?: McpServers;
+  /** Hosts a request may add MCP servers on (JUNCTION_MCP_ALLOWLIST). */
+  mcpAllowlist?: readonly string[];
   /** The agents an agent may call (`agents:` in its file): an account's agent by id. */
   subAgent?: (accountId: string, agentId: string) => LoadedAgent | undefined;
 };
@@ -48,6 +55,8 @@ export type AgentRunRequest = {
     /** Client-side function tools: the run stops when the model calls one. */
     clientTools?: ToolDefinition[];
     toolChoice?: ModelRequest['toolChoice'];
+    /** MCP servers a request added (`{type: "mcp"}` tools on allowed hosts). */
+    mcpServers?: McpServerConfig[];
   };
   /** A run id decided by the caller (a background run is recorded before it starts). */
   runId?: string;
@@ -110,12 +119,15 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
 
   // Shared with sub-agents: their model and tool costs are this run's.
   const totalsHolder = { current: emptyTotals(agent.config.model) };
-  const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0 });
 
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
+    const graph = deps.checkpointer ? checkpointedAgentGraph(deps.checkpointer) : agentGraph;
+    // Servers a request added get connections of their own, without the server's environment, closed after the run.
+    const requestMcp = request.overrides?.mcpServers?.length ? new McpServers({}) : undefined;
+    const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
+    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools] });
     try {
-      const graph = deps.checkpointer ? checkpointedAgentGraph(deps.checkpointer) : agentGraph;
       const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
       let producedFrom: number | undefined;
       if (!request.resume && deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(threadId);
@@ -155,7 +167,8 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         const target = deps.subAgent?.(context.key.accountId, state.handoffTo);
         if (!target) break;
         const history = (state.messages ?? []).map(toCanonicalMessage);
-        const targetHooks = createRunHooks({ deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, totals: totalsHolder, startedAt, depth: 0 });
+        const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: totalsHolder, startedAt, depth: 0 };
+        const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target) });
         const targetThread = `${threadId}~${hop}`;
         threads.push(targetThread);
         if (deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(targetThread);
@@ -170,27 +183,32 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         for (const thread of threads) void checkpointer.deleteThread(thread).catch(() => undefined);
       }
       const totals = totalsHolder.current;
-      result = {
-        runId,
-        threadId,
-        messages: produced.map(toCanonicalMessage),
-        messageAgents: producedBy,
-        usage: totals.usage,
-        modelCostMicros: totals.modelCostMicros,
-        toolCostMicros: totals.toolCostMicros,
-        costMicros: totals.modelCostMicros + totals.toolCostMicros,
-        finishReason: totals.finish,
-        steps: state.steps ?? 0,
-        model: totals.model,
-        ...(state.stoppedBy && { stoppedBy: state.stoppedBy }),
-        ...(pendingApprovals.length > 0 && { pendingApprovals }),
-      };
-      runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': result.usage.inputTokens, 'gen_ai.usage.output_tokens': result.usage.outputTokens, 'junction.cost_usd': result.costMicros / 1_000_000, 'junction.steps': result.steps });
+      setResult(totals, state, produced, producedBy, pendingApprovals);
+      runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': totals.usage.inputTokens, 'gen_ai.usage.output_tokens': totals.usage.outputTokens, 'junction.cost_usd': (totals.modelCostMicros + totals.toolCostMicros) / 1_000_000, 'junction.steps': state.steps ?? 0 });
       endSpan(runSpan);
     } catch (error) {
       endSpan(runSpan, error);
       throw error;
+    } finally {
+      await requestMcp?.close();
     }
+  };
+  const setResult = (totals: RunTotals, state: Partial<AgentGraphState>, produced: BaseMessage[], producedBy: string[], pendingApprovals: ApprovalInterrupt['calls']) => {
+    result = {
+      runId,
+      threadId,
+      messages: produced.map(toCanonicalMessage),
+      messageAgents: producedBy,
+      usage: totals.usage,
+      modelCostMicros: totals.modelCostMicros,
+      toolCostMicros: totals.toolCostMicros,
+      costMicros: totals.modelCostMicros + totals.toolCostMicros,
+      finishReason: totals.finish,
+      steps: state.steps ?? 0,
+      model: totals.model,
+      ...(state.stoppedBy && { stoppedBy: state.stoppedBy }),
+      ...(pendingApprovals.length > 0 && { pendingApprovals }),
+    };
   };
   return { runId, events: events(), result: () => result };
 }

@@ -16,6 +16,7 @@ import { PipelineChatModel } from './pipeline-chat-model.ts';
 import type { RunEvent } from './run-events.ts';
 import { addUsage, type RunTotals } from './run-totals.ts';
 import { handoffTarget, handoffToolDefinitions } from './handoffs.ts';
+import type { McpTool } from './mcp/mcp-servers.ts';
 import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './sub-agents.ts';
 
 /** One agent's part in a run: the top agent, or a sub-agent it called (depth > 0). */
@@ -29,6 +30,8 @@ export type HookScope = {
   totals: { current: RunTotals };
   startedAt: number;
   depth: number;
+  /** The tools of the agent's MCP servers, listed for this run. */
+  mcpTools: McpTool[];
   /** Where a sub-agent's events go (the caller's stream, marked with the agent); the graph's writer otherwise. */
   emit?: (event: RunEvent) => void;
 };
@@ -44,7 +47,9 @@ export function createRunHooks(scope: HookScope): RunHooks {
     ...deps.tools.definitions(agent.config.tools),
     ...agentToolDefinitions(deps, context.key.accountId, agent.config.agents),
     ...handoffToolDefinitions(deps, context.key.accountId, agent.config.handoffs),
+    ...scope.mcpTools.map((tool) => tool.definition),
   ];
+  const mcpTool = (name: string) => scope.mcpTools.find((tool) => tool.definition.name === name);
   const startedAt = scope.startedAt;
   const bounds = { seconds: agent.config.maxRunSeconds, costMicros: agent.config.maxRunCostMicros };
   const hooks: RunHooks = {
@@ -113,7 +118,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
         throw error;
       }
     },
-    requiresApproval: (name) => agent.config.approvalTools.includes(name),
+    requiresApproval: (name) => agent.config.approvalTools.includes(name) || mcpTool(name)?.server.requireApproval === true,
     handoffTarget: (name) => handoffTarget(agent, name),
     runTools: async (message, step, given, decisions, config) => {
       const emit = scope.emit ?? given;
@@ -132,7 +137,9 @@ export function createRunHooks(scope: HookScope): RunHooks {
               ? { ok: true, content: `Transferred to ${handoffTarget(agent, call.name)}: that agent answers from here.`, costMicros: 0, durationMs: 0 }
               : isAgentTool(call.name)
                 ? await runSubAgent(scope, agentOfTool(call.name), call.args, config, emit)
-                : await runBilledTool(deps, context, call.name, call.args, agent);
+                : mcpTool(call.name)
+                  ? await runBilledMcpTool(deps, context, mcpTool(call.name) as McpTool, call.args)
+                  : await runBilledTool(deps, context, call.name, call.args, agent);
         span?.setAttributes({ 'junction.cost_usd': outcome.costMicros / 1_000_000, 'junction.tool_ok': outcome.ok });
         endSpan(span, outcome.ok ? undefined : new Error('tool failed'));
         scope.totals.current.toolCostMicros += outcome.costMicros;
@@ -180,6 +187,36 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
     context.key,
   );
   return outcome;
+}
+
+/** The tools of an agent's MCP servers (none without servers or a connection manager). */
+export const mcpToolsFor = async (deps: AgentRuntimeDeps, agent: LoadedAgent): Promise<McpTool[]> =>
+  deps.mcp && agent.config.mcpServers.length > 0 ? deps.mcp.tools(agent.config.mcpServers) : [];
+
+/** An MCP call is billed like any server tool: its server's `cost_usd` reserved first, then settled with a usage row. */
+async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, tool: McpTool, args: unknown) {
+  const name = tool.definition.name;
+  const costMicros = tool.server.costMicros;
+  const startedAt = performance.now();
+  let reservation;
+  if (costMicros > 0) {
+    try {
+      reservation = await deps.budgets.reserve(context.key, costMicros);
+    } catch (error) {
+      if (!isJunctionError(error)) throw error;
+      return { ok: false, content: `Error: the tool "${name}" was not run: ${error.message}`, costMicros: 0, durationMs: 0 };
+    }
+  }
+  const outcome = await tool.via.call(tool, args, context.signal);
+  // A call that never reached the server costs nothing.
+  const charged = outcome.ok || !outcome.content.startsWith('Error: the MCP server') ? costMicros : 0;
+  deps.budgets.settle(
+    reservation,
+    charged,
+    usageLogEntry({ id: newGenerationId(), context: { ...context, endpoint: 'agents.tool' }, requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: charged, startedAt }),
+    context.key,
+  );
+  return { ...outcome, costMicros: charged, durationMs: performance.now() - startedAt };
 }
 
 function lastUserText(messages: readonly ModelMessage[]): string | undefined {

@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../core/model-types.ts';
 import { agentGraph } from './agent-graph.ts';
 import type { AgentRuntimeDeps } from './agent-runner.ts';
 import type { RunEvent } from './run-events.ts';
-import { createRunHooks, type HookScope } from './run-hooks.ts';
+import { createRunHooks, type HookScope, mcpToolsFor } from './run-hooks.ts';
 
 /**
  * Agents using agents: each agent in `agents:` is offered to the model as the tool
@@ -46,6 +46,7 @@ export async function runSubAgent(scope: HookScope, agentId: string, args: unkno
   const started = performance.now();
   const hooks = createRunHooks({
     ...scope,
+    mcpTools: await mcpToolsFor(scope.deps, agent),
     agent,
     context: { ...scope.context, agent: { agentId: agent.id, runId: scope.context.agent.runId } },
     request: { history: [], input: [{ role: 'user', content: [{ type: 'text', text: message }] }] },

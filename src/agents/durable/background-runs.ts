@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../store/database.ts';
-import { claimExpiredRuns, NOTIFY_CANCEL, type RunRow, renewLeases } from './run-repository.ts';
+import { claimExpiredRuns, NOTIFY_CANCEL, releaseLeases, type RunRow, renewLeases } from './run-repository.ts';
 
 /** Why a background run's signal fired. */
 export type StopReason = 'cancelled' | 'lease-lost' | 'shutdown';
@@ -95,6 +95,8 @@ export class BackgroundRuns {
     await this.#unlisten?.().catch(() => undefined);
     for (const controller of this.#active.values()) controller.abort('shutdown' satisfies StopReason);
     await this.#ticking;
+    // Hand the runs over now rather than when their leases would have run out.
+    await releaseLeases(this.#options.db, this.#options.holderId).catch(() => undefined);
     // Runs stop at their next await; give them a moment so no write lands after the store closes.
     const deadline = Date.now() + 2_000;
     while (this.#active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

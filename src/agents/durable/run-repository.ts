@@ -129,6 +129,43 @@ export async function insertEvents(db: Queryable, runId: string, events: Array<{
   await db.query(`INSERT INTO agent_run_events (run_id, sequence_number, event) VALUES ${values.join(', ')} ON CONFLICT DO NOTHING`, params);
 }
 
+/** Cancels a run nobody holds (its process died and no other took it over yet); false when a holder has it. */
+export async function cancelUnheldRun(db: Queryable, runId: string): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE agent_runs SET status = 'cancelled', cancel_requested = true, holder_id = NULL, lease_expires_at = NULL, updated_at = now()
+     WHERE id = $1 AND status IN ('queued', 'in_progress') AND lease_expires_at < now()`,
+    [runId],
+  );
+  return result.rowCount > 0;
+}
+
+export async function runStatus(db: Queryable, runId: string): Promise<string | undefined> {
+  const result = await db.query<{ status: string }>('SELECT status FROM agent_runs WHERE id = $1', [runId]);
+  return result.rows[0]?.status;
+}
+
+/** At shutdown: the runs this process holds become claimable at once by the processes still alive. */
+export async function releaseLeases(db: Queryable, holderId: string): Promise<void> {
+  await db.query(`UPDATE agent_runs SET lease_expires_at = now() WHERE holder_id = $1 AND status IN ('queued', 'in_progress')`, [holderId]);
+}
+
+/** Takes a paused run for the request that answers its approvals; false when another request took it first. */
+export async function claimPause(db: Queryable, threadId: string): Promise<boolean> {
+  const result = await db.query(`UPDATE agent_runs SET status = 'resumed', updated_at = now() WHERE id = $1 AND status = 'requires_action'`, [threadId]);
+  return result.rowCount > 0;
+}
+
+/** Records (or moves to a newer response) the pause of a thread, in the transaction that stores the response. */
+export async function upsertPause(tx: Queryable, pause: { threadId: string; responseId: string; accountId: string; keyId: string; agentId: string; request: unknown }): Promise<void> {
+  await tx.query(
+    `INSERT INTO agent_runs (id, response_id, account_id, key_id, agent_id, status, background, request)
+     VALUES ($1, $2, $3, $4, $5, 'requires_action', false, $6::jsonb)
+     ON CONFLICT (id) DO UPDATE SET response_id = EXCLUDED.response_id, status = 'requires_action', request = EXCLUDED.request,
+       holder_id = NULL, lease_expires_at = NULL, updated_at = now()`,
+    [pause.threadId, pause.responseId, pause.accountId, pause.keyId, pause.agentId, JSON.stringify(pause.request)],
+  );
+}
+
 export async function readEvents(db: Queryable, runId: string, after: number): Promise<Array<Record<string, unknown> & { sequence_number: number }>> {
   const result = await db.query<{ event: Record<string, unknown> & { sequence_number: number } }>(
     'SELECT event FROM agent_run_events WHERE run_id = $1 AND sequence_number > $2 ORDER BY sequence_number',

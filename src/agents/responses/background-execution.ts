@@ -43,7 +43,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
   const owner = { accountId: row.account_id, keyId: row.key_id };
   const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id: row.response_id, createdAt: request.created_at, ...fields });
   const encoder = new ResponseEventEncoder({
-    isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.name === name),
+    isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name),
     snapshot: (status, output) => responseResource(request.settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
     resume: snapshot ? { sequence: snapshot.sequence, output: snapshot.output as OutputItem[], totals: snapshot.totals } : { sequence: SUBMITTED_SEQUENCE, output: [], totals: emptyEncoderTotals() },
   });
@@ -81,7 +81,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
     const key = await findManagedKey(db, row.account_id, row.key_id);
     if (!key) throw new JunctionError('invalid_api_key', 'The key that started this run was deleted.');
     assertActive(key, new Date());
-    const prepared = await prepareResponse(db, requested, owner, request.body, (agentId) => deps.agents.files.get(agentId));
+    const prepared = await prepareResponse(db, requested, owner, request.body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist);
     const { agent } = prepared;
     send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
     const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };

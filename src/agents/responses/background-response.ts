@@ -7,7 +7,7 @@ import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
-import { insertEvents, insertRun, readEvents, type RunRow, RUN_ACTIVE } from '../durable/run-repository.ts';
+import { insertEvents, insertRun, readEvents, type RunRow, RUN_ACTIVE, runStatus } from '../durable/run-repository.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import { type ResponseResource, type ResponseSettings, responseResource } from './response-resource.ts';
@@ -85,8 +85,8 @@ export async function streamRunEvents(deps: AgentsApiDeps, reply: FastifyReply, 
     if (done) break;
     if (events.length === 0) {
       // A run that ended without a terminal event (cancelled while nobody held it) has nothing more to send.
-      const state = await deps.db.query<{ status: string }>('SELECT status FROM agent_runs WHERE id = $1', [runId]);
-      if (!RUN_ACTIVE.some((status) => status === state.rows[0]?.status)) break;
+      const status = await runStatus(deps.db, runId);
+      if (!RUN_ACTIVE.some((active) => active === status)) break;
       await new Promise((resolve) => setTimeout(resolve, TAIL_INTERVAL_MS));
     }
   }

@@ -5,7 +5,7 @@ import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
-import { findRunByResponse, requestCancel, RUN_ACTIVE, type RunRow, RunSnapshotSchema } from '../durable/run-repository.ts';
+import { cancelUnheldRun, findRunByResponse, requestCancel, RUN_ACTIVE, type RunRow, RunSnapshotSchema } from '../durable/run-repository.ts';
 import { StoredRunRequestSchema, streamRunEvents } from './background-response.ts';
 import type { OutputItem } from './response-items.ts';
 import { type ResponseSettings, type ResponseState, responseResource, wireUsage } from './response-resource.ts';
@@ -68,12 +68,7 @@ export async function backgroundResponseRoutes(app: FastifyInstance, deps: Agent
     }
     if (isActive(run)) {
       // Nobody holds it (its process died and no other took it over yet): cancelled here. Else its holder stops it.
-      const direct = await deps.db.query(
-        `UPDATE agent_runs SET status = 'cancelled', cancel_requested = true, holder_id = NULL, lease_expires_at = NULL, updated_at = now()
-         WHERE id = $1 AND status IN ('queued', 'in_progress') AND lease_expires_at < now()`,
-        [run.id],
-      );
-      if (direct.rowCount > 0) await deps.runtime.checkpointer?.deleteThread(run.id);
+      if (await cancelUnheldRun(deps.db, run.id)) await deps.runtime.checkpointer?.deleteThread(run.id);
       else await requestCancel(deps.db, run.id);
       const deadline = Date.now() + CANCEL_WAIT_MS;
       let current = await findRunByResponse(deps.db, owner, id);

@@ -3,7 +3,7 @@ import type { ConversationOwner } from '../../conversations/conversation-reposit
 import { JunctionError } from '../../core/errors.ts';
 import type { Database, Queryable } from '../../store/database.ts';
 import type { ApprovalDecisions } from '../agent-graph.ts';
-import { findRunByResponse } from '../durable/run-repository.ts';
+import { claimPause, findRunByResponse, upsertPause } from '../durable/run-repository.ts';
 import type { ApprovalRequestItem, OutputItem } from './response-items.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 
@@ -48,11 +48,7 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
   return { threadId: pause.id, decisions };
 }
 
-/** Takes the pause for this request; false when another request resumed it first. */
-export async function claimPause(db: Queryable, threadId: string): Promise<boolean> {
-  const result = await db.query(`UPDATE agent_runs SET status = 'resumed', updated_at = now() WHERE id = $1 AND status = 'requires_action'`, [threadId]);
-  return result.rowCount > 0;
-}
+export { claimPause };
 
 export const approvalItems = (output: readonly OutputItem[]): ApprovalRequestItem[] =>
   output.filter((item): item is ApprovalRequestItem => item.type === 'junction:approval_request');
@@ -60,11 +56,5 @@ export const approvalItems = (output: readonly OutputItem[]): ApprovalRequestIte
 /** Records (or moves to a newer response) the pause of a thread, in the transaction that stores the response. */
 export async function recordPause(tx: Queryable, pause: { threadId: string; responseId: string; owner: ConversationOwner; agentId: string; items: ApprovalRequestItem[] }): Promise<void> {
   const request = { approvals: pause.items.map((item) => ({ id: item.id, call_id: item.call_id, name: item.name })) };
-  await tx.query(
-    `INSERT INTO agent_runs (id, response_id, account_id, key_id, agent_id, status, background, request)
-     VALUES ($1, $2, $3, $4, $5, 'requires_action', false, $6::jsonb)
-     ON CONFLICT (id) DO UPDATE SET response_id = EXCLUDED.response_id, status = 'requires_action', request = EXCLUDED.request,
-       holder_id = NULL, lease_expires_at = NULL, updated_at = now()`,
-    [pause.threadId, pause.responseId, pause.owner.accountId, pause.owner.keyId, pause.agentId, JSON.stringify(request)],
-  );
+  await upsertPause(tx, { threadId: pause.threadId, responseId: pause.responseId, accountId: pause.owner.accountId, keyId: pause.owner.keyId, agentId: pause.agentId, request });
 }

@@ -5,6 +5,7 @@ import type { Database } from '../../store/database.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { activeAgent } from '../handoffs.ts';
+import { requestMcpServers } from '../mcp/request-mcp-servers.ts';
 import { approvalResume } from './response-approvals.ts';
 import { toRunInput } from './response-input.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
@@ -15,7 +16,15 @@ import { effectiveSettings, runOverrides } from './response-resource.ts';
  * new turn, the run's overrides and the effective settings. The same for a foreground
  * request and for a background run rebuilt from its stored body by another process.
  */
-export async function prepareResponse(db: Database, requested: LoadedAgent, owner: ConversationOwner, body: CreateResponseRequest, lookup: (agentId: string) => LoadedAgent | undefined = () => undefined) {
+export async function prepareResponse(
+  db: Database,
+  requested: LoadedAgent,
+  owner: ConversationOwner,
+  body: CreateResponseRequest,
+  lookup: (agentId: string) => LoadedAgent | undefined = () => undefined,
+  mcpAllowlist: readonly string[] = [],
+) {
+  const mcpServers = requestMcpServers(body, mcpAllowlist);
   const continuation = await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId: body.previous_response_id ?? null });
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
   const agent = activeAgent(requested, continuation.path, lookup);
@@ -27,9 +36,9 @@ export async function prepareResponse(db: Database, requested: LoadedAgent, owne
     agent,
     continuation,
     turn,
-    overrides: runOverrides(body, agent, turn.instructions),
+    overrides: { ...runOverrides(body, agent, turn.instructions), ...(mcpServers.length > 0 && { mcpServers }) },
     settings: effectiveSettings(body, requested),
-    clientTools: new Set((body.tools ?? []).map((tool) => tool.name)),
+    clientTools: new Set((body.tools ?? []).flatMap((tool) => (tool.type === 'function' ? [tool.name] : []))),
     /** Set when the request answers the approvals a paused run waits for. */
     resume,
   };

@@ -116,6 +116,24 @@ export const FunctionToolSchema = z.strictObject({
 });
 export type FunctionToolParam = z.infer<typeof FunctionToolSchema>;
 
+/**
+ * OpenAI's remote MCP tool. Allowed only for servers whose host is listed in
+ * JUNCTION_MCP_ALLOWLIST (checked when the request is prepared: 400 otherwise).
+ */
+export const McpToolParamSchema = z.strictObject({
+  type: z.literal('mcp'),
+  server_label: z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,31}$/, 'must be 1-32 letters, digits, _ or -'),
+  server_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  server_description: z.string().max(2_000).nullish(),
+  allowed_tools: z.union([z.array(z.string().min(1)), z.strictObject({ tool_names: z.array(z.string().min(1)) })]).nullish(),
+  require_approval: z.enum(['always', 'never'], { error: `must be 'always' or 'never'` }).nullish(),
+  headers: z.record(z.string(), z.string()).nullish(),
+});
+export type McpToolParam = z.infer<typeof McpToolParamSchema>;
+const ToolParamSchema = z.discriminatedUnion('type', [FunctionToolSchema, McpToolParamSchema], {
+  error: (issue) => (issue.code === 'invalid_union' ? `only function and mcp tools are supported (the agent brings its own server-side tools)` : undefined),
+});
+
 export const ToolChoiceSchema = z.union([z.enum(['none', 'auto', 'required']), z.strictObject({ type: z.literal('function'), name: z.string().min(1) })], {
   error: `must be 'none', 'auto', 'required' or {"type":"function","name":…} (allowed_tools is not supported)`,
 });
@@ -139,7 +157,7 @@ export const CreateResponseSchema = z.strictObject({
   // A bare string is one user message; as items, errors name the item (`input.3.content`).
   input: z.preprocess((value) => (typeof value === 'string' ? [{ type: 'message', role: 'user', content: value }] : value), z.array(InputItemSchema).min(1).max(4_096, 'at most 4096 input items per request; previous_response_id keeps the history')),
   instructions: z.string().nullish(),
-  tools: z.array(FunctionToolSchema).nullish(),
+  tools: z.array(ToolParamSchema).nullish(),
   tool_choice: ToolChoiceSchema.nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   max_output_tokens: z.number().int().min(16).nullish(),

@@ -4,7 +4,7 @@ import { microsToUsd } from '../../core/money.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunRequest } from '../agent-runner.ts';
 import type { OutputItem } from './response-items.ts';
-import type { CreateResponseRequest, FunctionToolParam, TextFormatParam, ToolChoiceParam } from './response-request-schema.ts';
+import type { CreateResponseRequest, FunctionToolParam, McpToolParam, TextFormatParam, ToolChoiceParam } from './response-request-schema.ts';
 
 /**
  * The `ResponseResource` (all 31 keys the spec requires). Settings are the effective
@@ -12,7 +12,10 @@ import type { CreateResponseRequest, FunctionToolParam, TextFormatParam, ToolCho
  * a client reading a response knows what the run really used.
  */
 
-type EchoedTool = { type: 'function'; name: string; description: string | null; parameters: Record<string, unknown> | null; strict: boolean | null };
+type EchoedTool =
+  | { type: 'function'; name: string; description: string | null; parameters: Record<string, unknown> | null; strict: boolean | null }
+  // Headers are never echoed: they carry the caller's credentials for the server.
+  | { type: 'mcp'; server_label: string; server_url: string; allowed_tools: string[] | null; require_approval: 'always' | 'never' };
 type EchoedFormat = { type: 'text' } | { type: 'json_schema'; name: string; description: string | null; schema: null; strict: boolean };
 
 export type ResponseSettings = {
@@ -140,7 +143,14 @@ export function effectiveSettings(body: CreateResponseRequest, agent: LoadedAgen
   };
 }
 
-const echoTool = (tool: FunctionToolParam): EchoedTool => ({
+const echoTool = (tool: FunctionToolParam | McpToolParam): EchoedTool =>
+  tool.type === 'mcp'
+    ? { type: 'mcp', server_label: tool.server_label, server_url: tool.server_url, allowed_tools: mcpAllowedTools(tool) ?? null, require_approval: tool.require_approval ?? 'never' }
+    : echoFunctionTool(tool);
+
+export const mcpAllowedTools = (tool: McpToolParam): string[] | undefined => (Array.isArray(tool.allowed_tools) ? tool.allowed_tools : tool.allowed_tools?.tool_names);
+
+const echoFunctionTool = (tool: FunctionToolParam): EchoedTool => ({
   type: 'function',
   name: tool.name,
   description: tool.description ?? null,
@@ -160,9 +170,10 @@ const echoFormat = (format: TextFormatParam | null): EchoedFormat =>
  * (the runtime would run the server one), and a forced tool must exist.
  */
 export function runOverrides(body: CreateResponseRequest, agent: LoadedAgent, extraInstructions: readonly string[]): NonNullable<AgentRunRequest['overrides']> {
-  const clientTools = (body.tools ?? []).map(toToolDefinition);
+  const declared = (body.tools ?? []).flatMap((tool, index) => (tool.type === 'function' ? [{ tool: toToolDefinition(tool), index }] : []));
+  const clientTools = declared.map((entry) => entry.tool);
   const seen = new Set<string>();
-  clientTools.forEach((tool, index) => {
+  declared.forEach(({ tool, index }) => {
     if (seen.has(tool.name)) throw new JunctionError('invalid_request', `Tool '${tool.name}' is declared twice.`, { param: `tools.${index}.name` });
     if (agent.config.tools.includes(tool.name)) {
       throw new JunctionError('invalid_request', `Tool '${tool.name}' is one of the agent's own tools; give the client tool another name.`, { param: `tools.${index}.name` });

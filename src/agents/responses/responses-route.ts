@@ -46,7 +46,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     const owner = ownerOf(request);
     const requested = await deps.agents.find(owner.accountId, body.model);
     if (!requested) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
-    const { agent, continuation, turn, overrides, settings, clientTools, resume } = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId));
+    const { agent, continuation, turn, overrides, settings, clientTools, resume } = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist);
     if (body.background) return submitBackgroundResponse(deps, { agent: requested, owner, body, settings, stream: body.stream === true, reply });
 
     const id = newResponseId();

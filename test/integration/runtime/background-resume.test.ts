@@ -27,7 +27,7 @@ let env: NodeJS.ProcessEnv;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  upstream = await startFakeOpenAIUpstream({ apiKey: UPSTREAM_KEYS.openai, slowChunkDelayMs: 25 });
+  upstream = await startFakeOpenAIUpstream({ apiKey: UPSTREAM_KEYS.openai, slowChunkDelayMs: 60 });
   storage = await freshStorage();
   dataDir = mkdtempSync(join(tmpdir(), 'junction-resume-'));
   const { DATABASE_URL: _ignored, ...rest } = process.env;
@@ -75,7 +75,8 @@ describe(`background run on ${engineName()}`, () => {
 
     // Kill it once the tool step is checkpointed, while the second model step streams (the slow fake pads each step with text).
     let seen: Resource | undefined;
-    for (let attempt = 0; attempt < 400 && !seen?.output.some((item) => item.type === 'function_call_output'); attempt += 1) {
+    // Generous deadlines: these are real processes on a shared, loaded machine.
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && !seen?.output.some((item) => item.type === 'function_call_output'); ) {
       await new Promise((resolve) => setTimeout(resolve, 25));
       seen = (await (await fetch(`${first.url}/agents/v1/responses/${created.id}`, { headers })).json()) as Resource;
     }
@@ -88,7 +89,7 @@ describe(`background run on ${engineName()}`, () => {
 
     const second = await startProcess();
     let done: Resource | undefined;
-    for (let attempt = 0; attempt < 600 && (!done || done.status === 'in_progress' || done.status === 'queued'); attempt += 1) {
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline && (!done || done.status === 'in_progress' || done.status === 'queued'); ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       done = (await (await fetch(`${second.url}/agents/v1/responses/${created.id}`, { headers })).json()) as Resource;
     }
@@ -122,5 +123,5 @@ describe(`background run on ${engineName()}`, () => {
     } finally {
       await db.close();
     }
-  }, 120_000);
+  }, 240_000);
 });

@@ -72,6 +72,7 @@ describe('agent registry', () => {
       approvalTools: [],
       agents: [],
       handoffs: [],
+      mcpServers: [],
       maxRunSeconds: undefined,
       maxRunCostMicros: undefined,
     });

@@ -1,0 +1,123 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolDefinition } from '../../core/model-types.ts';
+import { type McpServerConfig, mcpToolName, substituteEnv } from './mcp-server-config.ts';
+
+/** One tool of an MCP server, as the model sees it. */
+export type McpTool = { definition: ToolDefinition; server: McpServerConfig; tool: string; via: McpServers };
+
+type Connection = { client: Client; tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> | undefined };
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * Connections to MCP servers through the official SDK client, one per server (kept and
+ * shared by runs), with its tool list cached until the server says it changed
+ * (`notifications/tools/list_changed`). A server that cannot be reached contributes no
+ * tools to a run that starts while it is down; a call to a server that went down is a
+ * tool error the model sees, never a failed run. Either way the connection is dropped
+ * and made again on next use.
+ */
+export class McpServers {
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #connections = new Map<string, Promise<Connection>>();
+  readonly #onError: (error: unknown, server: McpServerConfig) => void;
+
+  constructor(env: Readonly<Record<string, string | undefined>>, onError: (error: unknown, server: McpServerConfig) => void = () => undefined) {
+    this.#env = env;
+    this.#onError = onError;
+  }
+
+  /** The tools of these servers (filtered by `allowed_tools`); an unreachable server adds none. */
+  async tools(servers: readonly McpServerConfig[]): Promise<McpTool[]> {
+    const lists = await Promise.all(
+      servers.map(async (server) => {
+        try {
+          const connection = await this.#connection(server);
+          connection.tools ??= (await connection.client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })).tools as Connection['tools'];
+          return (connection.tools ?? [])
+            .filter((tool) => !server.allowedTools || server.allowedTools.includes(tool.name))
+            .map((tool) => ({
+              server,
+              via: this,
+              tool: tool.name,
+              definition: { name: mcpToolName(server.label, tool.name), ...(tool.description && { description: tool.description }), parameters: tool.inputSchema },
+            }));
+        } catch (error) {
+          this.#forget(server);
+          this.#onError(error, server);
+          return [];
+        }
+      }),
+    );
+    return lists.flat();
+  }
+
+  async call(tool: McpTool, args: unknown, signal: AbortSignal): Promise<{ ok: boolean; content: string }> {
+    try {
+      const connection = await this.#connection(tool.server);
+      const result = await connection.client.callTool({ name: tool.tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { timeout: CALL_TIMEOUT_MS, signal });
+      const content = Array.isArray(result.content) ? result.content : [];
+      const text = content.map((part: { type: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : `[${part.type}]`)).join('\n');
+      return { ok: result.isError !== true, content: text };
+    } catch (error) {
+      this.#forget(tool.server);
+      return { ok: false, content: `Error: the MCP server "${tool.server.label}" could not run ${tool.tool}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    const open = [...this.#connections.values()];
+    this.#connections.clear();
+    await Promise.all(open.map(async (connection) => (await connection.catch(() => undefined))?.client.close().catch(() => undefined)));
+  }
+
+  #key(server: McpServerConfig): string {
+    return JSON.stringify([server.url, server.command, server.args, server.headers]);
+  }
+
+  #forget(server: McpServerConfig): void {
+    const key = this.#key(server);
+    const connection = this.#connections.get(key);
+    this.#connections.delete(key);
+    void connection?.then((open) => open.client.close()).catch(() => undefined);
+  }
+
+  #connection(server: McpServerConfig): Promise<Connection> {
+    const key = this.#key(server);
+    let connection = this.#connections.get(key);
+    if (!connection) {
+      connection = this.#connect(server);
+      this.#connections.set(key, connection);
+      connection.catch(() => this.#connections.delete(key));
+    }
+    return connection;
+  }
+
+  async #connect(server: McpServerConfig): Promise<Connection> {
+    const open = async (transport: Parameters<Client['connect']>[0]) => {
+      const client = new Client({ name: 'junction', version: '0.1.0' });
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      const connection: Connection = { client, tools: undefined };
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        connection.tools = undefined;
+      });
+      return connection;
+    };
+    if (server.command) {
+      return open(new StdioClientTransport({ command: server.command, args: server.args, env: Object.fromEntries(Object.entries(this.#env).filter((entry): entry is [string, string] => entry[1] !== undefined)), stderr: 'ignore' }));
+    }
+    const url = new URL(server.url as string);
+    const headers = Object.fromEntries(Object.entries(server.headers).map(([name, value]) => [name, substituteEnv(value, this.#env)]));
+    try {
+      return await open(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    } catch {
+      // Servers that speak only the older HTTP+SSE transport.
+      return open(new SSEClientTransport(url, { requestInit: { headers } }));
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
+import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
+import { startMcpTestServer } from '../../support/mcp-test-server.ts';
+import { runtimeFolders } from '../../support/runtime-fixtures.ts';
+import { engineName } from '../../support/test-database.ts';
+
+/** `mcp_servers:` in an agent file: an MCP server started here (the SDK's own server), listed, called, then down. */
+let mcp: Awaited<ReturnType<typeof startMcpTestServer>>;
+let folders: ReturnType<typeof runtimeFolders>;
+let gateway: GatewayHarness;
+let key: string;
+
+beforeAll(async () => {
+  mcp = await startMcpTestServer('orders-secret');
+  folders = runtimeFolders({
+    plain: 'name: Plain\nmodel: openai/test-tool\ninstructions: Use what you are given.\n',
+    ops: `name: Ops\nmodel: openai/test-tool\ninstructions: Look orders up.\nmcp_servers:\n  - label: orders\n    url: ${mcp.url}\n    headers: { Authorization: "Bearer \${ORDERS_TOKEN}" }\n    allowed_tools: [lookup_order]\n    cost_usd: 0.001\n`,
+  });
+  gateway = await startGateway({ ...folders.env, ORDERS_TOKEN: 'orders-secret', JUNCTION_MCP_ALLOWLIST: '127.0.0.1' });
+  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
+  key = await gateway.key('agent');
+});
+afterAll(async () => {
+  await gateway.close();
+  await mcp.close();
+  folders.remove();
+});
+
+type Item = { type: string; name?: string; output?: string; arguments?: string; content?: Array<{ text: string }> };
+type Resource = { status: string; output: Item[]; usage: { cost_details: { tool_cost: number } } };
+const send = (body: Record<string, unknown>) =>
+  fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = async (input: string, body: Record<string, unknown> = { model: 'ops' }) => {
+  const response = await send({ ...body, input });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Resource;
+};
+
+describe(`MCP tools on ${engineName()}`, () => {
+  it('lists the allowed tools under the server label, calls them with the substituted header, bills their cost', async () => {
+    const response = await post('where is my order?');
+    expect(response.status).toBe('completed');
+    const offered = gateway.openai.requests.at(-2)?.body as { tools?: Array<{ function: { name: string } }> };
+    expect(offered.tools?.map((tool) => tool.function.name)).toEqual(['mcp_orders__lookup_order']);
+    expect(response.output.map((item) => [item.type, item.name ?? item.output])).toEqual([
+      ['function_call', 'mcp_orders__lookup_order'],
+      ['function_call_output', 'order fake: shipped'],
+      ['message', undefined],
+    ]);
+    expect(mcp.calls).toEqual([{ tool: 'lookup_order', args: { order_id: 'fake' } }]);
+    expect(response.usage.cost_details.tool_cost).toBe(0.001);
+    await gateway.settle();
+    const rows = await gateway.services.db.query<{ cost_micros: number }>(`SELECT cost_micros FROM usage_log WHERE requested_model = 'tool:mcp_orders__lookup_order'`);
+    expect(rows.rows.map((row) => row.cost_micros)).toEqual([1000]);
+  });
+
+  it('takes {type: "mcp"} tools from a request for allowed hosts only; their headers are not env-substituted', async () => {
+    const tool = { type: 'mcp', server_label: 'orders', server_url: mcp.url, headers: { Authorization: 'Bearer orders-secret' }, allowed_tools: ['lookup_order'] };
+    const before = mcp.calls.length;
+    const response = await post('look it up', { model: 'plain', tools: [tool] });
+    expect(response.output.find((item) => item.type === 'function_call_output')?.output).toBe('order fake: shipped');
+    expect(mcp.calls.length).toBe(before + 1);
+    expect((response as unknown as { tools: Array<Record<string, unknown>> }).tools).toEqual([{ type: 'mcp', server_label: 'orders', server_url: mcp.url, allowed_tools: ['lookup_order'], require_approval: 'never' }]);
+    const refused = await send({ model: 'plain', input: 'x', tools: [{ ...tool, server_url: mcp.url.replace('127.0.0.1', 'localhost') }] });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { param: 'tools.0.server_url' } });
+    // ${ORDERS_TOKEN} stays literal in a request: the server refuses it, so its tools are not offered.
+    const literal = await post('x', { model: 'plain', tools: [{ ...tool, headers: { Authorization: 'Bearer ${ORDERS_TOKEN}' } }] });
+    expect(literal.output.map((item) => item.type)).toEqual(['message']);
+    expect(mcp.calls.length).toBe(before + 1);
+  });
+
+  it('a server that went down makes its tool fail as a tool error (not billed); the run completes', async () => {
+    await mcp.close();
+    const response = await post('and now?');
+    expect(response.status).toBe('completed');
+    const output = response.output.find((item) => item.type === 'function_call_output')?.output ?? '';
+    expect(output).toContain('could not run lookup_order');
+    expect(response.usage.cost_details.tool_cost).toBe(0);
+    // Next run: the server is still down, so its tools are left out and the model answers without them.
+    const later = await post('anyone?');
+    expect(later.status).toBe('completed');
+    expect(later.output.map((item) => item.type)).toEqual(['message']);
+  });
+});
