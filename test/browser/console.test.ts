@@ -130,7 +130,9 @@ describe.skipIf(!enabled)('the console in Chromium', () => {
 
     await page.getByRole('button', { name: 'Revoke support bot' }).click();
     await page.getByRole('dialog', { name: 'Revoke support bot?' }).getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('table', { name: 'Agent keys' }).waitFor({ state: 'detached' });
+    // The dialog closes only once the server confirmed the revocation; then the list is empty.
+    await page.getByRole('dialog', { name: 'Revoke support bot?' }).waitFor({ state: 'detached' });
+    await page.getByRole('region', { name: 'Agent keys' }).getByText('None yet.').waitFor();
     expect((await fetch(`${gateway.baseUrl}/agents/v1/models`, { headers: { authorization: `Bearer ${agentKey}` } })).status).toBe(401);
   });
 
