@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../project-root.ts';
 import type { Database } from './database.ts';
+import { SCHEMA_LOCK_SQL } from './schema-lock.ts';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = join(PROJECT_ROOT, 'migrations');
 
 type Migration = { version: number; name: string; sql: string; checksum: string };
 
@@ -35,13 +37,16 @@ export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Pro
  * A changed file that was already applied is an error: migrations are forward-only.
  */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
-  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now())`);
+  await db.transaction(async (tx) => {
+    await tx.query(SCHEMA_LOCK_SQL);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now())`);
+  });
   const applied: string[] = [];
   for (const migration of await readMigrations(dir)) {
     const done = await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(7365420001)');
+      await tx.query(SCHEMA_LOCK_SQL);
       const existing = await tx.query<{ checksum: string }>(
         'SELECT checksum FROM schema_migrations WHERE version = $1',
         [migration.version],

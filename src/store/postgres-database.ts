@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type Database, LOST_NOTIFICATIONS, type NotificationHandler, type Queryable, type QueryResult } from './database.ts';
+import { SCHEMA_LOCK_SQL } from './schema-lock.ts';
 
 // int8 → number on this engine as on PGlite (money is integer micro-USD, well below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -11,13 +12,28 @@ export async function openPostgresDatabase(connectionString: string, poolSize = 
   // An idle pooled connection the server closed (restart, admin kill) is replaced on
   // next use; without this listener its error event would crash the process.
   pool.on('error', () => undefined);
+  await ensureVectorExtension(pool);
+  return new PostgresDatabase(pool, connectionString);
+}
+
+/** Creates pgvector once, however many processes start together on an empty database. */
+async function ensureVectorExtension(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   try {
-    await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+    const installed = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
+    if (installed.rowCount) return;
+    await client.query('BEGIN');
+    try {
+      await client.query(SCHEMA_LOCK_SQL);
+      await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
   } finally {
     client.release();
   }
-  return new PostgresDatabase(pool, connectionString);
 }
 
 const toResult = <Row>(result: pg.QueryResult): QueryResult<Row> => ({

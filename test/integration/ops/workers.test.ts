@@ -64,7 +64,18 @@ describe('--workers', () => {
     expect(outcome.stderr).toMatch(/DATABASE_URL/);
   });
 
-  it.skipIf(!enabled)('serves from two processes on one port and keeps a key limit exact across them', async () => {
+  it.skipIf(!enabled)('serves from two processes on one port and keeps a key limit exact across them', async ({ onTestFailed }) => {
+    // The workers log to the piped stdout: on a failure, show where it stood and what they said.
+    const output: string[] = [];
+    let phase = 'starting';
+    onTestFailed(() => console.error(`[workers] failed while ${phase}; last output:\n${output.slice(-40).join('\n')}`));
+    // The key and the credits are made by the CLI while the workers start (the store is
+    // shared and migrations take an advisory lock): five Node processes in sequence are
+    // too slow on a loaded 2-core CI machine.
+    const created = run(process.execPath, [BIN, 'keys', 'create', '--kind', 'model', '--name', 'workers', '--total-limit-usd', '0.002', '--json'], { env, timeout: 120_000 });
+    const granted = run(process.execPath, [BIN, 'credits', 'grant', '--amount', '5', '--currency', 'USD'], { env, timeout: 120_000 });
+    // Awaited further down; until then an early failure must not count as an unhandled rejection.
+    for (const pending of [created, granted]) pending.catch(() => undefined);
     primary = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     // Each worker logs "junction is ready" with the URL; both share the one port. The
     // output keeps being read afterwards: a closed pipe would kill the workers (EPIPE).
@@ -72,11 +83,13 @@ describe('--workers', () => {
     const readyUrls = await new Promise<string[]>((resolve) => {
       const urls: string[] = [];
       lines.on('line', (line) => {
+        output.push(line);
         const url = /"url":"(http:[^"]+)"/.exec(line)?.[1];
         if (url && line.includes('junction is ready')) urls.push(url);
         if (urls.length === 2) resolve(urls);
       });
     });
+    phase = 'checking the workers';
     expect(new Set(readyUrls).size).toBe(1);
     const url = readyUrls[0] as string;
     const client = new pg.Client(database.url);
@@ -84,15 +97,17 @@ describe('--workers', () => {
     try {
       const holders = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM lease_holders');
       expect(holders.rows[0]?.n).toBe(2);
-      const created = await run(process.execPath, [BIN, 'keys', 'create', '--kind', 'model', '--name', 'workers', '--total-limit-usd', '0.002', '--json'], { env, timeout: 60_000 });
-      await run(process.execPath, [BIN, 'credits', 'grant', '--amount', '5', '--currency', 'USD'], { env, timeout: 60_000 });
-      const key = (JSON.parse(created.stdout) as { key: string }).key;
+      phase = 'waiting for the CLI';
+      const [made] = await Promise.all([created, granted]);
+      phase = 'calling';
+      const key = (JSON.parse(made.stdout) as { key: string }).key;
       const statuses = await Promise.all(
         Array.from({ length: 80 }, (_, index) =>
           fetch(`${url}/v1/chat/completions`, {
             method: 'POST',
             headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
             body: JSON.stringify({ model: 'openai/test-echo', max_tokens: 16, messages: [{ role: 'user', content: `worker call ${index}` }] }),
+            signal: AbortSignal.timeout(60_000),
           }).then((response) => response.status),
         ),
       );
@@ -106,5 +121,5 @@ describe('--workers', () => {
     } finally {
       await client.end();
     }
-  }, 90_000);
+  }, 180_000);
 });
