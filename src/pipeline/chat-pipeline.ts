@@ -10,7 +10,8 @@ import type { ModelRequest, ModelResponse, ModelStreamEvent, Usage } from '../co
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { admit, type AdmissionDeps, reserveOrCap } from './admission.ts';
 import type { CallContext } from './call-context.ts';
-import { estimateInputTokens, estimateTokensFromText } from './estimate-input-tokens.ts';
+import { estimateInputTokens } from './estimate-input-tokens.ts';
+import { TextTokenEstimate } from './estimate-text-tokens.ts';
 import { newGenerationId } from './generation-id.ts';
 import type { RateLimitState } from './rate-limiter.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
@@ -265,16 +266,16 @@ function affordableOutputTokens(model: CatalogModel, inputTokens: number, budget
 /** Tracks what a stream produced, for billing a stream that ended without usage. */
 class StreamMeter {
   usage: Usage | undefined;
-  #characters = 0;
+  readonly #produced = new TextTokenEstimate();
 
   observe(event: ModelStreamEvent): void {
     if (event.type === 'usage') this.usage = event.usage;
-    else if (event.type === 'text-delta' || event.type === 'reasoning-delta') this.#characters += event.delta.length;
-    else if (event.type === 'tool-call-delta') this.#characters += event.argumentsDelta.length;
+    else if (event.type === 'text-delta' || event.type === 'reasoning-delta') this.#produced.add(event.delta);
+    else if (event.type === 'tool-call-delta') this.#produced.add(event.argumentsDelta);
   }
 
   estimate(inputTokens: number): Usage {
-    return { inputTokens, outputTokens: estimateTokensFromText(this.#characters) };
+    return { inputTokens, outputTokens: this.#produced.tokens };
   }
 }
 

@@ -41,6 +41,3 @@ export function estimateInputTokens(request: Pick<ModelRequest, 'messages' | 'to
   if (request.responseFormat?.type === 'json_schema') total += textBytes(JSON.stringify(request.responseFormat.schema));
   return total;
 }
-
-/** A usage estimate for when the upstream reported none (aborted or cut streams): ~4 characters a token. */
-export const estimateTokensFromText = (characters: number): number => Math.ceil(characters / 4);

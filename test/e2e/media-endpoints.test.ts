@@ -55,6 +55,13 @@ describe('embeddings', () => {
     expect(response.usage.prompt_tokens).toBe(1 + 1 + 2);
   });
 
+  it('bills Chinese, Japanese and Korean input to Gemini at one token a character, not a quarter', async () => {
+    // 9 Han characters, 11 kana and kanji, 6 Hangul syllables and 2 spaces: characters / 4 would bill 3 + 3 + 2.
+    const input = ['退货政策的具体规定', '返品ポリシーについての', '환불 정책 안내'];
+    const response = await client.embeddings.create({ model: 'google/gemini-embedding-001', input, dimensions: 5, encoding_format: 'float' });
+    expect(response.usage.prompt_tokens).toBe(9 + 11 + (6 + 1));
+  });
+
   it('refuses token-id input with a 400 naming input', async () => {
     await expect(client.embeddings.create({ model: 'openai/text-embedding-3-small', input: [[1, 2, 3]] })).rejects.toMatchObject({ status: 400, param: 'input' });
   });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { computeEmbeddingCost } from '../../catalog/costs.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
-import { estimateTokensFromText } from '../../pipeline/estimate-input-tokens.ts';
+import { estimateTextTokens } from '../../pipeline/estimate-text-tokens.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { requireMethod } from '../../pipeline/unary-pipeline.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
@@ -24,15 +24,15 @@ export const ModerationsRequestSchema = z.strictObject({
  * `POST /v1/moderations`. Free upstream, and the catalog prices moderation models at 0,
  * but it still goes through the pipeline: the key's kind, allowlist and rate limit
  * apply and every call is in the usage log. Should an operator price a moderation
- * model, the text is billed like embedding input (bytes bound the reservation, ~4
- * characters a token settle it: the upstream reports no token count).
+ * model, the text is billed like embedding input (bytes bound the reservation, an
+ * estimate per script settles it: the upstream reports no token count).
  */
 export async function moderationsRoute(app: FastifyInstance, deps: MediaRouteDeps): Promise<void> {
   app.post('/moderations', { preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
     const body = parseInput(ModerationsRequestSchema, request.body);
     const texts = typeof body.input === 'string' ? [body.input] : body.input.map((item) => (typeof item === 'string' ? item : item.type === 'text' ? item.text : ''));
     const inputBytes = Buffer.byteLength(JSON.stringify(body.input), 'utf8');
-    const estimatedTokens = estimateTokensFromText(texts.reduce((total, text) => total + text.length, 0));
+    const estimatedTokens = texts.reduce((total, text) => total + estimateTextTokens(text), 0);
     const result = await deps.unary.run(callContextFrom(request, reply, 'moderations'), {
       model: body.model ?? DEFAULT_MODERATION_MODEL,
       capability: 'moderation',

@@ -1,3 +1,4 @@
+import { estimateTextTokens } from '../../pipeline/estimate-text-tokens.ts';
 import type { CallOptions, EmbeddingRequest, EmbeddingResponse, ProviderConfig } from '../adapter.ts';
 import { postJson } from '../http/upstream-client.ts';
 import { UpstreamError } from '../upstream-error.ts';
@@ -50,12 +51,12 @@ export async function embedWithGemini(
 }
 
 /**
- * Gemini's embedding endpoints report no token usage, yet billing needs a number. We
- * estimate about 4 characters per token (Google's own rule of thumb for English), per
- * input, rounded up. Calling countTokens instead would double the round trips.
+ * Gemini's embedding endpoints report no token usage, yet billing needs a number: an
+ * estimate per input (estimateTextTokens: per script, so CJK text is not under-billed).
+ * Calling countTokens instead would double the round trips.
  */
 export function estimateEmbeddingTokens(input: string[]): number {
-  return input.reduce((total, text) => total + Math.ceil(text.length / 4), 0);
+  return input.reduce((total, text) => total + estimateTextTokens(text), 0);
 }
 
 function parseBody<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, body: unknown): T {
