@@ -29,7 +29,7 @@ export type SettlementQueueEvents = {
 
 export type SettlementBacklog = { depth: number; oldestPendingAgeMs: number };
 
-type Queued = { settlement: Settlement; queuedAt: number };
+type Queued = { settlement: Settlement; queuedAt: number; sequence: number };
 
 /**
  * Group commit: settlements queue in memory and are written every few milliseconds in
@@ -47,6 +47,8 @@ export class SettlementQueue {
   readonly #holderId: string | undefined;
   readonly #events: SettlementQueueEvents;
   #pending: Queued[] = [];
+  /** The batch of the flush in flight: not durable until its statement commits. */
+  #writing: Queued[] = [];
   /** Crash-journal rows to upsert with the next batch, by call id. */
   #journal = new Map<string, OpenCall>();
   /** Calls journaled and not settled yet: only these may be re-journaled after a failed flush. */
@@ -56,6 +58,8 @@ export class SettlementQueue {
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #failures = 0;
+  /** Settlements added so far: a position in the queue for writeQueued(). */
+  #added = 0;
   #lastBacklogLog = 0;
   #closed = false;
   /** Bumped by forgetLeaseParts, so a batch in flight at that moment is corrected if it fails. */
@@ -76,7 +80,7 @@ export class SettlementQueue {
     if (settlement.usage) this.#events.onUsage?.(settlement.usage);
     const callId = settlement.usage?.id;
     if (callId !== undefined && this.#openCalls.delete(callId)) this.#journal.delete(callId);
-    this.#pending.push({ settlement, queuedAt: Date.now() });
+    this.#pending.push({ settlement, queuedAt: Date.now(), sequence: ++this.#added });
     if (this.#pending.length >= MAX_BATCH) void this.flush();
     else this.#schedule(FLUSH_INTERVAL_MS);
   }
@@ -91,6 +95,23 @@ export class SettlementQueue {
     this.#openCalls.add(call.id);
     this.#journal.set(call.id, call);
     this.#schedule(FLUSH_INTERVAL_MS);
+  }
+
+  /**
+   * Resolves once every settlement queued before the call is in the database, writing it
+   * at once instead of at the next group commit; rejects if the database refuses it. A
+   * durable agent checkpoint waits for this: a run resumed from that checkpoint does not
+   * repeat the step, so the step's calls must already be billed when it is written.
+   */
+  async writeQueued(): Promise<void> {
+    const upTo = this.#added;
+    const unwritten = (queued: Queued) => queued.sequence <= upTo;
+    while (this.#pending.some(unwritten) || this.#writing.some(unwritten)) {
+      if (this.#closed) throw new Error('settlements are no longer being written (shutting down)');
+      const failuresBefore = this.#failures;
+      await this.flush();
+      if (this.#failures > failuresBefore) throw new Error('settlements could not be written to the database');
+    }
   }
 
   /** Resolves once everything queued before the call is written, or `timeoutMs` passed. */
@@ -141,6 +162,7 @@ export class SettlementQueue {
     this.#journal = new Map();
     if (batch.length === 0 && journal.length === 0) return;
     const epoch = this.#leaseEpoch;
+    this.#writing = batch;
     this.#flushing = this.#write(batch, journal)
       .then((unwritten) => {
         if (unwritten.settlements.length === 0 && unwritten.journal.length === 0) {
@@ -160,16 +182,22 @@ export class SettlementQueue {
       })
       .finally(() => {
         this.#flushing = undefined;
+        this.#writing = [];
         this.#logBacklog();
         if (this.#pending.length > 0 || this.#journal.size > 0) this.#schedule(this.#failures > 0 ? this.#retryDelay() : FLUSH_INTERVAL_MS);
       });
     return this.#flushing;
   }
 
-  /** Queue depth and the age of the oldest settlement waiting (metrics, backlog logs). */
+  /**
+   * Settlements not yet durable, queued or in the statement being written, and the age
+   * of the oldest (metrics, backlog logs). Zero means every call settled so far is in
+   * the database.
+   */
   backlog(): SettlementBacklog {
-    const oldest = this.#pending[0];
-    return { depth: this.#pending.length, oldestPendingAgeMs: oldest ? Date.now() - oldest.queuedAt : 0 };
+    const queuedAt = [this.#writing[0]?.queuedAt, this.#pending[0]?.queuedAt].filter((value) => value !== undefined);
+    const oldest = queuedAt.length > 0 ? Math.min(...queuedAt) : undefined;
+    return { depth: this.#writing.length + this.#pending.length, oldestPendingAgeMs: oldest === undefined ? 0 : Date.now() - oldest };
   }
 
   get pendingCount(): number {

@@ -27,8 +27,8 @@ export class JunctionMetrics {
     const knownModels = new Set(services.catalog.models.map((model) => model.id));
     this.#modelLabel = (model) => (model && knownModels.has(model) ? model : 'unknown');
     new Gauge({ name: 'junction_open_streams', help: 'Streamed responses open in this process', registers: [this.registry], collect() { this.set(openStreams()); } });
-    new Gauge({ name: 'junction_settlement_queue_depth', help: 'Settlements waiting to be written', registers: [this.registry], collect() { this.set(services.settlements.backlog().depth); } });
-    new Gauge({ name: 'junction_settlement_oldest_pending_seconds', help: 'Age of the oldest settlement waiting to be written', registers: [this.registry], collect() { this.set(services.settlements.backlog().oldestPendingAgeMs / 1000); } });
+    new Gauge({ name: 'junction_settlement_queue_depth', help: 'Settlements not yet in the database (queued, or in the statement being written)', registers: [this.registry], collect() { this.set(services.settlements.backlog().depth); } });
+    new Gauge({ name: 'junction_settlement_oldest_pending_seconds', help: 'Age of the oldest settlement not yet in the database', registers: [this.registry], collect() { this.set(services.settlements.backlog().oldestPendingAgeMs / 1000); } });
     new Gauge({ name: 'junction_settlements_kept_aside', help: 'Settlements no write could take (logged; journaled at shutdown)', registers: [this.registry], collect() { this.set(services.settlements.poisonedCount); } });
     const pool = services.db.poolStats?.bind(services.db);
     if (pool) {

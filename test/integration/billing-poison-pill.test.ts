@@ -85,6 +85,31 @@ describe('poison pills', () => {
     expect(rows.rows[0]?.length).toBeLessThanOrEqual(256);
   });
 
+  it('counts the batch being written as not yet in the database', async () => {
+    const queue = gateway.services.settlements;
+    await queue.drain();
+    // A transaction holding the key's row makes the settlement statement wait (on PGlite,
+    // any statement waits for an open transaction): the batch is in flight.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holding = gateway.services.db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM api_keys WHERE id = $1 FOR UPDATE', [keyId]);
+      locked();
+      await gate;
+    });
+    await lockTaken;
+    queue.add({ usage: usageRow({}), keyId, accountId: gateway.services.defaultAccount.id, spendMicros: 100, keyLeaseMicros: 0, accountLeaseMicros: 0 });
+    const flushing = queue.flush();
+    expect(queue.pendingCount).toBe(0);
+    expect(queue.backlog().depth).toBe(1);
+    release();
+    await holding;
+    await flushing;
+    expect(queue.backlog()).toEqual({ depth: 0, oldestPendingAgeMs: 0 });
+  });
+
   it('makes a malformed usage row storable and splits a batch around a row that still fails', async () => {
     const queue = gateway.services.settlements;
     const before = await gateway.services.db.query<{ spend: number }>('SELECT spend_total_micros AS spend FROM api_keys WHERE id = $1', [keyId]);

@@ -32,7 +32,7 @@ const TABLES = {
 } satisfies Record<string, Table>;
 
 /** Rows are serialised when written, not when queued: a thread deleted first costs nothing. */
-type Entry = { threadId: string; rows: () => Promise<Rows>; resolve(): void; reject(error: unknown): void };
+type Entry = { threadId: string; rows: () => Promise<Rows>; urgent: boolean; resolve(): void; reject(error: unknown): void };
 
 /** The group-commit window of steps nobody waits for (LangGraph's 'async' durability). */
 export const GROUP_COMMIT_MS = 5;
@@ -59,19 +59,25 @@ export class CheckpointBatch {
   readonly #written = new Set<string>();
 
   readonly #onError: (error: unknown) => void;
+  readonly #beforeDurableWrite: (() => Promise<void>) | undefined;
 
-  constructor(db: Database, onError: (error: unknown) => void) {
+  /**
+   * `beforeDurableWrite` runs before a batch with a 'sync' step is written (the billing of
+   * the calls made so far): a run resumed from a checkpoint skips the steps it records.
+   */
+  constructor(db: Database, onError: (error: unknown) => void, beforeDurableWrite?: () => Promise<void>) {
     this.#db = db;
     this.#onError = onError;
+    this.#beforeDurableWrite = beforeDurableWrite;
   }
 
   add(threadId: string, rows: () => Promise<Rows>, urgent: boolean): Promise<void> {
     if (!urgent) {
-      this.#pending.push({ threadId, rows, resolve: () => undefined, reject: this.#onError });
+      this.#pending.push({ threadId, rows, urgent, resolve: () => undefined, reject: this.#onError });
       this.#schedule(false);
       return Promise.resolve();
     }
-    const written = new Promise<void>((resolve, reject) => this.#pending.push({ threadId, rows, resolve, reject }));
+    const written = new Promise<void>((resolve, reject) => this.#pending.push({ threadId, rows, urgent, resolve, reject }));
     this.#schedule(true);
     return written;
   }
@@ -128,6 +134,7 @@ export class CheckpointBatch {
   async #flush(batch: Entry[]): Promise<void> {
     if (batch.length === 0) return;
     try {
+      if (batch.some((entry) => entry.urgent)) await this.#beforeDurableWrite?.();
       const rows = await Promise.all(batch.map((entry) => entry.rows()));
       const { sql, params } = batchStatement(rows);
       if (sql) await this.#db.query(sql, params);

@@ -41,10 +41,10 @@ export class StoreCheckpointSaver extends BaseCheckpointSaver {
   readonly #fresh = new Set<string>();
   readonly #known = new Set<string>();
 
-  constructor(db: Database, options: { serde?: SerializerProtocol; onError?: (error: unknown) => void } = {}) {
+  constructor(db: Database, options: { serde?: SerializerProtocol; onError?: (error: unknown) => void; beforeDurableWrite?: () => Promise<void> } = {}) {
     super(options.serde);
     this.#db = db;
-    this.#batch = new CheckpointBatch(db, options.onError ?? (() => undefined));
+    this.#batch = new CheckpointBatch(db, options.onError ?? (() => undefined), options.beforeDurableWrite);
   }
 
   /**
