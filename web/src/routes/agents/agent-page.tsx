@@ -4,6 +4,7 @@ import { dateTime } from '../../api/client.ts';
 import { useAgent, useDeleteAgent, useEditorOptions, useRollbackAgent, useSaveAgent, useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
@@ -97,41 +98,26 @@ export function AgentPage() {
       {detail.versions.length > 0 && (
         <section className="card" aria-label="Versions">
           <h2>Versions</h2>
-          <div className="table-wrap">
-            <table aria-label="Versions">
-              <thead>
-                <tr>
-                  <th scope="col">Version</th>
-                  <th scope="col">Change</th>
-                  <th scope="col">By</th>
-                  <th scope="col">When</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {detail.versions.map((version) => (
-                  <tr key={version.version}>
-                    <td>
-                      v{version.version}
-                      {version.version === detail.latest_version && <strong> (serving)</strong>}
-                    </td>
-                    <td>{version.change_note ?? '—'}</td>
-                    <td>{version.created_by ?? '—'}</td>
-                    <td>{dateTime(version.created_at)}</td>
-                    <td>
-                      {canEdit && version.version !== detail.latest_version && (
-                        <Button onClick={() => rollback.mutate(version.version, { onSuccess: () => setNotice(`Version ${version.version} serves again.`) })} aria-label={`Roll back to v${version.version}`}>
-                          Roll back
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Versions" columns={['Version', 'Change', 'By', 'When']} actions="Actions">
+            {detail.versions.map((version) => (
+              <tr key={version.version}>
+                <td>
+                  v{version.version}
+                  {version.version === detail.latest_version && <strong> (serving)</strong>}
+                </td>
+                <td>{version.change_note ?? '—'}</td>
+                <td>{version.created_by ?? '—'}</td>
+                <td>{dateTime(version.created_at)}</td>
+                <td>
+                  {canEdit && version.version !== detail.latest_version && (
+                    <Button onClick={() => rollback.mutate(version.version, { onSuccess: () => setNotice(`Version ${version.version} serves again.`) })} aria-label={`Roll back to v${version.version}`}>
+                      Roll back
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </section>
       )}
       <Playground key={detail.id} agentId={detail.id} />

@@ -1,6 +1,7 @@
 import { Link } from '@tanstack/react-router';
 import { dateTime } from '../../api/client.ts';
 import { useAgents, useSignedIn } from '../../api/queries.ts';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 
 /** The account's agents: file agents (read-only here, their YAML is the source of truth) and console agents. */
@@ -30,45 +31,29 @@ export function AgentsPage() {
         ) : agents.data.data.length === 0 ? (
           <p className="muted">No agents yet. Create one with "New agent", or add a YAML file to the agents folder.</p>
         ) : (
-          <div className="table-wrap">
-            <table aria-label="Agents">
-              <thead>
-                <tr>
-                  <th scope="col">Id</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Tools</th>
-                  <th scope="col">Knowledge</th>
-                  <th scope="col">Source</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {agents.data.data.map((agent) => (
-                  <tr key={agent.id}>
-                    <td>
-                      <Link to="/agents/$agentId" params={{ agentId: agent.id }} aria-label={`Open agent ${agent.id}`}>
-                        <code>{agent.id}</code>
-                      </Link>
-                    </td>
-                    <td>
-                      {agent.name}
-                      <div className="muted small">{agent.description}</div>
-                    </td>
-                    <td>{agent.model}</td>
-                    <td>{agent.tools.join(', ') || '—'}</td>
-                    <td>{agent.knowledge.join(', ') || '—'}</td>
-                    <td>{agent.source === 'file' ? <>file (read-only): <code>{agent.path}</code></> : 'console'}</td>
-                    <td>
-                      <code>{agent.source === 'file' ? agent.version.slice(0, 8) : agent.version}</code>
-                    </td>
-                    <td>{dateTime(agent.updated_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Agents" columns={['Id', 'Name', 'Model', 'Tools', 'Knowledge', 'Source', 'Version', 'Updated']}>
+            {agents.data.data.map((agent) => (
+              <tr key={agent.id}>
+                <td>
+                  <Link to="/agents/$agentId" params={{ agentId: agent.id }} aria-label={`Open agent ${agent.id}`}>
+                    <code>{agent.id}</code>
+                  </Link>
+                </td>
+                <td>
+                  {agent.name}
+                  <div className="muted small">{agent.description}</div>
+                </td>
+                <td>{agent.model}</td>
+                <td>{agent.tools.join(', ') || '—'}</td>
+                <td>{agent.knowledge.join(', ') || '—'}</td>
+                <td>{agent.source === 'file' ? <>file (read-only): <code>{agent.path}</code></> : 'console'}</td>
+                <td>
+                  <code>{agent.source === 'file' ? agent.version.slice(0, 8) : agent.version}</code>
+                </td>
+                <td>{dateTime(agent.updated_at)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>

@@ -4,6 +4,7 @@ import { dateTime, usd } from '../../api/client.ts';
 import { useCreateKey, useDeleteKey, useKeys, useSignedIn, useUpdateKey } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { KeyForm } from './key-form.tsx';
@@ -44,61 +45,41 @@ export function KeysPage() {
         ) : keys.data.data.length === 0 ? (
           <p className="muted">No model keys yet. Create one to call models under /v1.</p>
         ) : (
-          <div className="table-wrap">
-            <table aria-label="Model keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Limits</th>
-                  <th scope="col">Spend day / month / lifetime</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Models</th>
-                  <th scope="col">RPM</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.data.map((key) => (
-                  <tr key={key.id}>
-                    <td>
-                      {key.name}
-                      {key.description && <div className="muted small">{key.description}</div>}
-                    </td>
-                    <td>
-                      <code>{key.label}</code>
-                    </td>
-                    <td>{limitText(key)}</td>
-                    <td>
-                      {usd(key.spend.day_usd)} / {usd(key.spend.month_usd)} / {usd(key.spend.lifetime_usd)}
-                    </td>
-                    <td>{dateTime(key.expires_at)}</td>
-                    <td>{key.allowed_models?.join(', ') ?? 'all'}</td>
-                    <td>{key.rate_limit_rpm ?? '—'}</td>
-                    <td>{key.disabled ? 'disabled' : key.expired ? 'expired' : 'active'}</td>
-                    <td>{dateTime(key.last_used_at)}</td>
-                    <td className="actions">
-                      {canManage && (
-                        <>
-                          <Button onClick={() => setEditing(key)} aria-label={`Edit ${key.name}`}>
-                            Edit
-                          </Button>
-                          <Button onClick={() => update.mutate({ id: key.id, input: { disabled: !key.disabled } })} aria-label={`${key.disabled ? 'Enable' : 'Disable'} ${key.name}`}>
-                            {key.disabled ? 'Enable' : 'Disable'}
-                          </Button>
-                          <ConfirmButton label="Delete" accessibleName={`Delete ${key.name}`} title={`Delete ${key.name}?`} description="Requests with this key stop working at once. Its usage stays in the log." confirmLabel="Delete" onConfirm={() => remove.mutateAsync(key.id)} />
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Model keys" columns={['Name', 'Key', 'Limits', 'Spend day / month / lifetime', 'Expires', 'Models', 'RPM', 'Status', 'Last used']} actions="Actions">
+            {keys.data.data.map((key) => (
+              <tr key={key.id}>
+                <td>
+                  {key.name}
+                  {key.description && <div className="muted small">{key.description}</div>}
+                </td>
+                <td>
+                  <code>{key.label}</code>
+                </td>
+                <td>{limitText(key)}</td>
+                <td>
+                  {usd(key.spend.day_usd)} / {usd(key.spend.month_usd)} / {usd(key.spend.lifetime_usd)}
+                </td>
+                <td>{dateTime(key.expires_at)}</td>
+                <td>{key.allowed_models?.join(', ') ?? 'all'}</td>
+                <td>{key.rate_limit_rpm ?? '—'}</td>
+                <td>{key.disabled ? 'disabled' : key.expired ? 'expired' : 'active'}</td>
+                <td>{dateTime(key.last_used_at)}</td>
+                <td className="actions">
+                  {canManage && (
+                    <>
+                      <Button onClick={() => setEditing(key)} aria-label={`Edit ${key.name}`}>
+                        Edit
+                      </Button>
+                      <Button onClick={() => update.mutate({ id: key.id, input: { disabled: !key.disabled } })} aria-label={`${key.disabled ? 'Enable' : 'Disable'} ${key.name}`}>
+                        {key.disabled ? 'Enable' : 'Disable'}
+                      </Button>
+                      <ConfirmButton label="Delete" accessibleName={`Delete ${key.name}`} title={`Delete ${key.name}?`} description="Requests with this key stop working at once. Its usage stays in the log." confirmLabel="Delete" onConfirm={() => remove.mutateAsync(key.id)} />
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
       <SimpleKeysSection kind="provisioning" title="Provisioning keys" createLabel="Create provisioning key" canManage={canManage} />

@@ -3,6 +3,7 @@ import { dateTime } from '../../api/client.ts';
 import { type KeyKind, useCreateKey, useDeleteKey, useKeys } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
@@ -47,34 +48,19 @@ export function SimpleKeysSection({ kind, title, createLabel, canManage }: { kin
       ) : keys.data.data.length === 0 ? (
         <p className="muted">None yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table aria-label={title}>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.label}</code>
-                  </td>
-                  <td>{dateTime(key.expires_at)}</td>
-                  <td>{dateTime(key.last_used_at)}</td>
-                  <td>{canManage && <ConfirmButton label="Revoke" accessibleName={`Revoke ${key.name}`} title={`Revoke ${key.name}?`} description="Requests with this key stop working at once." confirmLabel="Revoke" onConfirm={() => remove.mutateAsync(key.id)} />}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label={title} columns={['Name', 'Key', 'Expires', 'Last used']} actions="Actions">
+          {keys.data.data.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.label}</code>
+              </td>
+              <td>{dateTime(key.expires_at)}</td>
+              <td>{dateTime(key.last_used_at)}</td>
+              <td>{canManage && <ConfirmButton label="Revoke" accessibleName={`Revoke ${key.name}`} title={`Revoke ${key.name}?`} description="Requests with this key stop working at once." confirmLabel="Revoke" onConfirm={() => remove.mutateAsync(key.id)} />}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Dialog open={open} onOpenChange={setOpen} title={createLabel}>
         <form onSubmit={submit} className="form-grid">

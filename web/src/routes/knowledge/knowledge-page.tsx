@@ -6,6 +6,7 @@ import { api, ApiError, currentCsrfToken, dateTime } from '../../api/client.ts';
 import { useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 
@@ -140,34 +141,20 @@ export function KnowledgePage() {
           {collection.documents.length === 0 ? (
             <p className="muted">No documents yet.</p>
           ) : (
-            <div className="table-wrap">
-              <table aria-label={`Documents in ${collection.name}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">Document</th>
-                    <th scope="col">Chunks</th>
-                    <th scope="col">Indexed</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {collection.documents.map((document) => (
-                    <tr key={document.id}>
-                      <td>{document.path}</td>
-                      <td>{document.chunks}</td>
-                      <td>{dateTime(document.indexed_at)}</td>
-                      <td>
-                        {canEdit && collection.source === 'console' && (
-                          <ConfirmButton label="Delete" accessibleName={`Delete ${document.path}`} title={`Delete ${document.path}?`} description="Its chunks go too; agents stop finding it." confirmLabel="Delete" onConfirm={() => remove.mutateAsync({ collection: collection.name, id: document.id })} />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label={`Documents in ${collection.name}`} columns={['Document', 'Chunks', 'Indexed']} actions="Actions">
+              {collection.documents.map((document) => (
+                <tr key={document.id}>
+                  <td>{document.path}</td>
+                  <td>{document.chunks}</td>
+                  <td>{dateTime(document.indexed_at)}</td>
+                  <td>
+                    {canEdit && collection.source === 'console' && (
+                      <ConfirmButton label="Delete" accessibleName={`Delete ${document.path}`} title={`Delete ${document.path}?`} description="Its chunks go too; agents stop finding it." confirmLabel="Delete" onConfirm={() => remove.mutateAsync({ collection: collection.name, id: document.id })} />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </section>
       ))}

@@ -2,6 +2,7 @@ import type { ConsoleModel } from '@contract/models.ts';
 import { useState } from 'react';
 import { useModels, useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { TryMedia } from './try-media.tsx';
@@ -37,40 +38,25 @@ export function ModelsPage() {
       <h1>Models</h1>
       <p className="muted">The catalog your plan allows. Call them with a model key under /v1.</p>
       <section className="card" aria-label="Models">
-        <div className="table-wrap">
-          <table aria-label="Models">
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Capabilities</th>
-                <th scope="col">Context</th>
-                <th scope="col">Price</th>
-                <th scope="col">
-                  <span className="visually-hidden">Try</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {models.data.data.map((model) => (
-                <tr key={model.id}>
-                  <td>
-                    <code>{model.id}</code>
-                  </td>
-                  <td>{(model.capabilities ?? []).join(', ')}</td>
-                  <td>{model.context_length ? model.context_length.toLocaleString('en-US') : '—'}</td>
-                  <td>{priceText(model)}</td>
-                  <td>
-                    {canTry(model) && (
-                      <Button onClick={() => setTrying(model)} aria-label={`Try ${model.id}`}>
-                        Try
-                      </Button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Models" columns={['Model', 'Capabilities', 'Context', 'Price']} actions="Try">
+          {models.data.data.map((model) => (
+            <tr key={model.id}>
+              <td>
+                <code>{model.id}</code>
+              </td>
+              <td>{(model.capabilities ?? []).join(', ')}</td>
+              <td>{model.context_length ? model.context_length.toLocaleString('en-US') : '—'}</td>
+              <td>{priceText(model)}</td>
+              <td>
+                {canTry(model) && (
+                  <Button onClick={() => setTrying(model)} aria-label={`Try ${model.id}`}>
+                    Try
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
       <Dialog open={trying !== undefined} onOpenChange={(open) => !open && setTrying(undefined)} title={`Try ${trying?.id ?? ''}`} description="Runs as this account: billed to its credit and logged in Usage.">
         {trying && me && <TryMedia model={trying} csrf={me.csrf_token} />}

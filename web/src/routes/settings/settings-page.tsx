@@ -5,6 +5,7 @@ import { useAddMember, useChangeRole, useMembers, useSignedIn, useRemoveMember }
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { CopyButton } from '../../components/ui/copy-button.tsx';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { SelectField, TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { SimpleKeysSection } from '../keys/simple-keys-section.tsx';
@@ -41,45 +42,31 @@ function MembersSection({ canManage, isOwner }: { canManage: boolean; isOwner: b
       ) : members.error ? (
         <ErrorNote error={members.error} />
       ) : (
-        <div className="table-wrap">
-          <table aria-label="Members">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.data.map((member) => (
-                <tr key={member.user_id}>
-                  <td>
-                    {member.email}
-                    {!member.has_password && <span className="muted small"> (invited)</span>}
-                  </td>
-                  <td>
-                    {canManage ? (
-                      <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(event) => changeRole.mutate({ userId: member.user_id, role: event.target.value as Role })}>
-                        {ROLES.filter((role) => isOwner || role !== 'owner' || member.role === 'owner').map((role) => (
-                          <option key={role} value={role}>
-                            {role}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      member.role
-                    )}
-                  </td>
-                  <td>{dateTime(member.joined_at)}</td>
-                  <td>{canManage && <ConfirmButton label="Remove" accessibleName={`Remove ${member.email}`} title={`Remove ${member.email}?`} description="They lose access to this account at once." confirmLabel="Remove" onConfirm={() => remove.mutateAsync(member.user_id)} />}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Members" columns={['Email', 'Role', 'Joined']} actions="Actions">
+          {members.data.data.map((member) => (
+            <tr key={member.user_id}>
+              <td>
+                {member.email}
+                {!member.has_password && <span className="muted small"> (invited)</span>}
+              </td>
+              <td>
+                {canManage ? (
+                  <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(event) => changeRole.mutate({ userId: member.user_id, role: event.target.value as Role })}>
+                    {ROLES.filter((role) => isOwner || role !== 'owner' || member.role === 'owner').map((role) => (
+                      <option key={role} value={role}>
+                        {role}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  member.role
+                )}
+              </td>
+              <td>{dateTime(member.joined_at)}</td>
+              <td>{canManage && <ConfirmButton label="Remove" accessibleName={`Remove ${member.email}`} title={`Remove ${member.email}?`} description="They lose access to this account at once." confirmLabel="Remove" onConfirm={() => remove.mutateAsync(member.user_id)} />}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {changeRole.error && <ErrorNote error={changeRole.error} />}
       {canManage && (

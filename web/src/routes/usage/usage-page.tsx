@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { dateTime, usd } from '../../api/client.ts';
 import { useKeys, useUsage } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
+import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { SelectField, TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
@@ -110,46 +111,27 @@ export function UsagePage() {
         ) : usage.data.data.length === 0 ? (
           <p className="muted">No calls match.</p>
         ) : (
-          <div className="table-wrap">
-            <table aria-label="Usage log">
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Tokens in / out</th>
-                  <th scope="col">Cost</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Details</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {usage.data.data.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>{dateTime(entry.created_at)}</td>
-                    <td>{entry.key_name ?? '—'}</td>
-                    <td>{entry.model ?? entry.requested_model ?? '—'}</td>
-                    <td>{entry.endpoint}</td>
-                    <td>{entry.status}</td>
-                    <td>
-                      {entry.input_tokens} / {entry.output_tokens}
-                    </td>
-                    <td>{usd(entry.cost_usd)}</td>
-                    <td>{entry.latency_ms === null ? '—' : `${entry.latency_ms} ms`}</td>
-                    <td>
-                      <Button onClick={() => setDetail(entry)} aria-label={`Details of ${entry.id}`}>
-                        Details
-                      </Button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Usage log" columns={['Time', 'Key', 'Model', 'Endpoint', 'Status', 'Tokens in / out', 'Cost', 'Latency']} actions="Details">
+            {usage.data.data.map((entry) => (
+              <tr key={entry.id}>
+                <td>{dateTime(entry.created_at)}</td>
+                <td>{entry.key_name ?? '—'}</td>
+                <td>{entry.model ?? entry.requested_model ?? '—'}</td>
+                <td>{entry.endpoint}</td>
+                <td>{entry.status}</td>
+                <td>
+                  {entry.input_tokens} / {entry.output_tokens}
+                </td>
+                <td>{usd(entry.cost_usd)}</td>
+                <td>{entry.latency_ms === null ? '—' : `${entry.latency_ms} ms`}</td>
+                <td>
+                  <Button onClick={() => setDetail(entry)} aria-label={`Details of ${entry.id}`}>
+                    Details
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
         <div className="pager">
           <Button disabled={cursors.length === 0} onClick={() => setCursors((current) => current.slice(0, -1))}>
