@@ -12,6 +12,25 @@ const keyHeadroomSql = (day: string, month: string): string => `LEAST(
   COALESCE(monthly_limit_micros - (CASE WHEN spend_month = ${month} THEN spend_month_micros ELSE 0 END) - leased_micros, ${UNLIMITED}),
   COALESCE(total_limit_micros - spend_total_micros - leased_micros, ${UNLIMITED}))`;
 
+/** Deadlock victim, serialization failure: PostgreSQL rolled the whole statement back. */
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+
+/**
+ * Runs a one-statement top-up again when PostgreSQL chose it as a conflict's victim:
+ * nothing of it was applied, and a caller waiting on it should get its budget, not a 500.
+ * (Lock order keeps these rare; two processes settling several keys can still cross.)
+ */
+async function retryConflicts<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= attempts || typeof code !== 'string' || !CONFLICT_CODES.has(code)) throw error;
+    }
+  }
+}
+
 /** The key's headroom, read without a lock and without leasing anything (for output caps). */
 export async function readKeyHeadroom(db: Queryable, args: { keyId: string; day: number; month: number }): Promise<number> {
   const result = await db.query<{ headroom: number }>(`SELECT ${keyHeadroomSql('$2', '$3')}::bigint AS headroom FROM api_keys WHERE id = $1`, [
@@ -23,9 +42,11 @@ export async function readKeyHeadroom(db: Queryable, args: { keyId: string; day:
 }
 
 /**
- * Takes a slice of a key's remaining budget in ONE statement: the row is locked, the
+ * Takes a slice of a key's remaining budget in ONE statement: the row is locked (NO KEY
+ * UPDATE, which foreign-key checks of concurrent usage rows do not wait for), the
  * headroom of every window (day, month, total) is computed net of what other processes
- * already hold, and the grant is recorded on the key and in this process's lease row.
+ * already hold, and the grant is recorded on the key and in this process's lease row
+ * (key row first, lease row second: the order a group commit takes them in too).
  * Grants `min(want, max(need, headroom / 2))` when headroom ≥ need, else nothing: half
  * the headroom at most, so a busy process leaves budget for the others.
  */
@@ -33,10 +54,10 @@ export async function leaseFromKey(
   db: Queryable,
   args: { keyId: string; holderId: string; needMicros: number; wantMicros: number; day: number; month: number },
 ): Promise<LeaseGrant> {
-  const result = await db.query<{ granted: number; headroom: number }>(
+  const result = await retryConflicts(() => db.query<{ granted: number; headroom: number }>(
     `WITH target AS (
        SELECT id, ${keyHeadroomSql('$5', '$6')} AS headroom
-       FROM api_keys WHERE id = $1 FOR UPDATE
+       FROM api_keys WHERE id = $1 FOR NO KEY UPDATE
      ), decided AS (
        SELECT id, headroom,
          CASE WHEN headroom >= $3 THEN LEAST($4::bigint, GREATEST($3::bigint, headroom / 2)) ELSE 0 END AS granted
@@ -53,7 +74,7 @@ export async function leaseFromKey(
      )
      SELECT granted::bigint AS granted, LEAST(headroom, ${UNLIMITED})::bigint AS headroom FROM decided`,
     [args.keyId, args.holderId, args.needMicros, args.wantMicros, args.day, args.month],
-  );
+  ));
   const row = result.rows[0];
   return { grantedMicros: row?.granted ?? 0, headroomMicros: row?.headroom ?? 0 };
 }
@@ -63,10 +84,10 @@ export async function leaseFromAccount(
   db: Queryable,
   args: { accountId: string; holderId: string; needMicros: number; wantMicros: number },
 ): Promise<LeaseGrant> {
-  const result = await db.query<{ granted: number; headroom: number }>(
+  const result = await retryConflicts(() => db.query<{ granted: number; headroom: number }>(
     `WITH target AS (
        SELECT id, granted_micros - usage_micros - leased_micros AS headroom
-       FROM accounts WHERE id = $1 FOR UPDATE
+       FROM accounts WHERE id = $1 FOR NO KEY UPDATE
      ), decided AS (
        SELECT id, headroom,
          CASE WHEN headroom >= $3 THEN LEAST($4::bigint, GREATEST($3::bigint, headroom / 2)) ELSE 0 END AS granted
@@ -83,7 +104,7 @@ export async function leaseFromAccount(
      )
      SELECT granted::bigint AS granted, headroom::bigint AS headroom FROM decided`,
     [args.accountId, args.holderId, args.needMicros, args.wantMicros],
-  );
+  ));
   const row = result.rows[0];
   return { grantedMicros: row?.granted ?? 0, headroomMicros: row?.headroom ?? 0 };
 }

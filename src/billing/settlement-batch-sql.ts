@@ -84,6 +84,11 @@ function openCallRow(call: OpenCall, holderId: string): Record<string, unknown> 
  * progressed upserted, settled calls removed). Rows travel as JSON arrays
  * (`jsonb_to_recordset`), so the statement text is the same for every batch size.
  *
+ * Lock order: key and account rows, then lease rows, as a top-up (`lease-sql.ts`) takes
+ * them. PostgreSQL runs data-modifying CTEs in no promised order, so the lease update
+ * reads both totals' RETURNING first; in the opposite order a top-up on another
+ * connection of this process deadlocked against its own group commit.
+ *
  * A call's spend is summed from its usage row as actually inserted: a row whose id is already in
  * the log (a batch replayed from the shutdown journal, a call a reclaimer already
  * settled as interrupted) adds nothing, so a retry can never bill twice.
@@ -135,6 +140,7 @@ export async function writeSettlementBatch(
          leased_micros = k.leased_micros - d.lease,
          last_used_at = GREATEST(k.last_used_at, d.last_used)
        FROM key_deltas d WHERE k.id = d.id
+       RETURNING k.id
      ), account_deltas AS (
        SELECT COALESCE(s.account_id, l.id) AS id, COALESCE(s.spend, 0) + COALESCE(l.spend, 0) AS spend, COALESCE(l.lease, 0) AS lease
        FROM (SELECT account_id, sum(cost_micros) AS spend FROM inserted GROUP BY account_id) s
@@ -142,10 +148,13 @@ export async function writeSettlementBatch(
      ), account_totals AS (
        UPDATE accounts a SET usage_micros = a.usage_micros + d.spend, leased_micros = a.leased_micros - d.lease
        FROM account_deltas d WHERE a.id = d.id
+       RETURNING a.id
      ), lease_rows AS (
        UPDATE budget_leases l SET amount_micros = l.amount_micros - d.lease
        FROM jsonb_to_recordset($4::jsonb) AS d(key_id uuid, account_id uuid, lease bigint)
        WHERE l.holder_id = $7 AND (l.key_id = d.key_id OR l.account_id = d.account_id)
+         -- Lock order (see the comment above): keys and accounts are finished first.
+         AND (SELECT count(*) FROM key_totals) + (SELECT count(*) FROM account_totals) >= 0
      ), closed_calls AS (
        DELETE FROM open_calls WHERE id IN (SELECT id FROM batch)
      ), journaled_calls AS (

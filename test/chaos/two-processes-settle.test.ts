@@ -37,6 +37,7 @@ describe.skipIf(!enabled)('two processes, one capped key', () => {
     const statuses = await Promise.all(calls);
     const served = statuses.filter((status) => status === 200).length;
     const refused = statuses.filter((status) => status === 403 || status === 402).length;
+    const other = statuses.filter((status) => status !== 200 && status !== 403 && status !== 402);
     const doneAt = Date.now();
     const read = async () => {
       const rows = await first.services.db.query<{ n: number; cost: number }>(
@@ -51,7 +52,7 @@ describe.skipIf(!enabled)('two processes, one capped key', () => {
       found = await read();
     }
     console.log(
-      `[chaos] two processes, 300 calls on a $0.01 key: served ${served}, refused ${refused}; rows expected ${served}, found ${found.rows} ` +
+      `[chaos] two processes, 300 calls on a $0.01 key: served ${served}, refused ${refused}, other [${other.join(',')}]; rows expected ${served}, found ${found.rows} ` +
         `${Date.now() - doneAt} ms after the last answer; GET /v1/key usage $${found.reported} for ${found.cost} µUSD of rows`,
     );
     expect(served + refused).toBe(300);
