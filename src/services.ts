@@ -18,7 +18,7 @@ import type { AgentRuntimeDeps } from './agents/agent-runner.ts';
 import type { BackgroundRuns } from './agents/durable/background-runs.ts';
 import { resolveModel } from './catalog/lookup.ts';
 import type { EnvConfig } from './config/env-config.ts';
-import { StoreCheckpointSaver } from './agents/durable/store-checkpoint-saver.ts';
+import { AgentCheckpointer } from './agents/durable/agent-checkpointer.ts';
 import { KnowledgeSync } from './knowledge/knowledge-sync.ts';
 import { pipelineEmbedder } from './knowledge/pipeline-embedder.ts';
 import { systemKeyFor } from './keys/system-key.ts';
@@ -258,7 +258,11 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
         mcp,
         mcpAllowlist: parseMcpAllowlist(env.JUNCTION_MCP_ALLOWLIST),
-        checkpointer: new StoreCheckpointSaver(db, { onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed') }),
+        checkpointer: new AgentCheckpointer(db, {
+          onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed'),
+          // A durable checkpoint is written only once the calls of the steps it records are billed.
+          beforeDurableWrite: () => settlements.writeQueued(),
+        }),
       };
       knowledge.start();
       stops.push(() => knowledge.close());

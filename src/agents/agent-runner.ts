@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { BaseMessage } from '@langchain/core/messages';
-import { type BaseCheckpointSaver, Command } from '@langchain/langgraph';
+import { Command } from '@langchain/langgraph';
 import type { BudgetLeases } from '../billing/budget-leases.ts';
 import type { FinishReason, ModelMessage, ModelRequest, ToolDefinition, Usage } from '../core/model-types.ts';
 import type { Embedder } from '../knowledge/embedder.ts';
@@ -11,12 +10,14 @@ import type { Database } from '../store/database.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { type AgentGraphState, type ApprovalInterrupt, agentGraph, checkpointedAgentGraph, type RunHooks } from './agent-graph.ts';
 import type { LoadedAgent } from './agent-registry.ts';
-import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from './durable/store-checkpoint-saver.ts';
+import type { AgentCheckpointer } from './durable/agent-checkpointer.ts';
+import { SYNC_CHECKPOINTS } from './durable/store-checkpoint-saver.ts';
 import { toCanonicalMessage } from './langchain-messages.ts';
 import type { RunEvent } from './run-events.ts';
 import { MAX_HANDOFFS_PER_TURN } from './handoffs.ts';
 import type { McpServerConfig } from './mcp/mcp-server-config.ts';
 import { McpServers } from './mcp/mcp-servers.ts';
+import { newRunId } from './run-id.ts';
 import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
 
@@ -28,7 +29,7 @@ export type AgentRuntimeDeps = {
   /** The embedding model for query-time retrieval; full text alone without one. */
   embedder: (context: CallContext) => Embedder | undefined;
   /** Checkpoints every step (thread_id = run id); without one a run lives in its request only. */
-  checkpointer?: BaseCheckpointSaver;
+  checkpointer?: AgentCheckpointer;
   /** Connections to the MCP servers of agent files (`mcp_servers:`). */
   mcp?: McpServers;
   /** Hosts a request may add MCP servers on (JUNCTION_MCP_ALLOWLIST). */
@@ -100,8 +101,6 @@ export type AgentRunResult = {
 
 export type AgentRun = { runId: string; events: AsyncIterable<RunEvent>; result(): AgentRunResult | undefined };
 
-const newRunId = () => `run_${randomBytes(12).toString('hex')}`;
-
 /**
  * Runs one turn of an agent through the compiled LangGraph graph. Every model step
  * goes through the ChatPipeline (authorized, limited, billed, logged per step); every
@@ -122,7 +121,8 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
 
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
-    const graph = deps.checkpointer ? checkpointedAgentGraph(deps.checkpointer) : agentGraph;
+    const saver = await deps.checkpointer?.saver();
+    const graph = saver ? checkpointedAgentGraph(saver) : agentGraph;
     // Servers a request added get connections of their own, without the server's environment, closed after the run.
     const requestMcp = request.overrides?.mcpServers?.length ? new McpServers({}) : undefined;
     const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
@@ -130,7 +130,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
     try {
       const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
       let producedFrom: number | undefined;
-      if (!request.resume && deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(threadId);
+      if (!request.resume) saver?.startThread(threadId);
       if (request.resume) {
         const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
         // A run resumed after its process died goes on counting; one resumed after a pause is a new response, billed from zero.
@@ -171,16 +171,15 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target) });
         const targetThread = `${threadId}~${hop}`;
         threads.push(targetThread);
-        if (deps.checkpointer instanceof StoreCheckpointSaver) deps.checkpointer.startThread(targetThread);
+        saver?.startThread(targetThread);
         state = yield* drive({}, { configurable: { ...config.configurable, run: targetHooks, thread_id: targetThread } }, target.config.maxSteps);
         const added = (state.messages ?? []).slice(state.initialCount ?? 0);
         produced.push(...added);
         producedBy.push(...added.map(() => target.id));
       }
       // A finished run cannot resume: its checkpoints go (off the response's critical path).
-      if (deps.checkpointer && !request.keepThread && pendingApprovals.length === 0) {
-        const checkpointer = deps.checkpointer;
-        for (const thread of threads) void checkpointer.deleteThread(thread).catch(() => undefined);
+      if (saver && !request.keepThread && pendingApprovals.length === 0) {
+        for (const thread of threads) void saver.deleteThread(thread).catch(() => undefined);
       }
       const totals = totalsHolder.current;
       setResult(totals, state, produced, producedBy, pendingApprovals);

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { JunctionError } from '../core/errors.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 
-const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+const WEB_DIST = join(PROJECT_ROOT, 'web/dist/');
 
 /** Paths that belong to the APIs: an unknown one is a JSON 404 there, never the app's HTML. */
 const API_PREFIXES = ['/v1/', '/v1beta/', '/agents/v1/', '/console/api/', '/healthz', '/readyz', '/metrics', '/openapi.json', '/docs'];

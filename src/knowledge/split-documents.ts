@@ -1,4 +1,3 @@
-import { MarkdownTextSplitter, RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import type { KnowledgeDocument } from './load-documents.ts';
 
 export type KnowledgeChunk = {
@@ -36,6 +35,8 @@ export async function splitDocument(
     chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
     chunkOverlap: options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP,
   };
+  // Imported here, not at the top: it brings LangChain core, which start-up should not wait for.
+  const { MarkdownTextSplitter, RecursiveCharacterTextSplitter } = await import('@langchain/textsplitters');
   const structured = document.format === 'markdown' || document.format === 'html';
   const splitter = structured ? new MarkdownTextSplitter(config) : new RecursiveCharacterTextSplitter(config);
   const sections = structured ? markdownSections(document.text) : [{ headings: [], body: document.text }];

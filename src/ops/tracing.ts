@@ -1,14 +1,13 @@
 import { context as otelContext, type Context, propagation, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /**
  * OpenTelemetry traces, only when asked for (OTEL_EXPORTER_OTLP_ENDPOINT, or an exporter
  * given by a test): a span per HTTP request (continuing an incoming `traceparent`), per
  * pipeline call with the GenAI conventions (`gen_ai.*`) and the cost, per upstream
  * attempt, per agent run, tool call and retrieval. Without it, `tracer()` is undefined
- * and every call site skips its span: nothing is loaded, nothing costs.
+ * and every call site skips its span: only the small API package is loaded (the SDK is
+ * imported when tracing is enabled), nothing costs.
  */
 let active: { tracer: Tracer; provider: BasicTracerProvider } | undefined;
 
@@ -16,6 +15,11 @@ export const tracer = (): Tracer | undefined => active?.tracer;
 
 export async function enableTracing(options: { exporter?: SpanExporter; endpoint?: string; serviceName?: string }): Promise<void> {
   if (active) return;
+  const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor }] = await Promise.all([
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/sdk-trace-base'),
+  ]);
   let processor: SpanProcessor;
   if (options.exporter) {
     processor = new SimpleSpanProcessor(options.exporter);

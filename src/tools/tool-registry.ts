@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { ToolDefinition as ModelToolDefinition } from '../core/model-types.ts';
 import { compileTool, ToolDefinitionError, type DefinitionIssue, type LoadedTool } from './compile-tool.ts';
 import { displayPath, watchFolders, type FolderWatcher } from './folder-watcher.ts';
+import { ensureTypeScriptImports } from './typescript-imports.ts';
 
 /**
  * Tools by name: the built-ins first, then one tool per file in the tools folder
@@ -52,6 +53,16 @@ export class ToolLoadError extends Error {
 
 type FileState = { lastGood: LoadedTool | undefined; error: ToolLoadError | undefined };
 
+/**
+ * A module's default export. A TypeScript file outside an ESM package (no "type": "module"
+ * above it) is loaded as CommonJS when tsx's loader is registered at run time, so its
+ * `export default` arrives as `module.exports.default`, marked `__esModule`.
+ */
+function defaultExport(module: unknown): unknown {
+  const outer = typeof module === 'object' && module !== null && 'default' in module ? module.default : undefined;
+  return typeof outer === 'object' && outer !== null && '__esModule' in outer && 'default' in outer ? outer.default : outer;
+}
+
 const TOOL_FILE = /^[^._].*\.(?:ts|mts|js|mjs)$/;
 const NOT_A_TOOL_FILE = /\.(?:d|test|spec)\.[cm]?[jt]s$/;
 
@@ -75,8 +86,9 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
       }
       // The query string busts the ESM cache so an edit is imported afresh. Old
       // module instances stay in memory; edits are rare enough for that not to matter.
+      if (/\.[cm]?ts$/.test(file)) await ensureTypeScriptImports();
       const module: unknown = await import(`${pathToFileURL(file).href}?v=${version}`);
-      const exported = typeof module === 'object' && module !== null && 'default' in module ? module.default : undefined;
+      const exported = defaultExport(module);
       if (exported === undefined) throw new ToolDefinitionError([{ path: 'default', message: 'the file has no default export' }]);
       state.lastGood = compileTool(exported, file, version);
       state.error = undefined;

@@ -1,8 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ToolDefinition } from '../../core/model-types.ts';
 import { type McpServerConfig, mcpToolName, substituteEnv } from './mcp-server-config.ts';
 
@@ -10,6 +6,30 @@ import { type McpServerConfig, mcpToolName, substituteEnv } from './mcp-server-c
 export type McpTool = { definition: ToolDefinition; server: McpServerConfig; tool: string; via: McpServers };
 
 type Connection = { client: Client; tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> | undefined };
+
+/** The SDK's client side, imported at the first connection: start-up does not wait for it. */
+let sdk: Promise<McpSdk> | undefined;
+type McpSdk = {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  SSEClientTransport: typeof import('@modelcontextprotocol/sdk/client/sse.js').SSEClientTransport;
+  StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
+};
+const loadMcpSdk = (): Promise<McpSdk> =>
+  (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, sse, stdio, streamable, types]) => ({
+    Client: client.Client,
+    SSEClientTransport: sse.SSEClientTransport,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  })));
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const CALL_TIMEOUT_MS = 60_000;
@@ -99,6 +119,7 @@ export class McpServers {
   }
 
   async #connect(server: McpServerConfig): Promise<Connection> {
+    const { Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = await loadMcpSdk();
     const open = async (transport: Parameters<Client['connect']>[0]) => {
       const client = new Client({ name: 'junction', version: '0.1.0' });
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });

@@ -5,7 +5,8 @@ import { findManagedKey } from '../../keys/key-repository.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { Database } from '../../store/database.ts';
 import type { AgentDirectory } from '../agent-directory.ts';
-import { type AgentRuntimeDeps, runAgent } from '../agent-runner.ts';
+import type { AgentRuntimeDeps } from '../agent-runner.ts';
+import { runAgent } from '../agent-runtime-loader.ts';
 import type { StopReason } from '../durable/background-runs.ts';
 import { dropEventsAfter, finishRun, type RunRow, type RunSnapshot, RunSnapshotSchema, saveProgress } from '../durable/run-repository.ts';
 import { asJunctionFailure, type StoredRunRequest, StoredRunRequestSchema } from './background-response.ts';
@@ -85,7 +86,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
     const { agent } = prepared;
     send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
     const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };
-    const checkpointed = deps.runtime.checkpointer ? await deps.runtime.checkpointer.getTuple({ configurable: { thread_id: row.id } }) : undefined;
+    const checkpointed = (await deps.runtime.checkpointer?.hasCheckpoint(row.id)) ?? false;
     const run = runAgent(deps.runtime, {
       agent,
       context,

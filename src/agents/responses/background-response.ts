@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { ConversationOwner } from '../../conversations/conversation-repository.ts';
@@ -8,6 +7,7 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
 import { insertEvents, insertRun, readEvents, type RunRow, RUN_ACTIVE, runStatus } from '../durable/run-repository.ts';
+import { newRunId } from '../run-id.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import { type ResponseResource, type ResponseSettings, responseResource } from './response-resource.ts';
@@ -24,7 +24,6 @@ export const StoredRunRequestSchema = z.object({ body: z.unknown(), settings: z.
 export type StoredRunRequest = { body: CreateResponseRequest; settings: ResponseSettings; created_at: number };
 
 const unixNow = () => Math.floor(Date.now() / 1000);
-export const newRunId = () => `run_${randomBytes(12).toString('hex')}`;
 
 export type BackgroundSubmission = { agent: LoadedAgent; owner: ConversationOwner; body: CreateResponseRequest; settings: ResponseSettings; stream: boolean; reply: FastifyReply };
 

@@ -1,35 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
-import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
-import { runtimeFolders } from '../../support/runtime-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /** A tool with `require_approval: true` pauses the run (a LangGraph interrupt) until a person answers. */
-const folders = runtimeFolders({
+const runtime = useRuntimeGateway({
   approver: 'name: Approver\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [{ name: echo_upper, require_approval: true }]\n',
-});
-let gateway: GatewayHarness;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await startGateway(folders.env);
-  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
-  key = await gateway.key('agent');
-});
-afterAll(async () => {
-  await gateway.close();
-  folders.remove();
 });
 
 type Item = { type: string; id: string; status?: string; call_id?: string; name?: string; arguments?: string; output?: string; content?: Array<{ text: string }> };
 type Resource = { id: string; status: string; output: Item[]; usage: { cost_details: { tool_cost: number } } | null; error?: { param?: string } };
 const post = async (body: Record<string, unknown>) => {
-  const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
   return { status: response.status, json: (await response.json()) as Resource & { error: { param: string } } };
 };
 const toolCalls = async () => {
-  await gateway.settle();
-  const rows = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE requested_model = 'tool:echo_upper'`);
+  await runtime.gateway.settle();
+  const rows = await runtime.gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE requested_model = 'tool:echo_upper'`);
   return rows.rows[0]?.n ?? 0;
 };
 
@@ -79,7 +65,7 @@ describe(`approvals on ${engineName()}`, () => {
   });
 
   it('streams the approval request with output_item.added and .done', async () => {
-    const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'approver', input: 'x', stream: true }) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'approver', input: 'x', stream: true }) });
     const events = (await response.text())
       .split('\n\n')
       .filter((frame) => frame.startsWith('event:'))
@@ -103,7 +89,7 @@ describe(`approvals on ${engineName()}`, () => {
 describe(`approvals on /agents/v1/chat/completions (${engineName()})`, () => {
   type Chat = { message_id: string; conversation_id: string; choices: Array<{ finish_reason: string; message: { content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> } }> };
   const chat = async (body: Record<string, unknown>) => {
-    const response = await fetch(`${gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
     return { status: response.status, json: (await response.json()) as Chat };
   };
 

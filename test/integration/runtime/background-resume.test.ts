@@ -81,6 +81,16 @@ describe(`background run on ${engineName()}`, () => {
       seen = (await (await fetch(`${first.url}/agents/v1/responses/${created.id}`, { headers })).json()) as Resource;
     }
     expect(seen?.status).toBe('in_progress');
+    // The tool's usage row is written by the settlement group commit a few ms after the
+    // tool returns; kill only once it is durable (queue depth 0 counts the batch in
+    // flight too), so the test checks the resume, not that window.
+    let durable = false;
+    for (const deadline = Date.now() + 10_000; !durable && Date.now() < deadline; ) {
+      const metrics = await (await fetch(`${first.url}/metrics`)).text();
+      durable = /^junction_settlement_queue_depth 0$/m.test(metrics);
+      if (!durable) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(durable).toBe(true);
     const exited = once(first.child, 'exit');
     first.child.kill('SIGKILL');
     await exited;

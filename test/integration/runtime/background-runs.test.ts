@@ -1,36 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
-import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
-import { runtimeFolders } from '../../support/runtime-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /** `background: true`, GET (as it stands, and replayed as a stream), cancel, and a client that walks away. */
-const folders = runtimeFolders({
+const runtime = useRuntimeGateway({
   echo: 'name: Echo\nmodel: openai/test-echo\ninstructions: Repeat.\n',
   slow: 'name: Slow\nmodel: openai/test-slow\ninstructions: Take your time.\n',
   helper: 'name: Helper\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\n',
-});
-let gateway: GatewayHarness;
-let key: string;
+}, { JUNCTION_RUN_LEASE_SECONDS: '3' });
 
-beforeAll(async () => {
-  gateway = await startGateway({ ...folders.env, JUNCTION_RUN_LEASE_SECONDS: '3' });
-  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
-  key = await gateway.key('agent');
-});
-afterAll(async () => {
-  await gateway.close();
-  folders.remove();
-});
-
-const headers = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 type Resource = { id: string; status: string; background: boolean; output: Array<{ type: string; content?: Array<{ text: string }>; output?: string }>; usage: { cost: number; cost_details: { tool_cost: number } } | null };
 const create = async (body: Record<string, unknown>) => {
-  const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+  const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
   return { status: response.status, json: (await response.json()) as Resource };
 };
 const retrieve = async (id: string, query = '') => {
-  const response = await fetch(`${gateway.baseUrl}/agents/v1/responses/${id}${query}`, { headers: headers() });
+  const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/${id}${query}`, { headers: runtime.headers() });
   return { status: response.status, text: await response.text() };
 };
 async function settled(id: string): Promise<Resource> {
@@ -61,11 +46,11 @@ describe(`background responses on ${engineName()}`, () => {
     expect(done.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
     expect(done.output[1]?.output).toBe('FAKE');
     expect(done.usage?.cost_details.tool_cost).toBe(0.002);
-    await gateway.settle();
-    const rows = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE agent_run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
+    await runtime.gateway.settle();
+    const rows = await runtime.gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE agent_run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
     expect(rows.rows[0]?.n).toBe(3); // two model steps and one tool call, under the run's id
     // Its checkpoints are gone once it finished; the stored response continues like any other.
-    const left = await gateway.services.db.query(`SELECT 1 FROM agent_checkpoints WHERE thread_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
+    const left = await runtime.gateway.services.db.query(`SELECT 1 FROM agent_checkpoints WHERE thread_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
     expect(left.rows).toHaveLength(0);
     const next = await create({ model: 'helper', input: 'again', previous_response_id: json.id });
     expect(next.status).toBe(200);
@@ -87,7 +72,7 @@ describe(`background responses on ${engineName()}`, () => {
   });
 
   it('streams a background response from its creation when created with stream: true', async () => {
-    const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: headers(), body: JSON.stringify({ model: 'echo', input: 'live', background: true, stream: true }) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'echo', input: 'live', background: true, stream: true }) });
     const text = await response.text();
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     const events = eventsOf(text);
@@ -99,24 +84,24 @@ describe(`background responses on ${engineName()}`, () => {
     const { json } = await create({ model: 'slow', input: 'a long answer please', background: true });
     // Wait until it is streaming.
     for (let attempt = 0; attempt < 100; attempt += 1) {
-      const streaming = await gateway.services.db.query(`SELECT 1 FROM agent_run_events WHERE event->>'type' = 'response.output_text.delta' AND run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
+      const streaming = await runtime.gateway.services.db.query(`SELECT 1 FROM agent_run_events WHERE event->>'type' = 'response.output_text.delta' AND run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
       if (streaming.rows.length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const cancel = await fetch(`${gateway.baseUrl}/agents/v1/responses/${json.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const cancel = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/${json.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runtime.key}` } });
     const cancelled = (await cancel.json()) as Resource;
     expect(cancel.status).toBe(200);
     expect(cancelled.status).toBe('cancelled');
     expect((await settled(json.id)).status).toBe('cancelled');
     const replay = eventsOf((await retrieve(json.id, '?stream=true')).text);
     expect(replay.at(-1)?.response?.status).toBe('cancelled');
-    await gateway.settle();
-    const usage = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE agent_run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
+    await runtime.gateway.settle();
+    const usage = await runtime.gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE agent_run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
     expect(usage.rows[0]?.n).toBe(1); // the interrupted model call is logged and billed
     // Only background responses can be cancelled; unknown ones are 404.
     const foreground = await create({ model: 'echo', input: 'x' });
-    expect((await fetch(`${gateway.baseUrl}/agents/v1/responses/${foreground.json.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })).status).toBe(400);
-    expect((await fetch(`${gateway.baseUrl}/agents/v1/responses/resp_nope/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
+    expect((await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/${foreground.json.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runtime.key}` } })).status).toBe(400);
+    expect((await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/resp_nope/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runtime.key}` } })).status).toBe(404);
   });
 
   it('refuses background with store: false', async () => {
@@ -126,7 +111,7 @@ describe(`background responses on ${engineName()}`, () => {
 
   it('a client that leaves a foreground stream cancels the run; the response is stored cancelled and billed', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: headers(), body: JSON.stringify({ model: 'slow', input: 'go on and on', stream: true }), signal: controller.signal });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'slow', input: 'go on and on', stream: true }), signal: controller.signal });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
     while (!text.includes('response.output_text.delta')) text += new TextDecoder().decode((await reader.read()).value);
@@ -139,8 +124,8 @@ describe(`background responses on ${engineName()}`, () => {
       if (found.status === 200) stored = JSON.parse(found.text) as Resource;
     }
     expect(stored?.status).toBe('cancelled');
-    await gateway.settle();
-    const usage = await gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE request_id IN (SELECT request_id FROM usage_log WHERE agent_id = 'slow') AND agent_id = 'slow'`);
+    await runtime.gateway.settle();
+    const usage = await runtime.gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE request_id IN (SELECT request_id FROM usage_log WHERE agent_id = 'slow') AND agent_id = 'slow'`);
     expect(usage.rows[0]?.n).toBeGreaterThan(0);
   });
 });

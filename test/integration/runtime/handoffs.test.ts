@@ -1,37 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
-import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
-import { runtimeFolders } from '../../support/runtime-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /** `handoffs: [billing]`: the model hands the conversation over; the other agent answers this turn and the next. */
-const folders = runtimeFolders({
+const runtime = useRuntimeGateway({
   triage: 'name: Triage\nmodel: openai/test-tool\ninstructions: Route the customer.\nhandoffs: [billing]\n',
   billing: 'name: Billing\ndescription: Invoices and refunds.\nmodel: openai/test-echo\ninstructions: Handle billing.\n',
-});
-let gateway: GatewayHarness;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await startGateway(folders.env);
-  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
-  key = await gateway.key('agent');
-});
-afterAll(async () => {
-  await gateway.close();
-  folders.remove();
 });
 
 type Item = { type: string; name?: string; output?: string; content?: Array<{ text: string }> };
 type Resource = { id: string; status: string; model: string; output: Item[] };
 const post = async (body: Record<string, unknown>) => {
-  const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
   expect(response.status).toBe(200);
   return (await response.json()) as Resource;
 };
 const agentsBilled = async () => {
-  await gateway.settle();
-  const rows = await gateway.services.db.query<{ agent_id: string }>(`SELECT agent_id FROM usage_log WHERE agent_id IS NOT NULL ORDER BY created_at`);
+  await runtime.gateway.settle();
+  const rows = await runtime.gateway.services.db.query<{ agent_id: string }>(`SELECT agent_id FROM usage_log WHERE agent_id IS NOT NULL ORDER BY created_at`);
   return rows.rows.map((row) => row.agent_id);
 };
 
@@ -54,10 +40,10 @@ describe(`handoffs on ${engineName()}`, () => {
     expect(await agentsBilled()).toEqual(['triage', 'billing', 'billing']);
 
     // The chat endpoint follows the same conversation rule.
-    const chat = await fetch(`${gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'triage', messages: [{ role: 'user', content: 'refund please' }] }) });
+    const chat = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'triage', messages: [{ role: 'user', content: 'refund please' }] }) });
     const started = (await chat.json()) as { conversation_id: string; choices: Array<{ message: { content: string } }> };
     expect(started.choices[0]?.message.content).toBe('refund please');
-    const next = await fetch(`${gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'triage', conversation_id: started.conversation_id, messages: [{ role: 'user', content: 'still there?' }] }) });
+    const next = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'triage', conversation_id: started.conversation_id, messages: [{ role: 'user', content: 'still there?' }] }) });
     expect(((await next.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('still there?');
     expect((await agentsBilled()).slice(3)).toEqual(['triage', 'billing', 'billing']);
   });

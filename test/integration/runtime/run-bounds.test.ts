@@ -1,37 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
-import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
-import { runtimeFolders } from '../../support/runtime-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /** max_steps, max_run_seconds and max_run_cost_usd: a run that reaches one ends `incomplete` with it as the reason, billed for what it used. */
-const folders = runtimeFolders({
+const runtime = useRuntimeGateway({
   thrifty: 'name: Thrifty\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\nmax_run_cost_usd: 0.000001\n',
   hasty: 'name: Hasty\nmodel: openai/test-slow\ninstructions: Take your time.\nmax_run_seconds: 1\n',
   stubborn: 'name: Stubborn\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\nmax_steps: 1\n',
   roomy: 'name: Roomy\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\nmax_run_cost_usd: 5\nmax_run_seconds: 60\n',
 });
-let gateway: GatewayHarness;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await startGateway(folders.env);
-  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
-  key = await gateway.key('agent');
-});
-afterAll(async () => {
-  await gateway.close();
-  folders.remove();
-});
 
 type Resource = { id: string; status: string; incomplete_details: { reason: string } | null; output: Array<{ type: string; content?: Array<{ text: string }> }>; usage: { cost: number; cost_details: { tool_cost: number; model_cost: number } } };
 const post = async (body: Record<string, unknown>) => {
-  const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
   return (await response.json()) as Resource;
 };
 const billed = async (model: string) => {
-  await gateway.settle();
-  const rows = await gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE agent_id = $1`, [model]);
+  await runtime.gateway.settle();
+  const rows = await runtime.gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE agent_id = $1`, [model]);
   return rows.rows[0] ?? { n: 0, cost: 0 };
 };
 

@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
-import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
-import { runtimeFolders } from '../../support/runtime-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /** `agents: [helper]`: the model may ask another agent, which runs as a subgraph of the same run. */
-const folders = runtimeFolders({
+const runtime = useRuntimeGateway({
   boss: 'name: Boss\nmodel: openai/test-tool\ninstructions: Delegate.\nagents: [helper]\n',
   helper: 'name: Helper\ndescription: Shouts things.\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\n',
-});
-let gateway: GatewayHarness;
-let key: string;
-
-beforeAll(async () => {
-  gateway = await startGateway(folders.env);
-  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
-  key = await gateway.key('agent');
-});
-afterAll(async () => {
-  await gateway.close();
-  folders.remove();
 });
 
 type Item = { type: string; name?: string; agent?: string; output?: string; arguments?: string; content?: Array<{ text: string }> };
@@ -27,7 +13,7 @@ type Resource = { id: string; status: string; output: Item[]; usage: { cost: num
 
 describe(`sub-agents on ${engineName()}`, () => {
   it('runs the called agent with its own tools; its steps are marked with it; its costs are in the same run and response', async () => {
-    const response = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'boss', input: 'get it shouted' }) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'boss', input: 'get it shouted' }) });
     const json = (await response.json()) as Resource;
     expect(response.status, JSON.stringify(json)).toBe(200);
     expect(json.status).toBe('completed');
@@ -40,8 +26,8 @@ describe(`sub-agents on ${engineName()}`, () => {
     expect(answer).toBe('Tool echo_upper returned: FAKE');
     expect(json.output.at(-1)?.content?.[0]?.text).toBe('Tool ask_helper returned: Tool echo_upper returned: FAKE');
 
-    await gateway.settle();
-    const rows = await gateway.services.db.query<{ agent_id: string; agent_run_id: string; requested_model: string; cost_micros: number; input_tokens: number; output_tokens: number }>(
+    await runtime.gateway.settle();
+    const rows = await runtime.gateway.services.db.query<{ agent_id: string; agent_run_id: string; requested_model: string; cost_micros: number; input_tokens: number; output_tokens: number }>(
       `SELECT agent_id, agent_run_id, requested_model, cost_micros, input_tokens, output_tokens FROM usage_log WHERE agent_run_id = (SELECT agent_run_id FROM usage_log WHERE agent_id = 'boss' ORDER BY created_at DESC LIMIT 1) ORDER BY created_at`,
     );
     // Two boss steps, two helper steps, one tool call: one run id.
@@ -53,7 +39,7 @@ describe(`sub-agents on ${engineName()}`, () => {
   });
 
   it('on the chat endpoint the sub-agent stays inside: the client sees the caller’s answer only', async () => {
-    const response = await fetch(`${gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'boss', messages: [{ role: 'user', content: 'go' }], stream: true }) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'boss', messages: [{ role: 'user', content: 'go' }], stream: true }) });
     const text = await response.text();
     const content = [...text.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
     expect(content).toBe('Tool ask_helper returned: Tool echo_upper returned: FAKE');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { calculate, calculatorTool } from '../../../src/tools/builtin/calculator.ts';
+import { calculatorTool } from '../../../src/tools/builtin/calculator.ts';
+import { calculate } from '../../../src/tools/builtin/safe-math.ts';
 import { compileTool } from '../../../src/tools/compile-tool.ts';
 import { runTool } from '../../../src/tools/run-tool.ts';
 import { toolContext } from './tool-test-helpers.ts';
