@@ -301,4 +301,21 @@ describe('requests', () => {
     const modelKey = await gateway.key('model');
     expect((await post({ model: 'echo', input: 'x' }, modelKey)).status).toBe(403);
   });
+
+  it('deletes with the official client, and with the empty JSON body the Python client sends', async () => {
+    const client = new OpenAI({ apiKey: agentKey, baseURL: `${gateway.baseUrl}/agents/v1`, maxRetries: 0 });
+    const first = await client.responses.create({ model: 'echo', input: 'one' });
+    await client.responses.delete(first.id);
+    await expect(client.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
+    // openai-python labels every request JSON, body or not: `responses.delete(id)`.
+    const second = await client.responses.create({ model: 'echo', input: 'two' });
+    const pythonStyle = { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' };
+    const deleted = await fetch(`${gateway.baseUrl}/agents/v1/responses/${second.id}`, { method: 'DELETE', headers: pythonStyle });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ id: second.id, object: 'response', deleted: true });
+    // A POST that needs a body still says so.
+    const empty = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: pythonStyle });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ error: { message: 'The request body is empty; send a JSON object.' } });
+  });
 });

@@ -58,7 +58,7 @@ export async function backgroundResponseRoutes(app: FastifyInstance, deps: Agent
     return currentResource(owner, id, run);
   });
 
-  app.post('/responses/:id/cancel', async (request) => {
+  app.post('/responses/:id/cancel', { config: { bodyOptional: true } }, async (request) => {
     const { id } = request.params as { id: string };
     const owner = ownerOf(request);
     const run = await findRunByResponse(deps.db, owner, id);

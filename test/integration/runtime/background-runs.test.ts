@@ -88,7 +88,11 @@ describe(`background responses on ${engineName()}`, () => {
       if (streaming.rows.length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const cancel = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/${json.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${runtime.key}` } });
+    // As openai-python's `responses.cancel(id)` sends it: labelled JSON, with no body.
+    const cancel = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/${json.id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runtime.key}`, 'content-type': 'application/json' },
+    });
     const cancelled = (await cancel.json()) as Resource;
     expect(cancel.status).toBe(200);
     expect(cancelled.status).toBe('cancelled');
