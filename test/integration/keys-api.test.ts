@@ -105,6 +105,23 @@ describe('PATCH /v1/keys/{id}', () => {
     });
   });
 
+  it("changes the window a key's limit shows when OpenRouter's PATCH sends only limit", async () => {
+    const patch = (id: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'PATCH', url: `/v1/keys/${id}`, headers: bearer(provisioning), payload });
+    const monthly = await createModelKey({ limit: 5, limit_reset: 'monthly' });
+    const raised = await patch(monthly.data.id, { limit: 7 });
+    expect(raised.statusCode).toBe(200);
+    expect(raised.json().data).toMatchObject({ monthly_limit_usd: 7, daily_limit_usd: null, total_limit_usd: null, limit: 7, limit_reset: 'monthly' });
+    // limit_reset sent as null still means "no reset": the total window.
+    const total = await patch(monthly.data.id, { limit: 9, limit_reset: null });
+    expect(total.json().data).toMatchObject({ monthly_limit_usd: 7, total_limit_usd: 9 });
+    // A key without limits gets a total one, as on create.
+    const unlimited = await createModelKey();
+    expect((await patch(unlimited.data.id, { limit: 2 })).json().data).toMatchObject({ total_limit_usd: 2, limit: 2, limit_reset: null });
+    const missing = await patch('00000000-0000-4000-8000-000000000000', { limit: 2 });
+    expect(missing.statusCode).toBe(404);
+  });
+
   it('rejects unknown fields and leaves the key unchanged', async () => {
     const created = await createModelKey({ name: 'same' });
     const response = await t.app.inject({
@@ -160,7 +177,13 @@ describe('key lifecycle takes effect on the next request', () => {
     expect(own.statusCode).toBe(200);
     expect(own.json().data).toMatchObject({ expired: true, expires_at: past });
 
-    const deleted = await t.app.inject({ method: 'DELETE', url: `/v1/keys/${created.data.id}`, headers: bearer(provisioning) });
+    // As OpenRouter-style clients delete: labelled JSON, with no body.
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/keys/${created.data.id}`,
+      headers: { ...bearer(provisioning), 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(deleted.json()).toEqual({ deleted: true });
     const gone = await status();
     expect(gone.statusCode).toBe(401);

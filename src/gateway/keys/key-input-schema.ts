@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { usdToMicros } from '../../core/money.ts';
 import type { KeySettings } from '../../keys/key-record.ts';
+import type { LimitWindow } from './key-view.ts';
 
 const usdAmount = z
   .union([z.number().nonnegative().max(1e9), z.string().regex(/^\d+(\.\d{1,6})?$/, 'a decimal USD amount')])
@@ -69,9 +70,11 @@ export class KeyInputConflict extends Error {
 
 /**
  * Wire fields → KeySettings. `undefined` means "not sent" (kept on PATCH), `null`
- * means "clear". OpenRouter's `limit` lands in the window its `limit_reset` names.
+ * means "clear". OpenRouter's `limit` lands in the window its `limit_reset` names;
+ * without one, in `currentWindow`: on PATCH the window the key's `limit` shows now
+ * (`{"limit": 7}` raises a monthly limit, not adds a total one), on create the total.
  */
-export function toKeySettings(input: KeyInput): KeySettings {
+export function toKeySettings(input: KeyInput, currentWindow: LimitWindow = 'total'): KeySettings {
   const settings: KeySettings = {
     name: input.name,
     description: input.description,
@@ -84,7 +87,7 @@ export function toKeySettings(input: KeyInput): KeySettings {
     disabled: input.disabled,
   };
   if (input.limit !== undefined) {
-    const window = input.limit_reset ?? null;
+    const window = input.limit_reset === undefined ? currentWindow : (input.limit_reset ?? 'total');
     const field = window === 'daily' ? 'dailyLimitMicros' : window === 'monthly' ? 'monthlyLimitMicros' : 'totalLimitMicros';
     const wireName = window === 'daily' ? 'daily_limit_usd' : window === 'monthly' ? 'monthly_limit_usd' : 'total_limit_usd';
     if (settings[field] !== undefined) {

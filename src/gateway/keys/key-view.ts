@@ -13,7 +13,8 @@ export function currentSpend(record: ApiKeyRecord, now: Date): SpendWindows {
   };
 }
 
-type Window = 'daily' | 'monthly' | 'total';
+export type LimitWindow = 'daily' | 'monthly' | 'total';
+type Window = LimitWindow;
 type WindowState = { window: Window; limitMicros: number; remainingMicros: number };
 
 /** Each window that has a limit, with what is left of it. */
@@ -31,6 +32,16 @@ export function limitWindows(record: ApiKeyRecord, spend: SpendWindows): WindowS
   return windows;
 }
 
+/** The window with the least left: the one OpenRouter's single `limit` stands for. */
+function tightestWindow(windows: readonly WindowState[]): WindowState | undefined {
+  return windows.reduce<WindowState | undefined>((least, window) => (!least || window.remainingMicros < least.remainingMicros ? window : least), undefined);
+}
+
+/** Which window a key's `limit` shows now (and so which one a bare `limit` changes). */
+export function shownLimitWindow(record: ApiKeyRecord, now: Date): LimitWindow | undefined {
+  return tightestWindow(limitWindows(record, currentSpend(record, now)))?.window;
+}
+
 const usdOrNull = (micros: number | null): number | null => (micros === null ? null : microsToUsd(micros));
 
 /**
@@ -42,10 +53,7 @@ const usdOrNull = (micros: number | null): number | null => (micros === null ? n
 export function toKeyObject(record: ApiKeyRecord, now: Date): Record<string, unknown> {
   const spend = currentSpend(record, now);
   const windows = limitWindows(record, spend);
-  const tightest = windows.reduce<WindowState | undefined>(
-    (least, window) => (!least || window.remainingMicros < least.remainingMicros ? window : least),
-    undefined,
-  );
+  const tightest = tightestWindow(windows);
   const exceeded = windows.find((window) => window.remainingMicros <= 0)?.window ?? null;
   const expired = record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime();
   return {

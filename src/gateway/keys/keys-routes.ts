@@ -10,7 +10,7 @@ import { authenticatedKey, requireKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import type { Database } from '../../store/database.ts';
 import { CreateKeySchema, KeyInputConflict, toKeySettings, UpdateKeySchema } from './key-input-schema.ts';
-import { toKeyObject } from './key-view.ts';
+import { type LimitWindow, shownLimitWindow, toKeyObject } from './key-view.ts';
 
 export type KeysRoutesDeps = {
   db: Database;
@@ -27,9 +27,9 @@ const ListQuerySchema = z.object({
 });
 const IdParamsSchema = z.object({ id: z.string() });
 
-function settingsOrBadRequest(input: Parameters<typeof toKeySettings>[0]) {
+function settingsOrBadRequest(input: Parameters<typeof toKeySettings>[0], currentWindow?: LimitWindow) {
   try {
-    return toKeySettings(input);
+    return toKeySettings(input, currentWindow);
   } catch (error) {
     if (error instanceof KeyInputConflict) throw new JunctionError('invalid_request', error.message, { param: error.param });
     throw error;
@@ -92,7 +92,14 @@ export async function keysRoutes(app: FastifyInstance, deps: KeysRoutesDeps): Pr
   app.patch('/keys/:id', async (request) => {
     const caller = authenticatedKey(request);
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
-    const settings = settingsOrBadRequest(parseInput(UpdateKeySchema, request.body));
+    const input = parseInput(UpdateKeySchema, request.body);
+    let currentWindow: LimitWindow | undefined;
+    if (input.limit !== undefined && input.limit_reset === undefined) {
+      const key = await findManagedKey(deps.db, caller.accountId, id);
+      if (!key) throw notFound(id);
+      currentWindow = shownLimitWindow(key, deps.now());
+    }
+    const settings = settingsOrBadRequest(input, currentWindow);
     const updated = await updateKey(deps.db, caller.accountId, id, settings);
     if (!updated) throw notFound(id);
     deps.keyChanges.changedHere(updated.record.lookupId);
