@@ -123,6 +123,8 @@ export function openApiDocument(): Record<string, unknown> {
         patch: gateway('Change a key (null clears a setting)', { body: 'UpdateKeyRequest', pathParams: ['id'] }),
         delete: gateway('Delete a key', { pathParams: ['id'] }),
       },
+      '/v1beta/models': { get: operation('Gemini (/v1beta)', { summary: 'The models this key may call (Gemini format; pageSize, pageToken)', security: 'google' }) },
+      '/v1beta/models/{model}': { get: operation('Gemini (/v1beta)', { summary: 'One model (Gemini format)', security: 'google', pathParams: ['model'] }) },
       '/v1beta/models/{model}:generateContent': { post: gemini('Generate content (Gemini format)', 'GenerateContentRequest') },
       '/v1beta/models/{model}:streamGenerateContent': { post: gemini('Generate content, streamed (?alt=sse or a JSON array)', 'GenerateContentRequest') },
       '/v1beta/models/{model}:countTokens': { post: gemini('Count tokens (Gemini format)', 'GeminiCountTokensRequest') },

@@ -128,6 +128,18 @@ describe('POST /v1/messages through the official @anthropic-ai/sdk', () => {
     }
   });
 
+  it("resolves a bare Anthropic model name to the catalog's anthropic/ model", async () => {
+    const before = gateway.anthropic.attempts('test-echo');
+    const message = await anthropic.messages.create({ model: 'test-echo', max_tokens: 50, messages: [{ role: 'user', content: 'bare name' }] });
+    expect(message.content[0]?.type === 'text' && message.content[0].text).toBe('bare name');
+    expect(message.model).toBe('test-echo');
+    expect(gateway.anthropic.attempts('test-echo')).toBe(before + 1);
+    const counted = await anthropic.messages.countTokens({ model: 'test-echo', messages: [{ role: 'user', content: 'count me' }] });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    // A bare name the provider does not list stays unknown.
+    await expect(anthropic.messages.create({ model: 'test-nope', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+  });
+
   it('answers errors in the Anthropic shape', async () => {
     const unknown = await anthropic.messages.create({ model: 'openai/nope', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error);
     expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
@@ -234,6 +246,36 @@ describe('/v1beta through the official @google/genai client', () => {
     expect(response.headers.get('content-type')).toContain('application/json');
     const chunks = (await response.json()) as Array<{ candidates: Array<{ content: { parts: Array<{ text?: string }> } }> }>;
     expect(chunks.map((chunk) => chunk.candidates[0]?.content.parts.map((part) => part.text ?? '').join('')).join('')).toBe('array of chunks');
+  });
+
+  it('lists and describes the models the key may call (models.list pages, models.get)', async () => {
+    const names: string[] = [];
+    const pager = await google.models.list({ config: { pageSize: 4 } });
+    for await (const model of pager) names.push(model.name ?? '');
+    const visible = gateway.services.catalog.models.map((model) => `models/${model.id}`);
+    expect(names).toEqual(visible);
+    expect(names.length).toBeGreaterThan(4); // more than one page was walked
+    const echo = await google.models.get({ model: 'openai/test-echo' });
+    expect(echo).toMatchObject({ name: 'models/openai/test-echo', inputTokenLimit: 128000, outputTokenLimit: 16384 });
+    expect(echo.supportedActions).toEqual(['generateContent', 'streamGenerateContent', 'countTokens']);
+    const embedder = await google.models.get({ model: 'models/google/test-native-embed' });
+    expect(embedder.supportedActions).toEqual(['embedContent', 'batchEmbedContents']);
+    // A key limited to some models sees only those.
+    const limited = new GoogleGenAI({ apiKey: await gateway.key('model', { allowedModels: ['google/test-echo'] }), httpOptions: { baseUrl: gateway.baseUrl } });
+    const limitedNames: string[] = [];
+    for await (const model of await limited.models.list()) limitedNames.push(model.name ?? '');
+    expect(limitedNames).toEqual(['models/google/test-echo']);
+    const hidden = await limited.models.get({ model: 'openai/test-echo' }).catch((error: unknown) => error);
+    expect((hidden as ApiError).status).toBe(404);
+  });
+
+  it("resolves a bare Gemini model name to the catalog's google/ model", async () => {
+    const before = gateway.gemini.attempts('test-echo');
+    const response = await google.models.generateContent({ model: 'test-echo', contents: 'bare gemini name' });
+    expect(response.text).toBe('bare gemini name');
+    expect(gateway.gemini.attempts('test-echo')).toBe(before + 1);
+    expect((await google.models.get({ model: 'test-echo' })).name).toBe('models/google/test-echo');
+    expect((await google.models.countTokens({ model: 'test-echo', contents: 'count me' })).totalTokens).toBeGreaterThan(0);
   });
 
   it('answers errors in the Google shape', async () => {

@@ -18,15 +18,7 @@ const METHODS: ReadonlySet<string> = new Set<GeminiMethod>([
  * wildcard. A doubled `models/` prefix (a client that already said `models/x`) is dropped.
  */
 export function parseGeminiPath(rawUrl: string): { model: string; method: GeminiMethod } {
-  const path = rawUrl.split('?')[0] ?? '';
-  const marker = '/models/';
-  const start = path.indexOf(marker);
-  let rest: string;
-  try {
-    rest = decodeURIComponent(start < 0 ? '' : path.slice(start + marker.length));
-  } catch {
-    throw new JunctionError('invalid_request', 'The model in the URL is not valid percent-encoding.');
-  }
+  const rest = afterModels(rawUrl);
   const colon = rest.lastIndexOf(':');
   const model = (colon < 0 ? rest : rest.slice(0, colon)).replace(/^models\//, '');
   const method = colon < 0 ? '' : rest.slice(colon + 1);
@@ -38,3 +30,22 @@ export function parseGeminiPath(rawUrl: string): { model: string; method: Gemini
 }
 
 const isGeminiMethod = (method: string): method is GeminiMethod => METHODS.has(method);
+
+/** `{model}` from `GET /v1beta/models/{model}` (models.get), read the same way. */
+export function parseGeminiModelPath(rawUrl: string): string {
+  const model = afterModels(rawUrl).replace(/^models\//, '');
+  if (model === '') throw new JunctionError('invalid_request', 'The URL names no model.', { param: 'model' });
+  return model;
+}
+
+/** The decoded path after `/models/`. */
+function afterModels(rawUrl: string): string {
+  const path = rawUrl.split('?')[0] ?? '';
+  const marker = '/models/';
+  const start = path.indexOf(marker);
+  try {
+    return decodeURIComponent(start < 0 ? '' : path.slice(start + marker.length));
+  } catch {
+    throw new JunctionError('invalid_request', 'The model in the URL is not valid percent-encoding.');
+  }
+}

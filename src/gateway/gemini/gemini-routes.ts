@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { computeChatCost, computeEmbeddingCost } from '../../catalog/costs.ts';
+import { resolveModel } from '../../catalog/lookup.ts';
+import { qualifyNativeModelName } from '../../catalog/native-model-name.ts';
+import type { CatalogModel } from '../../catalog/types.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
-import { requireKey } from '../../http/auth-hook.ts';
+import { authenticatedKey, requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { errorBody } from '../../http/error-shapes.ts';
 import { parseInput } from '../../http/parse-body.ts';
@@ -9,6 +13,7 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { EmbeddingRequest } from '../../providers/adapter.ts';
 import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
+import { isVisibleTo } from '../../pipeline/model-access.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { requireMethod, type UnaryPipeline } from '../../pipeline/unary-pipeline.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
@@ -21,10 +26,11 @@ import {
   EmbedContentRequestSchema,
   GenerateContentRequestSchema,
 } from './gemini-request-schemas.ts';
-import { parseGeminiPath } from './gemini-path.ts';
+import { parseGeminiModelPath, parseGeminiPath } from './gemini-path.ts';
 import { JsonArrayWriter } from './json-array-writer.ts';
 import { renderBatchEmbedContents, renderEmbedContent } from './render-embeddings.ts';
 import { renderGenerateResponse } from './render-generate-response.ts';
+import { pageOfModels, toGeminiModel } from './render-models.ts';
 import { GenerateStreamEncoder } from './render-generate-stream.ts';
 
 export type GeminiRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticator; chat: ChatPipeline; unary: UnaryPipeline };
@@ -32,15 +38,36 @@ export type GeminiRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticato
 /**
  * `POST /v1beta/models/{model}:{method}`: the Gemini generate-content protocol in front
  * of every provider, through the same pipelines as the OpenAI-format endpoints (so the
- * same call costs the same). `{model}` is a catalog id or alias; errors take Google's
- * shape. One wildcard route, because the model id itself contains a slash.
+ * same call costs the same). `{model}` is a catalog id, an alias, or a bare Gemini name
+ * (`gemini-2.5-flash` → `google/gemini-2.5-flash`); errors take Google's shape. One
+ * wildcard route, because the model id itself contains a slash. `GET /v1beta/models`
+ * and `/v1beta/models/{model}` list and describe the models the key may call.
  */
 export async function geminiRoutes(app: FastifyInstance, deps: GeminiRouteDeps): Promise<void> {
+  const auth = requireKey(deps.authenticator, { kinds: ['model'] });
+
+  // `models.list()` of @google/genai: the models this key may call, in Gemini's shape.
+  app.get('/models', { preHandler: auth, config: { errorFormat: 'google' } }, async (request) => {
+    const query = parseInput(ListModelsQuerySchema, request.query, 'query');
+    return pageOfModels(await visibleModels(deps, request), query.pageSize, query.pageToken);
+  });
+
+  app.get('/models/*', { preHandler: auth, config: { errorFormat: 'google' } }, async (request) => {
+    const requested = parseGeminiModelPath(request.url);
+    const id = qualifyNativeModelName(deps.catalog, requested, 'google');
+    const model = resolveModel(deps.catalog, id);
+    const visible = model && (await visibleModels(deps, request)).some((entry) => entry.id === model.canonicalId);
+    if (!model || !visible) throw new JunctionError('model_not_found', `The model '${requested}' does not exist or is not available to this key.`, { param: 'model' });
+    return toGeminiModel(model);
+  });
+
   app.post(
     '/models/*',
-    { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }), config: { errorFormat: 'google' } },
+    { bodyLimit: LARGE_BODY_LIMIT, preHandler: auth, config: { errorFormat: 'google' } },
     async (request, reply) => {
-      const { model, method } = parseGeminiPath(request.url);
+      const parsed = parseGeminiPath(request.url);
+      const method = parsed.method;
+      const model = qualifyNativeModelName(deps.catalog, parsed.model, 'google');
       switch (method) {
         case 'generateContent':
           return generate(deps, request, reply, model);
@@ -63,6 +90,17 @@ export async function geminiRoutes(app: FastifyInstance, deps: GeminiRouteDeps):
       }
     },
   );
+}
+
+const ListModelsQuerySchema = z.object({
+  pageSize: z.coerce.number().int().min(1).max(1000).default(50),
+  pageToken: z.string().min(1).max(64).optional(),
+});
+
+async function visibleModels(deps: GeminiRouteDeps, request: FastifyRequest): Promise<CatalogModel[]> {
+  const key = authenticatedKey(request);
+  const plan = await deps.plans.planOf(key.accountId);
+  return deps.catalog.models.filter((model) => isVisibleTo(deps.catalog, key, plan, model));
 }
 
 async function generate(deps: GeminiRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { computeChatCost } from '../../catalog/costs.ts';
+import { qualifyNativeModelName } from '../../catalog/native-model-name.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
@@ -35,7 +36,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
   app.post('/messages', routeOptions, async (request, reply) => {
     const body = parseInput(MessagesRequestSchema, request.body);
     const converted = convertMessagesBody(body);
-    const input = { model: converted.model, request: converted.request };
+    const input = { model: qualifyNativeModelName(deps.catalog, converted.model, 'anthropic'), request: converted.request };
     const context = callContextFrom(request, reply, 'messages');
 
     if (!converted.stream) {
@@ -85,7 +86,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
   app.post('/messages/count_tokens', routeOptions, async (request, reply) => {
     const body = parseInput(CountTokensRequestSchema, request.body);
     const { model, request: prompt } = convertCountTokensBody(body);
-    const counted = await countInputTokens(deps, callContextFrom(request, reply, 'messages.count_tokens'), model, prompt);
+    const counted = await countInputTokens(deps, callContextFrom(request, reply, 'messages.count_tokens'), qualifyNativeModelName(deps.catalog, model, 'anthropic'), prompt);
     if (counted.rateLimit) reply.headers(rateLimitHeaders(counted.rateLimit));
     return renderCountTokens(counted.inputTokens);
   });
