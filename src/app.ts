@@ -9,6 +9,7 @@ import { mediaRoutes } from './gateway/media/register-media-routes.ts';
 import { modelsRoute } from './gateway/models-route.ts';
 import { usageRoutes } from './gateway/usage-routes.ts';
 import { keysRoutes } from './gateway/keys/keys-routes.ts';
+import { registerApiCors } from './http/api-cors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body-parser.ts';
 import { agentsApi } from './agents/api/agents-api.ts';
@@ -50,6 +51,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, unary, settlements } = services;
   await app.register(
     async (v1) => {
+      await registerApiCors(v1, services.config.corsOrigins);
       await v1.register(accountRoutes, { db, authenticator, now });
       await v1.register(keysRoutes, { db, authenticator, hasher, keyChanges, now });
       await v1.register(modelsRoute, { authenticator, catalog, plans });
@@ -63,6 +65,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   );
   await app.register(
     async (v1beta) => {
+      await registerApiCors(v1beta, services.config.corsOrigins);
       await v1beta.register(geminiRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
     },
     { prefix: '/v1beta' },
@@ -72,7 +75,13 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   if (services.agentDirectory && services.agentRuntime) {
     const auth = agentsApiAuth({ db, hasher, authenticator, now });
     const deps = { db, authenticator, agents: services.agentDirectory, runtime: services.agentRuntime, auth, ...(services.backgroundRuns && { backgroundRuns: services.backgroundRuns }) };
-    await app.register(async (scope) => scope.register(agentsApi, deps), { prefix: '/agents/v1' });
+    await app.register(
+      async (scope) => {
+        await registerApiCors(scope, services.config.corsOrigins);
+        await scope.register(agentsApi, deps);
+      },
+      { prefix: '/agents/v1' },
+    );
   }
   return app;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_USD_RATES, parseRatesEnv } from '../credits/currency-rates.ts';
+import { type CorsOrigins, parseCorsOrigins } from '../http/cors-origins.ts';
 
 /** Everything the service reads from the environment, validated once at start-up. */
 const EnvSchema = z.object({
@@ -19,6 +20,7 @@ const EnvSchema = z.object({
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional(),
   JUNCTION_METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   JUNCTION_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+  JUNCTION_CORS_ORIGINS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -48,6 +50,8 @@ export type EnvConfig = {
   leaseTimeoutSeconds: number;
   /** A stream whose client has not read for this long is cut and billed as client_closed. */
   streamIdleTimeoutMs: number;
+  /** Origins whose pages may call /v1, /v1beta and /agents/v1 from a browser (none when unset). */
+  corsOrigins: CorsOrigins | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 };
 
@@ -80,6 +84,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     leaseTimeoutSeconds: values.JUNCTION_LEASE_TIMEOUT_SECONDS,
     metricsToken: values.JUNCTION_METRICS_TOKEN,
     streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,
+    corsOrigins: parseCorsOrigins(values.JUNCTION_CORS_ORIGINS),
     logLevel: values.LOG_LEVEL,
   };
 }
