@@ -200,6 +200,16 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
           ? pipelineEmbedder(unary, { key: systemKeyFor(accountId, now()), requestId: 'knowledge-sync', endpoint: 'knowledge.index', signal: new AbortController().signal }, embeddingModel)
           : undefined,
       onError: onConfigError,
+      onIndexed: (accountId, report, ms) =>
+        logger.info(
+          {
+            account: accountId,
+            ms,
+            collections: report.collections.map((collection) => ({ name: collection.collection, documents: collection.documentsTotal, chunks: collection.chunksTotal, embedded: collection.chunksEmbedded })),
+            ...(report.collectionsRemoved.length > 0 && { removed: report.collectionsRemoved }),
+          },
+          'knowledge indexed',
+        ),
     });
     let agents: AgentRegistry | undefined;
     let tools: ToolRegistry | undefined;
@@ -229,6 +239,8 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         isKnownModel: (id) => resolveModel(catalog, id) !== undefined,
         watch: true,
         onError,
+        onWarning: (file, warnings) =>
+          logger.warn({ file: file.split(/[\\/]/).pop(), warnings: warnings.map((warning) => `${warning.path}: ${warning.message}`) }, 'an agent loaded without part of its file'),
       });
       const loadedAgents = agents;
       stops.push(() => loadedAgents.close());
@@ -254,6 +266,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         budgets,
         tools,
         embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
+        knowledgeReady: (accountId) => knowledge.ensureIndexed(accountId),
         // One registry for every account today; scoped by account when agents are.
         subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
         mcp,

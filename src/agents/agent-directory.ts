@@ -1,5 +1,7 @@
 import type { AccountNames } from '../accounts/account-names.ts';
-import type { AgentRegistry, LoadedAgent } from './agent-registry.ts';
+import { JunctionError } from '../core/errors.ts';
+import { displayPath } from '../tools/folder-watcher.ts';
+import type { AgentConfigError, AgentRegistry, LoadedAgent } from './agent-registry.ts';
 import type { ConsoleAgentStore } from './console-agent-store.ts';
 
 export type AgentSource = 'file' | 'console';
@@ -49,6 +51,36 @@ export class AgentDirectory {
     }
     const made = await this.#console.find(accountId, id);
     return made ? { ...made, source: 'console' } : undefined;
+  }
+
+  /**
+   * The agent, or why not: an agent whose file exists but was refused (and has no
+   * earlier good version serving) answers 503 naming the file and its problems, to the
+   * account that owns it only; anything else is "no such agent".
+   */
+  async require(accountId: string, id: string): Promise<OwnedAgent> {
+    const agent = await this.find(accountId, id);
+    if (agent) return agent;
+    const failure = await this.#loadFailure(accountId, id);
+    if (failure) {
+      const problems = failure.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+      throw new JunctionError(
+        'agent_unavailable',
+        `Agent '${id}' (${displayPath(failure.file)}) could not be loaded: ${problems}. Fix the file (it reloads when saved); npx junction doctor lists every problem.`,
+        { param: 'model' },
+      );
+    }
+    throw new JunctionError('model_not_found', `No agent '${id}'. GET /agents/v1/models lists them.`, { param: 'model' });
+  }
+
+  async #loadFailure(accountId: string, id: string): Promise<AgentConfigError | undefined> {
+    for (const error of this.#files.errors()) {
+      if (error.agentId !== id || error.keptVersion !== undefined) continue;
+      // A file unreadable up to its `account:` is told to the default account (the operator's) only.
+      const owner = typeof error.account === 'string' ? await this.#accounts.resolve(error.account) : this.#defaultAccountId;
+      if (owner === accountId) return error;
+    }
+    return undefined;
   }
 
   async list(accountId: string): Promise<OwnedAgent[]> {

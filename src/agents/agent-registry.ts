@@ -26,6 +26,8 @@ export type LoadedAgent = {
   version: string;
   /** The latest modification time of the YAML and its instructions file. */
   updatedAt: Date;
+  /** What was left out to load it (fallback models whose provider is not configured). */
+  warnings?: AgentIssue[];
 };
 
 export type ToolLookup = {
@@ -43,6 +45,8 @@ export type AgentRegistryOptions = {
   watch?: boolean;
   debounceMs?: number;
   onError?: (error: AgentConfigError) => void;
+  /** An agent loaded without something it names (reported once per change). */
+  onWarning?: (file: string, warnings: AgentIssue[]) => void;
 };
 
 export type AgentRegistry = {
@@ -66,15 +70,20 @@ export class AgentConfigError extends Error {
   readonly issues: AgentIssue[];
   /** The version still serving, when an earlier edit of this file was good. */
   keptVersion: string | undefined;
+  /** The agent id the file would define (its name without extension). */
+  readonly agentId: string;
+  /** Its `account:` as written; undefined when it names none, null when the file could not be read that far. */
+  account: string | undefined | null = null;
   constructor(file: string, issues: AgentIssue[]) {
-    super(issues.map((issue) => `${displayPath(file)}: ${issue.path}: ${issue.message}`).join('\n'));
+    super(describeIssues(file, issues));
     this.name = 'AgentConfigError';
     this.file = file;
     this.issues = issues;
+    this.agentId = basename(file, extname(file));
   }
 }
 
-type FileState = { lastGood: LoadedAgent | undefined; error: AgentConfigError | undefined };
+type FileState = { lastGood: LoadedAgent | undefined; error: AgentConfigError | undefined; warnings: string };
 
 const AGENT_FILE = /^[^.].*\.ya?ml$/;
 const AGENT_ID = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
@@ -84,6 +93,7 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
   const agentsDir = resolve(options.agentsDir);
   const knowledgeDir = resolve(options.knowledgeDir);
   const reportError = options.onError ?? ((error: AgentConfigError) => console.error(error.message));
+  const reportWarning = options.onWarning ?? ((file: string, warnings: AgentIssue[]) => console.warn(describeIssues(file, warnings)));
   const files = new Map<string, FileState>();
   let agents = new Map<string, LoadedAgent>();
 
@@ -95,17 +105,23 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
 
     const next = new Map<string, LoadedAgent>();
     for (const file of present) {
-      const state = files.get(file) ?? { lastGood: undefined, error: undefined };
+      const state = files.get(file) ?? { lastGood: undefined, error: undefined, warnings: '' };
       files.set(file, state);
       const id = basename(file, extname(file));
       let issues: AgentIssue[];
+      let account: string | undefined | null = null;
       try {
         const result = await loadAgent(file, id, { ...options, agentsDir, knowledgeDir });
+        account = 'agent' in result ? result.agent.config.account : result.account;
         if ('agent' in result && next.has(ownedKey(result.agent))) {
           issues = [{ path: '(file)', message: `another file already defines agent "${id}" for ${result.agent.config.account ? `account "${result.agent.config.account}"` : 'the default account'}` }];
         } else if ('agent' in result) {
           state.lastGood = result.agent;
           issues = [];
+          const warnings = result.agent.warnings ?? [];
+          const warningText = describeIssues(file, warnings);
+          if (warnings.length > 0 && warningText !== state.warnings) reportWarning(file, warnings);
+          state.warnings = warningText;
         } else {
           issues = result.issues;
         }
@@ -116,6 +132,7 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
         state.error = undefined;
       } else {
         const error = new AgentConfigError(file, issues);
+        error.account = account;
         error.keptVersion = state.lastGood?.version;
         if (state.error?.message !== error.message) reportError(error);
         state.error = error;
@@ -163,10 +180,14 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
 const ownedKey = (agent: { id: string; config: { account: string | undefined } }): string => `${agent.config.account ?? ''}\u0000${agent.id}`;
 
 type LoadContext = Pick<AgentRegistryOptions, 'tools' | 'isKnownModel'> & { agentsDir: string; knowledgeDir: string };
-type LoadResult = { agent: LoadedAgent } | { issues: AgentIssue[] };
+/** A refused file's `account:` is kept (null when unreadable) so only its owner is told why. */
+type LoadResult = { agent: LoadedAgent } | { issues: AgentIssue[]; account: string | undefined | null };
+
+const describeIssues = (file: string, issues: readonly AgentIssue[]): string =>
+  issues.map((issue) => `${displayPath(file)}: ${issue.path}: ${issue.message}`).join('\n');
 
 async function loadAgent(file: string, id: string, context: LoadContext): Promise<LoadResult> {
-  if (!AGENT_ID.test(id)) return { issues: [{ path: '(file)', message: `"${id}" is not a valid agent id (letters, digits, "_" and "-")` }] };
+  if (!AGENT_ID.test(id)) return { issues: [{ path: '(file)', message: `"${id}" is not a valid agent id (letters, digits, "_" and "-")` }], account: null };
   const [text, fileStat] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
   const document = parseDocument(text, { prettyErrors: true });
   if (document.errors.length > 0) {
@@ -175,13 +196,23 @@ async function loadAgent(file: string, id: string, context: LoadContext): Promis
         path: error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '(yaml)',
         message: error.message.split('\n')[0] ?? error.code,
       })),
+      account: null,
     };
   }
-  const parsed = AgentConfigSchema.safeParse(document.toJS());
+  const raw: unknown = document.toJS();
+  const parsed = AgentConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    return { issues: describeZodIssues(parsed.error.issues) };
+    return { issues: describeZodIssues(parsed.error.issues), account: declaredAccount(raw) };
   }
-  const config = parsed.data;
+  // A fallback whose provider is not configured here is left out (with a warning), so
+  // an agent written for several providers still serves with the ones that are.
+  const warnings: AgentIssue[] = [];
+  const fallbackModels = parsed.data.fallbackModels.filter((model, index) => {
+    if (context.isKnownModel(model)) return true;
+    warnings.push({ path: `fallback_models[${index}]`, message: `unknown model "${model}" (not in the catalog: is its provider configured?); left out of the fallbacks` });
+    return false;
+  });
+  const config = { ...parsed.data, fallbackModels };
   const issues = checkReferences(config, context);
 
   let instructions = config.instructions ?? '';
@@ -199,10 +230,18 @@ async function loadAgent(file: string, id: string, context: LoadContext): Promis
       issues.push({ path: 'instructions_file', message: `cannot read ${config.instructionsFile} (relative to the agents folder)` });
     }
   }
-  if (issues.length > 0) return { issues };
+  if (issues.length > 0) return { issues, account: config.account };
 
   const version = createHash('sha256').update(text).update('\0').update(instructionsText).digest('hex').slice(0, 16);
-  return { agent: { id, file, config, instructions, version, updatedAt } };
+  return { agent: { id, file, config, instructions, version, updatedAt, ...(warnings.length > 0 && { warnings }) } };
+}
+
+/** `account:` of a file the schema refused, when it is readable at all. */
+function declaredAccount(raw: unknown): string | undefined | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const account = (raw as { account?: unknown }).account;
+  if (account === undefined) return undefined;
+  return typeof account === 'string' ? account : null;
 }
 
 function checkReferences(config: AgentConfig, context: LoadContext): AgentIssue[] {

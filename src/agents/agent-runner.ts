@@ -28,6 +28,8 @@ export type AgentRuntimeDeps = {
   tools: ToolRegistry;
   /** The embedding model for query-time retrieval; full text alone without one. */
   embedder: (context: CallContext) => Embedder | undefined;
+  /** Resolves once the account's folder collections are indexed (indexing them on first need). */
+  knowledgeReady?: (accountId: string) => Promise<void>;
   /** Checkpoints every step (thread_id = run id); without one a run lives in its request only. */
   checkpointer?: AgentCheckpointer;
   /** Connections to the MCP servers of agent files (`mcp_servers:`). */

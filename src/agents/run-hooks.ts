@@ -68,6 +68,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       if (agent.config.knowledge.length === 0) return undefined;
       const query = lastUserText(request.input) ?? lastUserText(request.history);
       if (!query) return undefined;
+      await deps.knowledgeReady?.(context.key.accountId);
       const embedder = deps.embedder(context);
       const span = startSpan('retrieve', context.trace, { 'junction.collections': agent.config.knowledge.join(',') });
       const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 }).finally(() => endSpan(span));
@@ -174,6 +175,7 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
   }
   const knowledge = {
     search: async (query: string, options?: { limit?: number }) => {
+      await deps.knowledgeReady?.(context.key.accountId);
       const embedder = deps.embedder(context);
       const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: options?.limit ?? 5 });
       return found.hits.map((hit) => ({ content: hit.content, source: hit.source, collection: hit.collection, score: hit.score }));

@@ -20,6 +20,8 @@ export type ConsoleKnowledgeDeps = {
   knowledgeDir: string;
   /** The embedder indexing and search use, run as the account (billed to its credit); none: full text only. */
   embedder(context: CallContext): Embedder | undefined;
+  /** Resolves once the account's folder collections are indexed (indexing them on first need). */
+  knowledgeReady(accountId: string): Promise<void>;
 };
 
 const CollectionParamsSchema = z.object({ name: CollectionNameSchema });
@@ -45,6 +47,7 @@ export async function consoleKnowledgeRoutes(app: FastifyInstance, deps: Console
 
   app.get('/knowledge', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;
+    await deps.knowledgeReady(accountId);
     const collections = await listIndexedCollections(deps.db, accountId);
     const documents = await deps.db.query<{ id: number; collection: string; path: string; chunk_count: number; indexed_at: Date }>(
       'SELECT id, collection, path, chunk_count, indexed_at FROM knowledge_documents WHERE account_id = $1 ORDER BY collection, path',
@@ -115,6 +118,7 @@ export async function consoleKnowledgeRoutes(app: FastifyInstance, deps: Console
   app.get('/knowledge/search', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;
     const query = parseInput(KnowledgeSearchQuerySchema, request.query, 'query string');
+    await deps.knowledgeReady(accountId);
     const all = (await listIndexedCollections(deps.db, accountId)).map((collection) => collection.name);
     const wanted = query.collection === undefined ? all : [query.collection].flat().filter((name) => all.includes(name));
     const embedder = deps.embedder(contextFor(accountId, request.id, new AbortController().signal));

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   internal_error: { status: 500, type: 'api_error' },
   upstream_error: { status: 502, type: 'api_error' },
   provider_not_configured: { status: 503, type: 'api_error' },
+  agent_unavailable: { status: 503, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
   upstream_timeout: { status: 504, type: 'api_error' },
 } as const satisfies Record<string, ErrorSpec>;

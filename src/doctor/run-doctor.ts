@@ -7,6 +7,7 @@ import { providersFromEnv } from '../providers/provider-registry.ts';
 import { pendingMigrations } from '../store/migrate.ts';
 import { openDatabase } from '../store/open-database.ts';
 import { createBuiltinTools } from '../tools/builtin/builtin-tools.ts';
+import { displayPath } from '../tools/folder-watcher.ts';
 import { createToolRegistry } from '../tools/tool-registry.ts';
 import { type CheckResult, checkProvider } from './provider-check.ts';
 
@@ -67,6 +68,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
 
   const catalog = catalogConfig ? buildCatalog({ providers: providers.map(({ id, kind }) => ({ id, kind })), config: catalogConfig, now: new Date() }) : undefined;
   const fileErrors: Error[] = [];
+  const fileWarnings: string[] = [];
   const tools = await createToolRegistry({ toolsDir: config.toolsDir, builtins: createBuiltinTools(), watch: false, onError: (error) => fileErrors.push(error) });
   const agents = await createAgentRegistry({
     agentsDir: config.agentsDir,
@@ -75,10 +77,13 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     isKnownModel: (id) => (catalog ? resolveModel(catalog, id) !== undefined : false),
     watch: false,
     onError: (error) => fileErrors.push(error),
+    onWarning: (file, warnings) => fileWarnings.push(...warnings.map((warning) => `${displayPath(file)}: ${warning.path}: ${warning.message}`)),
   });
   tools.close();
   agents.close();
   results.push({ name: 'agent and tool files', ok: fileErrors.length === 0, detail: `${agents.list().length} agents, ${tools.list().length} tools loaded` });
+  // Loaded, so not a failure; but the operator should know what was left out.
+  for (const warning of fileWarnings) results.push({ name: 'file', ok: true, detail: warning, fix: "configure that model's provider, or remove it from the file" });
   for (const error of fileErrors) {
     const unknownModel = error instanceof AgentConfigError && error.issues.every((issue) => issue.message.startsWith('unknown model'));
     results.push({ name: 'file', ok: false, detail: error.message, fix: unknownModel ? "configure the model's provider, or change the agent's model" : 'fix the file and path named above' });

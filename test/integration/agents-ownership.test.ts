@@ -25,6 +25,8 @@ beforeAll(async () => {
     writeFileSync(join(agentsDir, account, 'support.yaml'), agentFile(account, `You support ${account}.`));
   }
   writeFileSync(join(agentsDir, 'acme', 'acme-only.yaml'), agentFile('acme', 'Only acme has me.'));
+  // Refused (its model is not in the catalog): its owner is told why, nobody else.
+  writeFileSync(join(agentsDir, 'acme', 'broken.yaml'), 'account: acme\nname: Broken\nmodel: openai/no-such-model\ninstructions: x\n');
   writeFileSync(join(agentsDir, 'house.yaml'), 'name: House\nmodel: openai/test-echo\ninstructions: The default account owns me.\n');
   gateway = await startGateway({ JUNCTION_AGENTS_DIR: agentsDir, JUNCTION_TOOLS_DIR: join(root, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(root, 'knowledge') });
   for (const name of ['acme', 'beta'] as const) {
@@ -51,6 +53,12 @@ describe('two accounts × every Agents API route', () => {
     expect((await call(keys.beta, 'GET', '/models/support')).json()).toMatchObject({ name: 'Support for beta' });
     expect((await call(keys.beta, 'GET', '/models/acme-only')).statusCode).toBe(404);
     expect((await call(keys.beta, 'GET', '/models/house')).statusCode).toBe(404);
+    const broken = await call(keys.acme, 'GET', '/models/broken');
+    expect(broken.statusCode).toBe(503);
+    expect(broken.json()).toMatchObject({ error: { code: 'agent_unavailable', message: expect.stringContaining('model: unknown model "openai/no-such-model"') } });
+    const foreignBroken = await call(keys.beta, 'GET', '/models/broken');
+    expect(foreignBroken.statusCode).toBe(404);
+    expect(foreignBroken.body).not.toContain('no-such-model');
   });
 
   it('chat: another account’s agent, conversation_id and parent_message_id are 404', async () => {

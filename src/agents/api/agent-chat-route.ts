@@ -28,8 +28,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
   app.post('/chat/completions', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(AgentChatRequestSchema, request.body);
     const key = authenticatedKey(request);
-    const requested = await deps.agents.find(key.accountId, body.model);
-    if (!requested) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const requested = await deps.agents.require(key.accountId, body.model);
     const continuation = await resolveContinuation(deps.db, {
       accountId: key.accountId,
       keyId: key.id,

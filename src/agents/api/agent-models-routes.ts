@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { JunctionError } from '../../core/errors.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import type { OwnedAgent } from '../agent-directory.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
@@ -30,8 +29,7 @@ export async function agentModelsRoutes(app: FastifyInstance, deps: AgentsApiDep
   app.get('/models', async (request) => ({ object: 'list', data: (await deps.agents.list(authenticatedKey(request).accountId)).map(toModelEntry) }));
   app.get('/models/:id', async (request) => {
     const { id } = request.params as { id: string };
-    const agent = await deps.agents.find(authenticatedKey(request).accountId, id);
-    if (!agent) throw new JunctionError('model_not_found', `No agent '${id}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const agent = await deps.agents.require(authenticatedKey(request).accountId, id);
     return toAgentDetail(agent);
   });
 }

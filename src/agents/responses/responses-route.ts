@@ -45,8 +45,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
   app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(CreateResponseSchema, request.body);
     const owner = ownerOf(request);
-    const requested = await deps.agents.find(owner.accountId, body.model);
-    if (!requested) throw new JunctionError('model_not_found', `No agent '${body.model}'. GET /agents/v1/models lists them.`, { param: 'model' });
+    const requested = await deps.agents.require(owner.accountId, body.model);
     const { agent, continuation, turn, overrides, settings, clientTools, resume } = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist);
     if (body.background) return submitBackgroundResponse(deps, { agent: requested, owner, body, settings, stream: body.stream === true, reply });
 

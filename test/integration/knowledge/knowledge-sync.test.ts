@@ -90,4 +90,32 @@ describe(`knowledge sync on ${engineName()}`, () => {
       await sync.close();
     }
   });
+
+  it('indexes an account without agent keys when it first needs its knowledge, once, and reports each index', async () => {
+    const newcomer = (await createAccount(db, 'knowledge-sync-newcomer')).id;
+    const indexed: Array<{ accountId: string; documents: number }> = [];
+    const sync = new KnowledgeSync({
+      db,
+      knowledgeDir: knowledge.dir,
+      embedderFor: () => undefined,
+      onError: (error) => {
+        throw error;
+      },
+      onIndexed: (accountId, report) => indexed.push({ accountId, documents: report.collections.reduce((sum, collection) => sum + collection.documentsTotal, 0) }),
+    });
+    try {
+      expect((await countChunks(db, newcomer)).documents).toBe(0);
+      // Two requests at once wait for the same index.
+      await Promise.all([sync.ensureIndexed(newcomer), sync.ensureIndexed(newcomer)]);
+      expect((await countChunks(db, newcomer)).documents).toBe(12);
+      expect(indexed).toEqual([{ accountId: newcomer, documents: 12 }]);
+      await sync.ensureIndexed(newcomer);
+      expect(indexed).toHaveLength(1);
+      // From then on it is kept current with the accounts that have agent keys.
+      await sync.syncAll();
+      expect(indexed.map((entry) => entry.accountId).sort()).toEqual([newcomer, newcomer, ...accounts].sort());
+    } finally {
+      await sync.close();
+    }
+  });
 });

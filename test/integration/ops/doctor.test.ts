@@ -65,4 +65,18 @@ describe('npx junction doctor', () => {
     expect(report.results.find((result) => result.name === 'provider openai')).toMatchObject({ ok: false, detail: expect.stringContaining('refused the key (401)'), fix: expect.stringContaining('API key') });
     expect(JSON.stringify(report)).not.toContain('sk-wrong-key-for-doctor');
   });
+
+  it("on the README's agents with only OpenAI: support loads without its Anthropic fallback (noted), researcher fails with why", async () => {
+    const root = join(import.meta.dirname, '../../..');
+    const { code, report } = await doctor({
+      OPENAI_API_KEY: UPSTREAM_KEYS.openai,
+      JUNCTION_AGENTS_DIR: join(root, 'agents'),
+      JUNCTION_TOOLS_DIR: join(root, 'tools'),
+      JUNCTION_KNOWLEDGE_DIR: join(root, 'knowledge'),
+    });
+    expect(code).toBe(1);
+    const files = report.results.filter((result) => result.name === 'file');
+    expect(files).toContainEqual(expect.objectContaining({ ok: true, detail: expect.stringMatching(/support\.yaml: fallback_models\[0\]: unknown model "anthropic\/claude-sonnet-4-5".*left out/) }));
+    expect(files).toContainEqual(expect.objectContaining({ ok: false, detail: expect.stringMatching(/researcher\.yaml: model: unknown model "anthropic\/claude-sonnet-4-5"/) }));
+  });
 });

@@ -1,5 +1,5 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgentRegistry, type AgentConfigError, type AgentRegistry } from '../../../src/agents/agent-registry.ts';
 import { createBuiltinTools } from '../../../src/tools/builtin/builtin-tools.ts';
@@ -35,6 +35,7 @@ async function setup(files: Record<string, string>, options: { watch?: boolean }
   await mkdir(join(knowledgeDir, 'handbook'), { recursive: true });
   for (const [name, content] of Object.entries(files)) await writeFile(join(agentsDir, name), content);
   const errors: AgentConfigError[] = [];
+  const warnings: string[] = [];
   const registry: AgentRegistry = await createAgentRegistry({
     agentsDir,
     knowledgeDir,
@@ -43,9 +44,10 @@ async function setup(files: Record<string, string>, options: { watch?: boolean }
     watch: options.watch ?? false,
     debounceMs: 20,
     onError: (error) => errors.push(error),
+    onWarning: (file, issues) => warnings.push(...issues.map((issue) => `${basename(file)}: ${issue.path}: ${issue.message}`)),
   });
   cleanups.push(() => registry.close());
-  return { agentsDir, knowledgeDir, registry, errors };
+  return { agentsDir, knowledgeDir, registry, errors, warnings };
 }
 
 const minimal = (extra: string) => `name: A\nmodel: openai/gpt-4o-mini\ninstructions: Be helpful.\n${extra}`;
@@ -89,7 +91,6 @@ describe('agent registry', () => {
     ['wrong type', minimal('max_steps: many'), 'max_steps: '],
     ['missing field', 'name: A\ninstructions: x\n', 'model: '],
     ['unknown model', 'name: A\nmodel: openai/gpt-5-turbo-max\ninstructions: x\n', 'model: unknown model "openai/gpt-5-turbo-max"'],
-    ['unknown fallback', minimal('fallback_models: [anthropic/claude-sonnet-4-5, acme/x]'), 'fallback_models[1]: unknown model "acme/x"'],
     ['unknown tool', minimal('tools: [calculator, calculater]'), 'tools[1]: unknown tool "calculater"'],
     ['duplicate tool', minimal('tools: [calculator, calculator]'), 'tools[1]: duplicate tool "calculator"'],
     ['missing collection', minimal('knowledge: [handbook, faq]'), 'knowledge[1]: no knowledge collection "faq"'],
@@ -113,6 +114,18 @@ describe('agent registry', () => {
     // Schema errors come first; cross-references are checked once the shape is right.
     const { errors: referenceErrors } = await setup({ 'a.yml': minimal('tools: [calculater]\nknowledge: [faq]') });
     expect(referenceErrors[0]?.issues.map((issue) => issue.path)).toEqual(['tools[0]', 'knowledge[0]']);
+  });
+
+  it('loads an agent without a fallback model not in the catalog, warning once, and refuses one whose own model is not', async () => {
+    const { registry, errors, warnings } = await setup({ 'a.yaml': minimal('fallback_models: [anthropic/claude-sonnet-4-5, acme/x]') });
+    expect(errors).toEqual([]);
+    expect(registry.get('a')?.config.fallbackModels).toEqual(['anthropic/claude-sonnet-4-5']);
+    expect(warnings).toEqual(['a.yaml: fallback_models[1]: unknown model "acme/x" (not in the catalog: is its provider configured?); left out of the fallbacks']);
+    await registry.reload();
+    expect(warnings).toHaveLength(1);
+    const refused = await setup({ 'b.yaml': 'name: B\nmodel: acme/x\nfallback_models: [openai/gpt-4o-mini]\ninstructions: x\naccount: acme\n' });
+    expect(refused.registry.get('b')).toBeUndefined();
+    expect(refused.errors[0]).toMatchObject({ agentId: 'b', account: 'acme', issues: [{ path: 'model' }] });
   });
 
   it('hot-reloads: edits, broken edits (last good kept, error logged), removals and additions', async () => {
