@@ -59,6 +59,9 @@ export async function splitDocument(
  * inside fenced code blocks are never headings (a `# comment` in a shell snippet).
  * Heading levels may skip (`#` then `###`); the path keeps only real ancestors.
  */
+/** A fence line: three or more backticks or tildes (up to three spaces in), then the rest. */
+const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/;
+
 export function markdownSections(markdown: string): Section[] {
   const sections: Section[] = [];
   const stack: { level: number; text: string }[] = [];
@@ -70,10 +73,14 @@ export function markdownSections(markdown: string): Section[] {
     body = [];
   };
   for (const line of markdown.split(/\r?\n/)) {
-    const fenceMatch = /^\s{0,3}(```|~~~)/.exec(line);
+    // Written with counted repeats, not three literal backticks: tools that scan source
+    // as text (highlighters, Markdown extractors) took those for an unclosed fence.
+    const fenceMatch = FENCE.exec(line);
     if (fenceMatch) {
-      if (fence === undefined) fence = fenceMatch[1];
-      else if (fenceMatch[1] === fence) fence = undefined;
+      const marker = fenceMatch[1] ?? '';
+      // CommonMark: a fence closes with the same character, at least as many times, and nothing after it.
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length && (fenceMatch[2] ?? '').trim() === '') fence = undefined;
     }
     const heading = fence === undefined && !fenceMatch ? /^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line) : null;
     if (!heading) {

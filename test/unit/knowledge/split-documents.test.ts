@@ -3,6 +3,13 @@ import { chunkHash, embeddingText } from '../../../src/knowledge/knowledge-index
 import { markdownSections, splitDocument } from '../../../src/knowledge/split-documents.ts';
 
 describe('markdownSections', () => {
+  it('closes a fence only with a fence of the same character and at least its length', () => {
+    const fence4 = '`'.repeat(4);
+    const fence3 = '`'.repeat(3);
+    const sections = markdownSections(['# Doc', `${fence4}md`, fence3, '# inside a longer fence', fence4, '## After', 'text', '~~~', '# tilde fenced', fence3, '# still inside', '~~~~', '# Last', 'end'].join('\n'));
+    expect(sections.map((section) => section.headings)).toEqual([['Doc'], ['Doc', 'After'], ['Last']]);
+  });
+
   it('tracks the heading path and ignores # lines inside code fences', () => {
     const sections = markdownSections(
       ['# Guide', 'intro', '## Install', 'steps', '```sh', '# not a heading', '```', '### Linux', 'apt', '## Use', 'run it'].join('\n'),
