@@ -182,6 +182,9 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       // A finished run cannot resume: its checkpoints go (off the response's critical path).
       if (saver && !request.keepThread && pendingApprovals.length === 0) {
         for (const thread of threads) void saver.deleteThread(thread).catch(() => undefined);
+      } else if (saver) {
+        // Paused (or kept): the next request, on any process, resumes from these rows.
+        await saver.written();
       }
       const totals = totalsHolder.current;
       setResult(totals, state, produced, producedBy, pendingApprovals);

@@ -146,25 +146,6 @@ const toStoredMessage = (row: MessageRow): StoredMessage => ({
   createdAt: row.created_at,
 });
 
-export async function insertConversation(
-  db: Queryable,
-  conversation: { id: string; owner: ConversationOwner; agentId: string; title: string | null; metadata?: Record<string, unknown> },
-): Promise<Conversation> {
-  const result = await db.query<ConversationRow>(
-    `INSERT INTO conversations AS c (id, account_id, key_id, agent_id, title, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING ${CONVERSATION_COLUMNS}`,
-    [
-      conversation.id,
-      conversation.owner.accountId,
-      conversation.owner.keyId,
-      conversation.agentId,
-      conversation.title,
-      JSON.stringify(conversation.metadata ?? {}),
-    ],
-  );
-  return toConversation(result.rows[0] as ConversationRow);
-}
-
 export async function findConversation(db: Queryable, owner: ConversationOwner, id: string): Promise<Conversation | undefined> {
   const result = await db.query<ConversationRow>(
     `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = $1 AND c.account_id = $2 AND c.key_id = $3`,
@@ -173,17 +154,30 @@ export async function findConversation(db: Queryable, owner: ConversationOwner, 
   return result.rows[0] ? toConversation(result.rows[0]) : undefined;
 }
 
+/** A conversation `appendMessages` creates with its first messages. */
+export type NewConversation = { owner: ConversationOwner; agentId: string; title: string | null };
+
+export type AppendedMessages = {
+  messages: StoredMessage[];
+  /** The conversation's timestamps after the append (created_at only when it was created here). */
+  conversationCreatedAt: Date | null;
+  conversationUpdatedAt: Date | null;
+};
+
 /**
  * Appends `messages` as a chain under `parentId` (null only for a new conversation's
- * root) and bumps the conversation's updated_at. One statement, so the chain is
- * atomic even outside a transaction; the foreign keys (checked at statement end)
- * reject a parent from another conversation or a conversation that is gone.
+ * root), creating the conversation first when `create` is given, and bumps its
+ * updated_at. One statement, so the turn is atomic without a transaction (a chat turn
+ * is one round trip); the foreign keys (checked at statement end) reject a parent from
+ * another conversation or a conversation that is gone.
  */
 export async function appendMessages(
   db: Queryable,
-  chain: { conversationId: string; parentId: string | null; agentId: string | null; messages: readonly NewMessage[] },
-): Promise<StoredMessage[]> {
+  chain: { conversationId: string; parentId: string | null; agentId: string | null; messages: readonly NewMessage[]; create?: NewConversation },
+): Promise<AppendedMessages> {
   const params: unknown[] = [chain.conversationId];
+  const create = chain.create;
+  if (create) params.push(create.owner.accountId, create.owner.keyId, create.agentId, create.title);
   const rows: string[] = [];
   const ids: string[] = [];
   let parentId = chain.parentId;
@@ -211,18 +205,29 @@ export async function appendMessages(
     );
     parentId = id;
   }
-  if (rows.length === 0) return [];
-  const result = await db.query<MessageRow>(
-    `WITH touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING id)
+  if (rows.length === 0) return { messages: [], conversationCreatedAt: null, conversationUpdatedAt: null };
+  // The UPDATE cannot see a row the same statement inserts: a new conversation's times come from its INSERT.
+  const created = create
+    ? `created AS (INSERT INTO conversations (id, account_id, key_id, agent_id, title) VALUES ($1, $2, $3, $4, $5) RETURNING created_at, updated_at)`
+    : `created AS (SELECT NULL::timestamptz AS created_at, NULL::timestamptz AS updated_at WHERE false)`;
+  const result = await db.query<MessageRow & { conversation_created_at: Date | null; conversation_updated_at: Date | null }>(
+    `WITH ${created},
+     touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING updated_at)
      INSERT INTO conversation_messages AS m
        (id, conversation_id, parent_id, role, message, model, agent_id, response_id, input_tokens, output_tokens, cost_micros, metadata)
      VALUES ${rows.join(', ')}
-     RETURNING ${MESSAGE_COLUMNS}`,
+     RETURNING ${MESSAGE_COLUMNS}, (SELECT created_at FROM created) AS conversation_created_at,
+       COALESCE((SELECT updated_at FROM touched), (SELECT updated_at FROM created)) AS conversation_updated_at`,
     params,
   );
   // RETURNING order is not promised; the chain order is.
   const byId = new Map(result.rows.map((row) => [row.id, toStoredMessage(row)]));
-  return ids.map((id) => byId.get(id) as StoredMessage);
+  const first = result.rows[0];
+  return {
+    messages: ids.map((id) => byId.get(id) as StoredMessage),
+    conversationCreatedAt: first?.conversation_created_at ?? null,
+    conversationUpdatedAt: first?.conversation_updated_at ?? null,
+  };
 }
 
 /** A message whose conversation belongs to `owner` (its `conversationId` says which one). */

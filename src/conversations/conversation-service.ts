@@ -11,7 +11,6 @@ import {
   findLatestMessage,
   findOwnedMessage,
   findPath,
-  insertConversation,
   listConversations,
   listMessages,
   type NewMessage,
@@ -137,34 +136,48 @@ export type RecordTurnInput = {
   withinTransaction?: (tx: Queryable, turn: RecordedTurn) => Promise<void>;
 };
 
-/** Creates the conversation when new and appends the turn as one chain, in one transaction. */
+/**
+ * Creates the conversation when new and appends the turn as one chain: one statement
+ * (atomic on its own), inside a transaction only when `withinTransaction` adds writes.
+ */
 export async function recordTurn(db: Database, input: RecordTurnInput): Promise<RecordedTurn> {
   const { continuation } = input;
   if (input.messages.length === 0) throw new Error('recordTurn needs at least one message');
   const owner = { accountId: continuation.conversation.accountId, keyId: continuation.conversation.keyId };
   const agentId = input.agentId ?? continuation.conversation.agentId;
   const conversationId = continuation.conversation.id;
-  return db.transaction(async (tx) => {
-    if (continuation.isNew) {
-      const title = conversationTitle(input.messages.map((item) => item.message));
-      await insertConversation(tx, { id: conversationId, owner, agentId, title });
-    }
-    const chain = { conversationId, parentId: continuation.parentMessageId, agentId, messages: input.messages };
-    const messages = await appendMessages(tx, chain).catch((error: unknown) => {
+  const title = continuation.isNew ? conversationTitle(input.messages.map((item) => item.message)) : continuation.conversation.title;
+  const write = async (queryable: Queryable): Promise<RecordedTurn> => {
+    const chain = {
+      conversationId,
+      parentId: continuation.parentMessageId,
+      agentId,
+      messages: input.messages,
+      ...(continuation.isNew && { create: { owner, agentId, title } }),
+    };
+    const appended = await appendMessages(queryable, chain).catch((error: unknown) => {
       // The conversation (and the parent with it) was deleted while the turn ran.
       throw isForeignKeyViolation(error) ? conversationNotFound(conversationId) : error;
     });
-    const conversation = await findConversation(tx, owner, conversationId);
+    const { messages, conversationUpdatedAt } = appended;
     const last = messages[messages.length - 1];
-    if (!conversation || !last) throw conversationNotFound(conversationId);
-    const turn: RecordedTurn = {
+    if (!conversationUpdatedAt || !last) throw conversationNotFound(conversationId);
+    const conversation: Conversation = continuation.isNew
+      ? { ...continuation.conversation, agentId, title, createdAt: appended.conversationCreatedAt ?? conversationUpdatedAt, updatedAt: conversationUpdatedAt }
+      : { ...continuation.conversation, updatedAt: conversationUpdatedAt };
+    return {
       conversation,
       messages,
       userMessageId: messages.find((node) => node.message.role === 'user')?.id ?? null,
       assistantMessageId: messages.findLast((node) => node.message.role === 'assistant')?.id ?? null,
       lastMessageId: last.id,
     };
-    await input.withinTransaction?.(tx, turn);
+  };
+  const { withinTransaction } = input;
+  if (!withinTransaction) return write(db);
+  return db.transaction(async (tx) => {
+    const turn = await write(tx);
+    await withinTransaction(tx, turn);
     return turn;
   });
 }

@@ -34,8 +34,13 @@ const TABLES = {
 /** Rows are serialised when written, not when queued: a thread deleted first costs nothing. */
 type Entry = { threadId: string; rows: () => Promise<Rows>; urgent: boolean; resolve(): void; reject(error: unknown): void };
 
-/** The group-commit window of steps nobody waits for (LangGraph's 'async' durability). */
-export const GROUP_COMMIT_MS = 5;
+/**
+ * How long steps nobody waits for (LangGraph's 'async' durability: foreground runs) may
+ * stay unwritten. Nothing reads them but this process until the run pauses (which
+ * writes them at once, see StoreCheckpointSaver.written) and a crash ends such a run
+ * anyway, so the bound is only for memory: most runs finish, and are dropped, first.
+ */
+export const ASYNC_WRITE_DELAY_MS = 30_000;
 
 /**
  * Group commit for checkpoint rows, as settlements are written: everything queued within
@@ -45,8 +50,10 @@ export const GROUP_COMMIT_MS = 5;
  * - 'sync' steps (background runs, which another process may resume) resolve once written,
  *   at the next turn of the event loop.
  * - other steps (foreground runs: their client holds the only way to continue them, so a
- *   crash ends them anyway) resolve at once and are written within GROUP_COMMIT_MS; a
- *   thread deleted before that (a quick run that finished) is never written at all.
+ *   crash ends them anyway) resolve at once and are written with the next urgent batch,
+ *   when a read or a pause asks (`idle`), or after ASYNC_WRITE_DELAY_MS; a thread deleted
+ *   before that (a run that finished) is never written at all: a plain turn costs no
+ *   checkpoint statement.
  *   A failed write is reported to `onError`; a later read waits for pending writes.
  */
 export class CheckpointBatch {
@@ -116,7 +123,8 @@ export class CheckpointBatch {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
         if (!this.#flushing) this.#start();
-      }, GROUP_COMMIT_MS);
+      }, ASYNC_WRITE_DELAY_MS);
+      this.#timer.unref();
     }
   }
 

@@ -136,6 +136,11 @@ export class StoreCheckpointSaver extends BaseCheckpointSaver {
     await this.#batch.add(threadId, rows, isSync(config));
   }
 
+  /** Resolves once every step queued so far is in the database (a run pausing: any process may resume it). */
+  async written(): Promise<void> {
+    await this.#batch.idle();
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     const neverWritten = this.#batch.discard(threadId) && this.#fresh.delete(threadId);
     if (neverWritten) return;

@@ -1,6 +1,5 @@
 import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from '@langchain/langgraph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP_COMMIT_MS } from '../../../src/agents/durable/checkpoint-batch.ts';
 import { StoreCheckpointSaver, SYNC_CHECKPOINTS } from '../../../src/agents/durable/store-checkpoint-saver.ts';
 import type { Database } from '../../../src/store/database.ts';
 import { migrate } from '../../../src/store/migrate.ts';
@@ -74,13 +73,18 @@ describe(`StoreCheckpointSaver on ${engineName()}`, () => {
     expect(sideEffects - before).toBe(1);
   });
 
-  it('writes async checkpoints within the group-commit window, and never writes a thread deleted before that', async () => {
+  it('keeps async checkpoints until asked, writes them when a pause asks, and never writes a thread deleted before that', async () => {
     const saver = new StoreCheckpointSaver(db);
     const graph = builder.compile({ checkpointer: saver });
+    // As the runner does: new threads need no read, so nothing asks for a write.
+    saver.startThread('later');
+    saver.startThread('gone');
     await graph.invoke({ log: ['z'] }, { configurable: { thread_id: 'later' } });
     await graph.invoke({ log: ['z'] }, { configurable: { thread_id: 'gone' } });
+    const stored = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_checkpoints WHERE thread_id IN ('later', 'gone')`)).rows[0]?.n;
+    expect(await stored()).toBe(0);
     await saver.deleteThread('gone');
-    await new Promise((resolve) => setTimeout(resolve, GROUP_COMMIT_MS * 4));
+    await saver.written();
     const other = new StoreCheckpointSaver(db);
     expect((await other.getTuple({ configurable: { thread_id: 'later' } }))?.checkpoint.channel_values).toMatchObject({ log: ['z', 'first'] });
     expect(await other.getTuple({ configurable: { thread_id: 'gone' } })).toBeUndefined();
