@@ -1,6 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
-import { convert, type FormatCallback } from 'html-to-text';
 
 /**
  * A knowledge document as text. Markdown stays Markdown and HTML is converted to
@@ -85,6 +84,8 @@ export async function loadDocument(collection: string, path: string, content: Ui
     case 'text':
       return { collection, path, format, text: Buffer.from(content).toString('utf8'), title: fallbackTitle };
     case 'html': {
+      // Loaded on demand: the HTML parser is a few MB that a server without HTML documents never needs.
+      const { htmlTitle, htmlToText } = await import('./html-document.ts');
       const html = Buffer.from(content).toString('utf8');
       const text = htmlToText(html);
       return { collection, path, format, text, title: htmlTitle(html) ?? firstMarkdownHeading(text) ?? fallbackTitle };
@@ -113,37 +114,6 @@ function stripFrontMatter(markdown: string): { body: string; title?: string } {
 
 function firstMarkdownHeading(text: string): string | undefined {
   return /^#{1,6}\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
-}
-
-function htmlTitle(html: string): string | undefined {
-  const raw = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
-  const title = raw ? convert(raw, { wordwrap: false }).trim() : '';
-  return title === '' ? undefined : title;
-}
-
-/** Emits `<h2>` as `## …` so HTML headings survive into the heading path of chunks. */
-const markdownHeading: FormatCallback = (element, walk, builder) => {
-  const level = Number(/^h([1-6])$/i.exec(element.name ?? '')?.[1] ?? 1);
-  builder.openBlock({ leadingLineBreaks: 2 });
-  builder.addLiteral(`${'#'.repeat(level)} `);
-  walk(element.children, builder);
-  builder.closeBlock({ trailingLineBreaks: 2 });
-};
-
-export function htmlToText(html: string): string {
-  return convert(html, {
-    wordwrap: false,
-    formatters: { markdownHeading },
-    selectors: [
-      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, format: 'markdownHeading' })),
-      // Link targets and images are noise for retrieval; the link text stays.
-      { selector: 'a', options: { ignoreHref: true } },
-      { selector: 'img', format: 'skip' },
-      { selector: 'nav', format: 'skip' },
-      { selector: 'script', format: 'skip' },
-      { selector: 'style', format: 'skip' },
-    ],
-  }).trim();
 }
 
 async function pdfToText(content: Uint8Array): Promise<{ text: string; title?: string }> {

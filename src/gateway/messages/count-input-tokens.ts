@@ -1,4 +1,4 @@
-import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import type { Tiktoken } from 'js-tiktoken';
 import { JunctionError } from '../../core/errors.ts';
 import type { ModelMessage, ModelRequest } from '../../core/model-types.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
@@ -41,7 +41,7 @@ export async function countInputTokens(
       case 'gemini':
         return { inputTokens: (await countGeminiTokens(adapter.config, upstream, { signal: context.signal })).inputTokens, rateLimit };
       default:
-        return { inputTokens: countLocally(upstream), rateLimit };
+        return { inputTokens: await countLocally(upstream), rateLimit };
     }
   } catch (error) {
     throw toClientError(error, model);
@@ -56,9 +56,9 @@ const TOKENS_PER_IMAGE = 765;
 
 let encoding: Tiktoken | undefined;
 
-function countLocally(request: ModelRequest): number {
-  // Loaded on first use: the rank table is a few MB and most processes never count.
-  encoding ??= getEncoding('o200k_base');
+async function countLocally(request: ModelRequest): Promise<number> {
+  // Loaded on first use, module and all: its rank tables are about 10 MB of strings that most processes never need.
+  encoding ??= (await import('js-tiktoken')).getEncoding('o200k_base');
   const tokens = (text: string) => (text === '' ? 0 : (encoding?.encode(text).length ?? 0));
   let total = REPLY_PRIMING_TOKENS;
   for (const message of request.messages) total += TOKENS_PER_MESSAGE + messageTokens(message, tokens);

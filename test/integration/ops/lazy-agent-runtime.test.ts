@@ -11,14 +11,16 @@ import { runtimeFolders } from '../../support/runtime-fixtures.ts';
 
 /**
  * Start-up does not wait for the agent runtime: LangGraph, LangChain core, the MCP SDK
- * and the tracing SDK are loaded only when an agent first runs (or tracing is enabled).
+ * and the tracing SDK are loaded only when an agent first runs (or tracing is enabled);
+ * the tokenizer (about 10 MB of rank tables), the HTML parser and mathjs only when a
+ * count, an HTML document or a calculation first needs them.
  * The server runs as `npm start` runs it (the compiled build/, made fresh first), with a
  * loader hook that records every module; its TypeScript tool files still load.
  */
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../../..');
 const RECORDER = join(ROOT, 'test/fixtures/module-recorder/register.mjs');
-const HEAVY = /node_modules\/(@langchain\/|langsmith\/|@modelcontextprotocol\/|@opentelemetry\/sdk-trace-base\/)/;
+const HEAVY = /node_modules\/(@langchain\/|langsmith\/|@modelcontextprotocol\/|@opentelemetry\/sdk-trace-base\/|js-tiktoken\/|html-to-text\/|mathjs\/)/;
 // echo_upper is a TypeScript tool file: the compiled server must load it through tsx's loader.
 const folders = runtimeFolders({ helper: 'name: Helper\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\n' });
 let upstream: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;

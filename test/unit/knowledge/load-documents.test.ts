@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { htmlToText, listCollections, loadCollection, loadDocument } from '../../../src/knowledge/load-documents.ts';
+import { htmlToText } from '../../../src/knowledge/html-document.ts';
+import { listCollections, loadCollection, loadDocument } from '../../../src/knowledge/load-documents.ts';
 
 let root: string;
 
