@@ -7,6 +7,13 @@ import type { ProviderRegistry } from '../providers/provider-registry.ts';
 export type RetryPolicy = { retries: number; baseDelayMs: number; maxRetryAfterMs: number };
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 250, maxRetryAfterMs: 5_000 };
 
+/**
+ * Retry-After for an upstream 429 that said nothing: long enough for a provider's
+ * per-second window to move on after our own retries, short enough that SDKs (which
+ * ignore waits over 60 s) still honour it.
+ */
+export const DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS = 5;
+
 export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number };
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -75,9 +82,17 @@ export function toClientError(error: unknown, model: CatalogModel | undefined): 
     if (error.status === 401 || error.status === 403) {
       return new JunctionError('upstream_error', `${provider} refused the gateway's credentials for this model; an operator must fix the provider key.`, { status: 502 });
     }
+    // A 429 that outlasted our retries stays a 429 with Retry-After: the caller's SDK
+    // then backs off and retries, which it would not do for a 502.
+    if (error.status === 429) {
+      const seconds = Math.max(1, Math.ceil(error.retryAfterSeconds ?? DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS));
+      return new JunctionError('upstream_rate_limited', `${provider} is rate limiting requests for this model; retry after ${seconds} s. (${error.upstreamMessage})`, {
+        headers: { 'retry-after': String(seconds) },
+      });
+    }
     // Other 4xx from upstream are the caller's request being refused (bad parameter,
-    // content policy): keep the status. 5xx and 429 after retries are our 502.
-    const status = error.status >= 400 && error.status < 500 && error.status !== 429 ? error.status : 502;
+    // content policy): keep the status. 5xx after retries are our 502.
+    const status = error.status >= 400 && error.status < 500 ? error.status : 502;
     return new JunctionError(status === 502 ? 'upstream_error' : 'invalid_request', `${provider} returned ${error.status}: ${error.upstreamMessage}`, { status });
   }
   return new JunctionError('internal_error', 'The upstream call failed unexpectedly.', { cause: error });
