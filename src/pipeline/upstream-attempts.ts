@@ -74,8 +74,16 @@ export function toClientError(error: unknown, model: CatalogModel | undefined): 
   if (error instanceof JunctionError) return error;
   if (error instanceof UpstreamError) {
     const provider = model?.providerId ?? 'the provider';
+    // Only a provider that kept us waiting is a 504; one that refused the connection or
+    // cut its answer short failed at once, which is a bad gateway (502), not a timeout.
+    if (error.network === 'timeout') {
+      return new JunctionError('upstream_timeout', `${provider} did not answer in time (${error.upstreamMessage}).`);
+    }
+    if (error.network === 'unreachable') {
+      return new JunctionError('upstream_error', `${provider} could not be reached: ${error.upstreamMessage}.`);
+    }
     if (error.status === 0) {
-      return new JunctionError('upstream_timeout', `${provider} did not answer in time or the connection failed: ${error.upstreamMessage}`, { status: 504 });
+      return new JunctionError('upstream_error', `${provider} failed before completing its answer: ${error.upstreamMessage}.`);
     }
     // 401/403 from upstream are about the GATEWAY's provider key, not the caller's:
     // passing them on would tell the caller its own key is wrong. They are our 502.

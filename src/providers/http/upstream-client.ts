@@ -11,7 +11,8 @@
  *   operator can override anything per provider (Azure's `api-key`, OpenRouter's referer);
  * - a per-attempt timeout until response headers arrive (`config.timeoutMs`, default
  *   60 s), thrown as a retryable `UpstreamError` with status 0 (see `isUpstreamTimeout`);
- * - network failures before the response as a retryable `UpstreamError` with status 0;
+ * - network failures before the response (refused, DNS, TLS) as a retryable `UpstreamError`
+ *   with status 0 and `network: 'unreachable'`;
  * - HTTP status >= 400 as an `UpstreamError` carrying the status, the provider's own
  *   message and Retry-After (the header, else what `readRetryAfter` finds in the body);
  * - an aborted `signal` rejects with the signal's reason (not an UpstreamError: the
@@ -158,10 +159,7 @@ export async function postMultipart(
 }
 
 /** True when the error is our own per-attempt timeout (worth a 504 rather than a 502). */
-export const isUpstreamTimeout = (error: unknown): boolean =>
-  error instanceof UpstreamError &&
-  error.status === 0 &&
-  (error.cause instanceof undiciErrors.HeadersTimeoutError || error.cause instanceof undiciErrors.ConnectTimeoutError);
+export const isUpstreamTimeout = (error: unknown): boolean => error instanceof UpstreamError && error.network === 'timeout';
 
 async function* guardStream(
   body: AsyncIterable<Uint8Array>,
@@ -201,8 +199,8 @@ function toNetworkError(error: unknown, where: string, timeoutMs: number): Upstr
   // The caller sees the error code only: the full message names the upstream's address
   // (`connect ECONNREFUSED 10.0.0.7:11434`), an internal detail kept in `message`.
   const code = errorCode(error);
-  const upstreamMessage = timedOut ? message : `could not reach upstream${code ? ` (${code})` : ''}`;
-  return new UpstreamError(`${where}: ${message}`, { status: 0, upstreamMessage, cause: error });
+  const upstreamMessage = timedOut ? message : `connection failed${code ? ` (${code})` : ''}`;
+  return new UpstreamError(`${where}: ${message}`, { status: 0, upstreamMessage, network: timedOut ? 'timeout' : 'unreachable', cause: error });
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
