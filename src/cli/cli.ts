@@ -46,7 +46,8 @@ export function buildCli(): Command {
       const { runDoctor } = await import('../doctor/run-doctor.ts');
       const results = await runDoctor(process.env);
       if (options.json) process.stdout.write(`${JSON.stringify({ ok: results.every((result) => result.ok), results }, null, 2)}\n`);
-      else for (const result of results) process.stdout.write(`${result.ok ? 'ok  ' : 'FAIL'}  ${result.name}: ${result.detail}${result.fix ? `\n      fix: ${result.fix}` : ''}\n`);
+      // A refused file lists one problem a line: they are indented under their FAIL line.
+      else for (const result of results) process.stdout.write(`${result.ok ? 'ok  ' : 'FAIL'}  ${result.name}: ${result.detail.replaceAll('\n', '\n      ')}${result.fix ? `\n      fix: ${result.fix}` : ''}\n`);
       if (!results.every((result) => result.ok)) process.exitCode = 1;
     });
 
