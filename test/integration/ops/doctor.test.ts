@@ -91,4 +91,24 @@ describe('npx junction doctor', () => {
       rmSync(agentsDir, { recursive: true, force: true });
     }
   });
+
+  it('reports a tool file named like a built-in, which is refused while the built-in stays', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'junction-doctor-tools-'));
+    try {
+      mkdirSync(join(dir, 'tools'));
+      mkdirSync(join(dir, 'agents'));
+      writeFileSync(
+        join(dir, 'tools', 'my-calculator.ts'),
+        "export default { name: 'calculator', description: 'Mine', parameters: { type: 'object', properties: {} }, execute: () => '42' };\n",
+      );
+      const { code, report } = await doctor({ OPENAI_API_KEY: UPSTREAM_KEYS.openai, JUNCTION_TOOLS_DIR: join(dir, 'tools'), JUNCTION_AGENTS_DIR: join(dir, 'agents') });
+      expect(code).toBe(1);
+      expect(report.results.find((result) => result.name === 'agent and tool files')).toMatchObject({ ok: false, detail: '0 agents, 4 tools loaded' });
+      expect(report.results.find((result) => result.name === 'file')?.detail).toBe(
+        `${join(dir, 'tools', 'my-calculator.ts')}: name: "calculator" is the name of a built-in tool: this file is not loaded and the built-in calculator stays (give the tool another name)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
