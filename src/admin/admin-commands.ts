@@ -16,41 +16,54 @@ import type { Services } from '../services.ts';
  * which runs this same code. Either way one implementation.
  */
 const account = z.string().optional();
-const usd = z.number().nonnegative().optional();
+// Each message completes "<option> expects …": the CLI names the option, the socket the field.
+const USD_AMOUNT = 'a USD amount of 0 or more, such as 5 or 2.50';
+const usd = z.number({ error: USD_AMOUNT }).nonnegative(USD_AMOUNT).optional();
 
 export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({
     command: z.literal('keys.create'),
     account,
     kind: z.enum(['model', 'provisioning', 'agent']),
-    name: z.string().min(1),
+    name: z.string().min(1, 'a name that is not empty'),
     description: z.string().optional(),
     dailyLimitUsd: usd,
     monthlyLimitUsd: usd,
     totalLimitUsd: usd,
-    expiresAt: z.iso.datetime({ offset: true }).optional(),
+    expiresAt: z.iso.datetime({ offset: true, error: 'an ISO-8601 date and time with its zone, such as 2030-01-31T00:00:00Z' }).optional(),
     allowedModels: z.array(z.string()).optional(),
-    rateLimitRpm: z.number().int().positive().optional(),
+    rateLimitRpm: z.number({ error: 'a whole number of requests per minute above 0' }).int('a whole number of requests per minute above 0').positive('a whole number of requests per minute above 0').optional(),
   }),
   z.object({ command: z.literal('keys.list'), account, includeProvisioning: z.boolean().default(true) }),
   z.object({ command: z.literal('keys.set-disabled'), account, id: z.string(), disabled: z.boolean() }),
   z.object({
     command: z.literal('credits.grant'),
     account,
-    amount: z.string().regex(/^\d+(\.\d{1,6})?$/, 'a positive decimal amount'),
-    currency: z.string().regex(/^[A-Z]{3}$/),
+    amount: z.string().regex(/^\d+(\.\d{1,6})?$/, 'an amount such as 12 or 9.99 (digits, at most 6 decimals)'),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'a three-letter currency code such as USD or EUR'),
     note: z.string().optional(),
   }),
   z.object({ command: z.literal('credits.show'), account }),
-  z.object({ command: z.literal('accounts.create'), name: z.string().min(1), plan: z.string().default('default') }),
+  z.object({ command: z.literal('accounts.create'), name: z.string().min(1, 'a name that is not empty'), plan: z.string().default('default') }),
   z.object({ command: z.literal('accounts.list') }),
   z.object({ command: z.literal('users.create'), account, email: EmailSchema, password: PasswordSchema, role: RoleSchema.default('owner') }),
-  z.object({ command: z.literal('accounts.set-plan'), account: z.string(), plan: z.string().min(1) }),
+  z.object({ command: z.literal('accounts.set-plan'), account: z.string(), plan: z.string().min(1, 'a plan name') }),
   z.object({ command: z.literal('knowledge.index'), account, allAccounts: z.boolean().default(false) }),
 ]);
 export type AdminCommand = z.input<typeof AdminCommandSchema>;
 
 export class AdminError extends Error {}
+
+/**
+ * A command's fields checked, each problem as a sentence naming the field and what it
+ * expects (the CLI checks first and names its options instead; this covers the socket
+ * and other callers), never a zod dump.
+ */
+export function parseAdminCommand(input: unknown): z.output<typeof AdminCommandSchema> {
+  const parsed = AdminCommandSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new AdminError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'command'} expects ${issue.message}.`).join('\n'));
+}
 
 async function resolveAccountId(services: Services, id: string | undefined): Promise<string> {
   if (!id) return services.defaultAccount.id;
@@ -66,7 +79,7 @@ const micros = (usdValue: number | undefined): number | undefined =>
 export type ProgressSink = (progress: Record<string, unknown>) => void;
 
 export async function runAdminCommand(services: Services, input: AdminCommand, onProgress?: ProgressSink): Promise<unknown> {
-  const command = AdminCommandSchema.parse(input);
+  const command = parseAdminCommand(input);
   const now = services.now();
   switch (command.command) {
     case 'keys.create': {

@@ -17,6 +17,11 @@ const COLLECTION = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;
 export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 export const DEFAULT_MAX_STEPS = 10;
 
+const InstructionsFileSchema = z
+  .string()
+  .min(1)
+  .refine((path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'), 'must be a path inside the agents folder');
+
 const uniqueList = <T extends z.ZodType<string>>(item: T, what: string) =>
   z.array(item).superRefine((values, context) => {
     values.forEach((value, index) => {
@@ -33,11 +38,7 @@ export const AgentFileSchema = z
     model: z.string().min(1),
     fallback_models: uniqueList(z.string().min(1), 'model').optional(),
     instructions: z.string().min(1).optional(),
-    instructions_file: z
-      .string()
-      .min(1)
-      .refine((path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'), 'must be a path inside the agents folder')
-      .optional(),
+    instructions_file: InstructionsFileSchema.optional(),
     // A tool by name, or `{ name, require_approval: true }`: the run pauses for a person before it runs.
     tools: z
       .array(z.union([z.string().regex(NAME, 'must be a tool name'), z.strictObject({ name: z.string().regex(NAME, 'must be a tool name'), require_approval: z.boolean().default(false) })]))
@@ -113,3 +114,38 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
 }));
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+/**
+ * The fields the registry cross-checks (models, tools, knowledge, instructions_file),
+ * read leniently from a file the strict schema refused: its bad references are then
+ * reported with its shape problems, every problem of the file at once. An entry that
+ * is malformed itself reads as `undefined` (the strict schema already names it), so
+ * positions, and with them the issue paths, stay those of the file.
+ */
+const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const lenientList = <T extends z.ZodType>(item: T) => z.array(lenient(item)).catch([]);
+export const AgentReferencesSchema = z
+  .object({
+    model: lenient(z.string().min(1)),
+    fallback_models: lenientList(z.string().min(1)),
+    tools: lenientList(z.union([z.string().regex(NAME), z.object({ name: z.string().regex(NAME) }).transform((entry) => entry.name)])),
+    knowledge: lenientList(z.string().regex(COLLECTION)),
+    instructions_file: lenient(InstructionsFileSchema),
+  })
+  .catch({ fallback_models: [], tools: [], knowledge: [] })
+  .transform((file) => ({
+    model: file.model,
+    fallbackModels: file.fallback_models,
+    tools: file.tools,
+    knowledge: file.knowledge,
+    instructionsFile: file.instructions_file,
+  }));
+
+/** What the registry cross-checks: a valid config, or what could be read of a refused file. */
+export type AgentReferences = {
+  model: string | undefined;
+  fallbackModels: ReadonlyArray<string | undefined>;
+  tools: ReadonlyArray<string | undefined>;
+  knowledge: ReadonlyArray<string | undefined>;
+  instructionsFile: string | undefined;
+};

@@ -5,12 +5,13 @@ import { basename, extname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { describeZodIssues } from '../tools/compile-tool.ts';
 import { displayPath, watchFolders, type FolderWatcher } from '../tools/folder-watcher.ts';
-import { AgentConfigSchema, type AgentConfig } from './agent-config-schema.ts';
+import { AgentConfigSchema, AgentReferencesSchema, type AgentConfig, type AgentReferences } from './agent-config-schema.ts';
 
 /**
  * Agents as files: every `agents/<id>.yaml|yml` is one agent. Each file is parsed,
  * validated strictly and cross-checked (model in the catalog, tools in the tool
- * registry, knowledge folders on disk, instructions_file readable). The folders are
+ * registry, knowledge folders on disk, instructions_file readable); a refused file is
+ * reported with every problem found, not just the first. The folders are
  * watched; a broken edit is reported through `onError` and the agent's last good
  * version keeps serving, so a typo never takes an agent down.
  */
@@ -55,7 +56,7 @@ export type AgentRegistry = {
   /** Every file agent, of every account. */
   list(): LoadedAgent[];
   /** Cross-checks a config as files are (model, tools, knowledge): console agents are held to the same rules. */
-  check(config: AgentConfig): AgentIssue[];
+  check(references: AgentReferences): AgentIssue[];
   /** Files whose current content is refused (their last good version, if any, still serves). */
   errors(): AgentConfigError[];
   reload(): Promise<void>;
@@ -187,50 +188,53 @@ const describeIssues = (file: string, issues: readonly AgentIssue[]): string =>
   issues.map((issue) => `${displayPath(file)}: ${issue.path}: ${issue.message}`).join('\n');
 
 async function loadAgent(file: string, id: string, context: LoadContext): Promise<LoadResult> {
-  if (!AGENT_ID.test(id)) return { issues: [{ path: '(file)', message: `"${id}" is not a valid agent id (letters, digits, "_" and "-")` }], account: null };
+  // Every problem of the file is collected before it is refused: fixing them one reload
+  // at a time, each revealing the next, is the slow way to a working agent.
+  const issues: AgentIssue[] = [];
+  if (!AGENT_ID.test(id)) issues.push({ path: '(file)', message: `"${id}" is not a valid agent id (letters, digits, "_" and "-")` });
   const [text, fileStat] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
   const document = parseDocument(text, { prettyErrors: true });
   if (document.errors.length > 0) {
-    return {
-      issues: document.errors.map((error) => ({
+    // Past a syntax error the document means nothing reliable: its errors are all there is to say.
+    for (const error of document.errors) {
+      issues.push({
         path: error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '(yaml)',
         message: error.message.split('\n')[0] ?? error.code,
-      })),
-      account: null,
-    };
+      });
+    }
+    return { issues, account: null };
   }
   const raw: unknown = document.toJS();
   const parsed = AgentConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    return { issues: describeZodIssues(parsed.error.issues), account: declaredAccount(raw) };
-  }
+  if (!parsed.success) issues.push(...describeZodIssues(parsed.error.issues));
+  const references = parsed.success ? parsed.data : AgentReferencesSchema.parse(raw);
   // A fallback whose provider is not configured here is left out (with a warning), so
   // an agent written for several providers still serves with the ones that are.
   const warnings: AgentIssue[] = [];
-  const fallbackModels = parsed.data.fallbackModels.filter((model, index) => {
-    if (context.isKnownModel(model)) return true;
+  const fallbackModels = references.fallbackModels.filter((model, index): model is string => {
+    if (model === undefined || context.isKnownModel(model)) return model !== undefined;
     warnings.push({ path: `fallback_models[${index}]`, message: `unknown model "${model}" (not in the catalog: is its provider configured?); left out of the fallbacks` });
     return false;
   });
-  const config = { ...parsed.data, fallbackModels };
-  const issues = checkReferences(config, context);
+  issues.push(...checkReferences({ ...references, fallbackModels }, context));
 
-  let instructions = config.instructions ?? '';
+  let instructions = parsed.success ? (parsed.data.instructions ?? '') : '';
   let updatedAt = fileStat.mtime;
   let instructionsText = '';
-  if (config.instructionsFile !== undefined) {
-    const instructionsPath = join(context.agentsDir, config.instructionsFile);
+  if (references.instructionsFile !== undefined) {
+    const instructionsPath = join(context.agentsDir, references.instructionsFile);
     try {
       const [content, instructionsStat] = await Promise.all([readFile(instructionsPath, 'utf8'), stat(instructionsPath)]);
       instructions = content.trim();
       instructionsText = content;
       if (instructionsStat.mtime > updatedAt) updatedAt = instructionsStat.mtime;
-      if (instructions === '') issues.push({ path: 'instructions_file', message: `${config.instructionsFile} is empty` });
+      if (instructions === '') issues.push({ path: 'instructions_file', message: `${references.instructionsFile} is empty` });
     } catch {
-      issues.push({ path: 'instructions_file', message: `cannot read ${config.instructionsFile} (relative to the agents folder)` });
+      issues.push({ path: 'instructions_file', message: `cannot read ${references.instructionsFile} (relative to the agents folder)` });
     }
   }
-  if (issues.length > 0) return { issues, account: config.account };
+  if (!parsed.success || issues.length > 0) return { issues, account: declaredAccount(raw) };
+  const config = { ...parsed.data, fallbackModels };
 
   const version = createHash('sha256').update(text).update('\0').update(instructionsText).digest('hex').slice(0, 16);
   return { agent: { id, file, config, instructions, version, updatedAt, ...(warnings.length > 0 && { warnings }) } };
@@ -244,20 +248,24 @@ function declaredAccount(raw: unknown): string | undefined | null {
   return typeof account === 'string' ? account : null;
 }
 
-function checkReferences(config: AgentConfig, context: LoadContext): AgentIssue[] {
+/** Entries that are `undefined` could not be read (the schema reports them) and are skipped. */
+function checkReferences(config: AgentReferences, context: LoadContext): AgentIssue[] {
   const issues: AgentIssue[] = [];
-  if (!context.isKnownModel(config.model)) issues.push({ path: 'model', message: `unknown model "${config.model}" (not in the catalog: is its provider configured?)` });
+  if (config.model !== undefined && !context.isKnownModel(config.model)) {
+    issues.push({ path: 'model', message: `unknown model "${config.model}" (not in the catalog: is its provider configured?)` });
+  }
   config.fallbackModels.forEach((model, index) => {
-    if (!context.isKnownModel(model)) issues.push({ path: `fallback_models[${index}]`, message: `unknown model "${model}" (not in the catalog: is its provider configured?)` });
+    if (model !== undefined && !context.isKnownModel(model)) issues.push({ path: `fallback_models[${index}]`, message: `unknown model "${model}" (not in the catalog: is its provider configured?)` });
   });
   config.tools.forEach((tool, index) => {
+    if (tool === undefined) return;
     if (!context.tools.has(tool)) issues.push({ path: `tools[${index}]`, message: `unknown tool "${tool}"` });
     else if (tool === KNOWLEDGE_SEARCH_TOOL && config.knowledge.length === 0) {
       issues.push({ path: `tools[${index}]`, message: `${KNOWLEDGE_SEARCH_TOOL} needs at least one collection under knowledge` });
     }
   });
   config.knowledge.forEach((collection, index) => {
-    if (!isDirectory(join(context.knowledgeDir, collection))) {
+    if (collection !== undefined && !isDirectory(join(context.knowledgeDir, collection))) {
       issues.push({ path: `knowledge[${index}]`, message: `no knowledge collection "${collection}" (expected a folder ${displayPath(join(context.knowledgeDir, collection))})` });
     }
   });

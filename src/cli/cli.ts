@@ -3,18 +3,17 @@ import type { AdminCommand } from '../admin/admin-commands.ts';
 import { readEnvConfig } from '../config/env-config.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDatabase } from '../store/open-database.ts';
+import { checkCommand } from './check-command.ts';
+import { formatIndexResult, indexProgressWriter } from './knowledge-index-output.ts';
 import { printResult } from './print-result.ts';
 import { runCommand } from './run-command.ts';
 
-const usdOption = (value: string): number => {
-  const amount = Number(value);
-  if (!/^\d+(\.\d{1,6})?$/.test(value) || !Number.isFinite(amount)) throw new InvalidArgumentError('expected a USD amount such as 5 or 2.50');
-  return amount;
-};
-const intOption = (value: string): number => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
-};
+/**
+ * A number as typed, or NaN for anything else ("abc", "1e3", "0x10", ""), which the
+ * command's check then refuses naming the option (commander's own argument errors
+ * would print a paragraph and the whole help).
+ */
+const decimal = (value: string): number => (/^-?\d+(\.\d{1,6})?$/.test(value) ? Number(value) : Number.NaN);
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -22,7 +21,8 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function execute(command: AdminCommand, json: boolean): Promise<void> {
+async function execute(command: AdminCommand, json: boolean, cli: Command): Promise<void> {
+  checkCommand(command, cli);
   printResult(await runCommand(command), json);
 }
 
@@ -46,7 +46,8 @@ export function buildCli(): Command {
       const { runDoctor } = await import('../doctor/run-doctor.ts');
       const results = await runDoctor(process.env);
       if (options.json) process.stdout.write(`${JSON.stringify({ ok: results.every((result) => result.ok), results }, null, 2)}\n`);
-      else for (const result of results) process.stdout.write(`${result.ok ? 'ok  ' : 'FAIL'}  ${result.name}: ${result.detail}${result.fix ? `\n      fix: ${result.fix}` : ''}\n`);
+      // A refused file lists one problem a line: they are indented under their FAIL line.
+      else for (const result of results) process.stdout.write(`${result.ok ? 'ok  ' : 'FAIL'}  ${result.name}: ${result.detail.replaceAll('\n', '\n      ')}${result.fix ? `\n      fix: ${result.fix}` : ''}\n`);
       if (!results.every((result) => result.ok)) process.exitCode = 1;
     });
 
@@ -66,15 +67,15 @@ export function buildCli(): Command {
     .requiredOption('--kind <kind>', 'model | provisioning | agent')
     .requiredOption('--name <name>', 'a name to recognise the key by')
     .option('--description <text>')
-    .option('--daily-limit-usd <usd>', 'spend limit per UTC day', usdOption)
-    .option('--monthly-limit-usd <usd>', 'spend limit per UTC calendar month', usdOption)
-    .option('--total-limit-usd <usd>', 'lifetime spend limit', usdOption)
+    .option('--daily-limit-usd <usd>', 'spend limit per UTC day')
+    .option('--monthly-limit-usd <usd>', 'spend limit per UTC calendar month')
+    .option('--total-limit-usd <usd>', 'lifetime spend limit')
     .option('--expires-at <iso>', 'expiry, ISO-8601 (UTC)')
     .option('--allowed-models <ids>', 'comma-separated model ids this key may use')
-    .option('--rate-limit-rpm <n>', 'requests per minute', intOption)
+    .option('--rate-limit-rpm <n>', 'requests per minute')
     .option('--account <id>', 'account id (default account when omitted)')
     .option('--json', 'print one JSON object; the plain key is in field "key"')
-    .action(async (options: Record<string, string | number | boolean | undefined>) => {
+    .action(async (options: Record<string, string | boolean | undefined>, cli: Command) => {
       const kind = String(options.kind);
       if (kind !== 'model' && kind !== 'provisioning' && kind !== 'agent') {
         throw new InvalidArgumentError(`--kind must be model, provisioning or agent, not ${kind}`);
@@ -85,23 +86,24 @@ export function buildCli(): Command {
           kind,
           name: String(options.name),
           ...(options.description !== undefined && { description: String(options.description) }),
-          ...(options.dailyLimitUsd !== undefined && { dailyLimitUsd: Number(options.dailyLimitUsd) }),
-          ...(options.monthlyLimitUsd !== undefined && { monthlyLimitUsd: Number(options.monthlyLimitUsd) }),
-          ...(options.totalLimitUsd !== undefined && { totalLimitUsd: Number(options.totalLimitUsd) }),
+          ...(options.dailyLimitUsd !== undefined && { dailyLimitUsd: decimal(String(options.dailyLimitUsd)) }),
+          ...(options.monthlyLimitUsd !== undefined && { monthlyLimitUsd: decimal(String(options.monthlyLimitUsd)) }),
+          ...(options.totalLimitUsd !== undefined && { totalLimitUsd: decimal(String(options.totalLimitUsd)) }),
           ...(options.expiresAt !== undefined && { expiresAt: String(options.expiresAt) }),
           ...(options.allowedModels !== undefined && { allowedModels: String(options.allowedModels).split(',').map((id) => id.trim()).filter(Boolean) }),
-          ...(options.rateLimitRpm !== undefined && { rateLimitRpm: Number(options.rateLimitRpm) }),
+          ...(options.rateLimitRpm !== undefined && { rateLimitRpm: decimal(String(options.rateLimitRpm)) }),
           ...(options.account !== undefined && { account: String(options.account) }),
         },
         options.json === true,
+        cli,
       );
     });
   keys
     .command('list')
     .option('--account <id>')
     .option('--json')
-    .action(async (options: { account?: string; json?: boolean }) =>
-      execute({ command: 'keys.list', ...(options.account && { account: options.account }) }, options.json === true),
+    .action(async (options: { account?: string; json?: boolean }, cli: Command) =>
+      execute({ command: 'keys.list', ...(options.account && { account: options.account }) }, options.json === true, cli),
     );
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
     keys
@@ -109,8 +111,8 @@ export function buildCli(): Command {
       .description(`${name} a key (takes effect on the next request)`)
       .option('--account <id>')
       .option('--json')
-      .action(async (id: string, options: { account?: string; json?: boolean }) =>
-        execute({ command: 'keys.set-disabled', id, disabled, ...(options.account && { account: options.account }) }, options.json === true),
+      .action(async (id: string, options: { account?: string; json?: boolean }, cli: Command) =>
+        execute({ command: 'keys.set-disabled', id, disabled, ...(options.account && { account: options.account }) }, options.json === true, cli),
       );
   }
 
@@ -122,7 +124,7 @@ export function buildCli(): Command {
     .option('--note <text>')
     .option('--account <id>')
     .option('--json')
-    .action(async (options: { amount: string; currency: string; note?: string; account?: string; json?: boolean }) =>
+    .action(async (options: { amount: string; currency: string; note?: string; account?: string; json?: boolean }, cli: Command) =>
       execute(
         {
           command: 'credits.grant',
@@ -132,14 +134,15 @@ export function buildCli(): Command {
           ...(options.account && { account: options.account }),
         },
         options.json === true,
+        cli,
       ),
     );
   credits
     .command('show')
     .option('--account <id>')
     .option('--json')
-    .action(async (options: { account?: string; json?: boolean }) =>
-      execute({ command: 'credits.show', ...(options.account && { account: options.account }) }, options.json === true),
+    .action(async (options: { account?: string; json?: boolean }, cli: Command) =>
+      execute({ command: 'credits.show', ...(options.account && { account: options.account }) }, options.json === true, cli),
     );
 
   const accounts = program.command('accounts').description('accounts of this deployment');
@@ -148,8 +151,8 @@ export function buildCli(): Command {
     .requiredOption('--name <name>')
     .option('--plan <plan>', 'plan name from the config file', 'default')
     .option('--json')
-    .action(async (options: { name: string; plan: string; json?: boolean }) =>
-      execute({ command: 'accounts.create', name: options.name, plan: options.plan }, options.json === true),
+    .action(async (options: { name: string; plan: string; json?: boolean }, cli: Command) =>
+      execute({ command: 'accounts.create', name: options.name, plan: options.plan }, options.json === true, cli),
     );
   program
     .command('knowledge')
@@ -160,15 +163,11 @@ export function buildCli(): Command {
     .option('--all-accounts', 'index for every account')
     .option('--json')
     .action(async (options: { account?: string; allAccounts?: boolean; json?: boolean }) => {
-      const progress = (update: Record<string, unknown>) => {
-        if (options.json) return;
-        process.stderr.write(
-          `\r${String(update.collection)}: ${String(update.documentsDone)}/${String(update.documentsTotal)} documents, ${String(update.chunksEmbedded)} chunks embedded, ${String(update.chunksReused)} reused   `,
-        );
-      };
-      const result = await runCommand({ command: 'knowledge.index', allAccounts: options.allAccounts === true, ...(options.account && { account: options.account }) }, progress);
-      if (!options.json) process.stderr.write('\n');
-      printResult(result, options.json === true);
+      const progress = options.json ? undefined : indexProgressWriter(process.stderr);
+      const result = await runCommand({ command: 'knowledge.index', allAccounts: options.allAccounts === true, ...(options.account && { account: options.account }) }, progress?.write);
+      progress?.end();
+      if (options.json) printResult(result, true);
+      else process.stdout.write(formatIndexResult(result));
     });
 
   accounts
@@ -176,8 +175,8 @@ export function buildCli(): Command {
     .description("change an account's plan (a plan name from the config file)")
     .requiredOption('--plan <plan>')
     .option('--json')
-    .action(async (id: string, options: { plan: string; json?: boolean }) =>
-      execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true),
+    .action(async (id: string, options: { plan: string; json?: boolean }, cli: Command) =>
+      execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true, cli),
     );
   program
     .command('users')
@@ -188,13 +187,13 @@ export function buildCli(): Command {
     .option('--account <id>', 'account id (default: the default account)')
     .option('--role <role>', 'owner | admin | member', 'owner')
     .option('--json')
-    .action(async (options: { email: string; account?: string; role: string; json?: boolean }) => {
+    .action(async (options: { email: string; account?: string; role: string; json?: boolean }, cli: Command) => {
       const password = (await readStdin()).replace(/\r?\n$/, '');
       const role = options.role === 'admin' || options.role === 'member' ? options.role : options.role === 'owner' ? 'owner' : undefined;
       if (!role) throw new Error(`--role must be owner, admin or member, not '${options.role}'`);
-      await execute({ command: 'users.create', email: options.email, password, role, ...(options.account && { account: options.account }) }, options.json === true);
+      await execute({ command: 'users.create', email: options.email, password, role, ...(options.account && { account: options.account }) }, options.json === true, cli);
     });
-  accounts.command('list').option('--json').action(async (options: { json?: boolean }) => execute({ command: 'accounts.list' }, options.json === true));
+  accounts.command('list').option('--json').action(async (options: { json?: boolean }, cli: Command) => execute({ command: 'accounts.list' }, options.json === true, cli));
 
   return program;
 }
@@ -202,6 +201,6 @@ export function buildCli(): Command {
 try {
   await buildCli().parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`junction: ${(error as Error).message}\n`);
+  for (const line of (error as Error).message.split('\n')) process.stderr.write(`junction: ${line}\n`);
   process.exitCode = 1;
 }

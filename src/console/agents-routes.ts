@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AgentDirectory, OwnedAgent } from '../agents/agent-directory.ts';
-import { AgentConfigSchema, type AgentFile } from '../agents/agent-config-schema.ts';
+import { AgentConfigSchema, AgentReferencesSchema, type AgentFile } from '../agents/agent-config-schema.ts';
 import { toAgentFile, toAgentYaml } from '../agents/agent-file-format.ts';
 import type { AgentIssue } from '../agents/agent-registry.ts';
 import { toModelListEntry } from '../catalog/model-list.ts';
@@ -149,13 +149,15 @@ function validate(definition: Record<string, unknown>, deps: ConsoleAgentsDeps, 
   if ('account' in definition) return [{ path: 'account', message: 'a console agent belongs to the account it is saved in; leave account out' }];
   if ('instructions_file' in definition) return [{ path: 'instructions_file', message: 'console agents keep their instructions inline (instructions)' }];
   const parsed = AgentConfigSchema.safeParse(definition);
-  if (!parsed.success) return describeZodIssues(parsed.error.issues);
+  // A refused shape is reported with its bad references, every problem at once, as for files.
+  const references = parsed.success ? parsed.data : AgentReferencesSchema.parse(definition);
   // The account's uploaded collections have no folder on disk: they are known all the same.
   const uploaded = new Set(uploadedCollections);
-  return deps.agents.files.check(parsed.data).filter((issue) => {
+  const referenceIssues = deps.agents.files.check(references).filter((issue) => {
     const index = /^knowledge\[(\d+)\]$/.exec(issue.path)?.[1];
-    return index === undefined || !uploaded.has(parsed.data.knowledge[Number(index)] ?? '');
+    return index === undefined || !uploaded.has(references.knowledge[Number(index)] ?? '');
   });
+  return [...(parsed.success ? [] : describeZodIssues(parsed.error.issues)), ...referenceIssues];
 }
 
 async function consoleCollections(db: Database, accountId: string): Promise<string[]> {

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  upstream_rate_limited: { status: 429, type: 'rate_limit_error' },
   client_closed_request: { status: 499, type: 'api_error' },
   internal_error: { status: 500, type: 'api_error' },
   upstream_error: { status: 502, type: 'api_error' },

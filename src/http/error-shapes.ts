@@ -37,15 +37,21 @@ export function errorBody(error: JunctionError, format: ErrorFormat): unknown {
         type: 'error',
         error: { type: ANTHROPIC_TYPE_BY_STATUS[error.status] ?? 'api_error', message: error.message, code: error.code },
       };
-    case 'google':
+    case 'google': {
+      const retryAfter = error.headers['retry-after'];
       return {
         error: {
           code: error.status,
           message: error.message,
           status: GOOGLE_STATUS_BY_HTTP[error.status] ?? (error.status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION'),
-          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: error.code, domain: 'junction' }],
+          details: [
+            { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: error.code, domain: 'junction' },
+            // Google says when to retry in the body, not in a header; Gemini clients read it here.
+            ...(retryAfter === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` }]),
+          ],
         },
       };
+    }
     default:
       return error.toOpenAIBody();
   }

@@ -7,6 +7,13 @@ import type { ProviderRegistry } from '../providers/provider-registry.ts';
 export type RetryPolicy = { retries: number; baseDelayMs: number; maxRetryAfterMs: number };
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 250, maxRetryAfterMs: 5_000 };
 
+/**
+ * Retry-After for an upstream 429 that said nothing: long enough for a provider's
+ * per-second window to move on after our own retries, short enough that SDKs (which
+ * ignore waits over 60 s) still honour it.
+ */
+export const DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS = 5;
+
 export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number };
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -67,17 +74,33 @@ export function toClientError(error: unknown, model: CatalogModel | undefined): 
   if (error instanceof JunctionError) return error;
   if (error instanceof UpstreamError) {
     const provider = model?.providerId ?? 'the provider';
+    // Only a provider that kept us waiting is a 504; one that refused the connection or
+    // cut its answer short failed at once, which is a bad gateway (502), not a timeout.
+    if (error.network === 'timeout') {
+      return new JunctionError('upstream_timeout', `${provider} did not answer in time (${error.upstreamMessage}).`);
+    }
+    if (error.network === 'unreachable') {
+      return new JunctionError('upstream_error', `${provider} could not be reached: ${error.upstreamMessage}.`);
+    }
     if (error.status === 0) {
-      return new JunctionError('upstream_timeout', `${provider} did not answer in time or the connection failed: ${error.upstreamMessage}`, { status: 504 });
+      return new JunctionError('upstream_error', `${provider} failed before completing its answer: ${error.upstreamMessage}.`);
     }
     // 401/403 from upstream are about the GATEWAY's provider key, not the caller's:
     // passing them on would tell the caller its own key is wrong. They are our 502.
     if (error.status === 401 || error.status === 403) {
       return new JunctionError('upstream_error', `${provider} refused the gateway's credentials for this model; an operator must fix the provider key.`, { status: 502 });
     }
+    // A 429 that outlasted our retries stays a 429 with Retry-After: the caller's SDK
+    // then backs off and retries, which it would not do for a 502.
+    if (error.status === 429) {
+      const seconds = Math.max(1, Math.ceil(error.retryAfterSeconds ?? DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS));
+      return new JunctionError('upstream_rate_limited', `${provider} is rate limiting requests for this model; retry after ${seconds} s. (${error.upstreamMessage})`, {
+        headers: { 'retry-after': String(seconds) },
+      });
+    }
     // Other 4xx from upstream are the caller's request being refused (bad parameter,
-    // content policy): keep the status. 5xx and 429 after retries are our 502.
-    const status = error.status >= 400 && error.status < 500 && error.status !== 429 ? error.status : 502;
+    // content policy): keep the status. 5xx after retries are our 502.
+    const status = error.status >= 400 && error.status < 500 ? error.status : 502;
     return new JunctionError(status === 502 ? 'upstream_error' : 'invalid_request', `${provider} returned ${error.status}: ${error.upstreamMessage}`, { status });
   }
   return new JunctionError('internal_error', 'The upstream call failed unexpectedly.', { cause: error });

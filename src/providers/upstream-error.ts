@@ -9,10 +9,22 @@ export class UpstreamError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** The provider's own error message, safe to show the caller (never contains our key). */
   readonly upstreamMessage: string;
+  /**
+   * For status 0, why no answer came: no headers in time, or no connection at all
+   * (refused, DNS, TLS). Unset when an answer started and then broke off.
+   */
+  readonly network: 'timeout' | 'unreachable' | undefined;
 
   constructor(
     message: string,
-    options: { status: number; retryable?: boolean; retryAfterSeconds?: number; upstreamMessage?: string; cause?: unknown },
+    options: {
+      status: number;
+      retryable?: boolean;
+      retryAfterSeconds?: number;
+      upstreamMessage?: string;
+      network?: 'timeout' | 'unreachable';
+      cause?: unknown;
+    },
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'UpstreamError';
@@ -20,6 +32,7 @@ export class UpstreamError extends Error {
     this.retryable = options.retryable ?? isRetryableStatus(options.status);
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.upstreamMessage = options.upstreamMessage ?? message;
+    this.network = options.network;
   }
 }
 

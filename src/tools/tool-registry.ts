@@ -9,8 +9,10 @@ import { displayPath, watchFolders, type FolderWatcher } from './folder-watcher.
 import { ensureTypeScriptImports } from './typescript-imports.ts';
 
 /**
- * Tools by name: the built-ins first, then one tool per file in the tools folder
- * (a file may override a built-in by using its name). The folder is watched; a
+ * Tools by name: the built-ins, then one tool per file in the tools folder. A file
+ * may not take a built-in's name: it is refused (and reported) and the built-in
+ * stays, so a stray `calculator.ts` cannot silently change what every agent that
+ * lists `calculator` runs. The folder is watched; a
  * changed, added or removed file takes effect for the next lookup, and a broken
  * edit is reported through `onError` while the file's last good version keeps
  * serving.
@@ -71,10 +73,11 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
   const reportError = options.onError ?? ((error: ToolLoadError) => console.error(error.message));
   // A broken built-in is a programming error: fail start-up loudly.
   const builtins = (options.builtins ?? []).map((exported) => compileTool(exported, 'builtin', 'builtin'));
+  const builtinNames = new Set(builtins.map((tool) => tool.name));
   const files = new Map<string, FileState>();
   const listeners = new Set<() => void>();
   let tools = new Map<string, LoadedTool>();
-  let duplicateErrors: ToolLoadError[] = [];
+  let nameErrors: ToolLoadError[] = [];
 
   const loadFile = async (file: string, state: FileState): Promise<void> => {
     try {
@@ -113,20 +116,25 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
 
     const next = new Map(builtins.map((tool) => [tool.name, tool]));
     const owners = new Map<string, string>();
-    const duplicates: ToolLoadError[] = [];
+    const clashes: ToolLoadError[] = [];
     for (const [file, state] of files) {
       const tool = state.lastGood;
       if (!tool) continue;
+      if (builtinNames.has(tool.name)) {
+        clashes.push(new ToolLoadError(file, [{ path: 'name', message: `"${tool.name}" is the name of a built-in tool: this file is not loaded and the built-in ${tool.name} stays (give the tool another name)` }]));
+        continue;
+      }
       const owner = owners.get(tool.name);
       if (owner) {
-        duplicates.push(new ToolLoadError(file, [{ path: 'name', message: `duplicate tool name "${tool.name}" (also in ${displayPath(owner)})` }]));
+        clashes.push(new ToolLoadError(file, [{ path: 'name', message: `duplicate tool name "${tool.name}" (also in ${displayPath(owner)})` }]));
         continue;
       }
       owners.set(tool.name, file);
       next.set(tool.name, tool);
     }
-    for (const error of duplicates) if (!duplicateErrors.some((known) => known.message === error.message)) reportError(error);
-    duplicateErrors = duplicates;
+    // Reported once, when a clash appears, not again on every reload while it lasts.
+    for (const error of clashes) if (!nameErrors.some((known) => known.message === error.message)) reportError(error);
+    nameErrors = clashes;
 
     const changed = fingerprint(next) !== fingerprint(tools);
     tools = next;
@@ -157,7 +165,7 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
         const tool = tools.get(name);
         return tool ? [{ name: tool.name, description: tool.description, parameters: tool.parameters }] : [];
       }),
-    errors: () => [...[...files.values()].flatMap((state) => (state.error ? [state.error] : [])), ...duplicateErrors],
+    errors: () => [...[...files.values()].flatMap((state) => (state.error ? [state.error] : [])), ...nameErrors],
     reload,
     onChange(listener) {
       listeners.add(listener);

@@ -85,8 +85,15 @@ describe('npx junction', () => {
     const handbook = first.data[0].collections.find((collection: { collection: string }) => collection.collection === 'handbook');
     expect(handbook.documentsTotal).toBeGreaterThan(3);
     expect(handbook.chunksTotal).toBeGreaterThan(handbook.documentsTotal - 1);
-    const { stderr } = await run(process.execPath, [BIN, 'knowledge', 'index'], { env: { ...withoutDatabaseUrl(), ...env }, timeout: 60_000 });
-    expect(stderr).toMatch(/handbook: \d+\/\d+ documents/);
+    // Piped (as here), progress and summary are plain lines: no redraws, no escapes, no JSON.
+    const { stdout, stderr } = await run(process.execPath, [BIN, 'knowledge', 'index'], { env: { ...withoutDatabaseUrl(), ...env }, timeout: 60_000 });
+    expect(stderr).toMatch(/^handbook: (\d+)\/\1 documents, \d+ chunks? embedded, \d+ reused$/m);
+    expect(stdout).toMatch(new RegExp(`^account ${first.data[0].account}\n  handbook: ${handbook.documentsTotal} documents, ${handbook.chunksTotal} chunks \\(0 embedded, ${handbook.chunksTotal} reused\\), 0 documents removed$`, 'm'));
+    expect(stdout).toMatch(/^embedding model: none/m);
+    for (const output of [stdout, stderr]) {
+      expect(output).not.toMatch(/[\r\x1b{│┌]/);
+      expect(output.endsWith('\n')).toBe(true);
+    }
     const again = JSON.parse(await cli('knowledge', 'index', '--json'));
     const unchanged = again.data[0].collections.find((collection: { collection: string }) => collection.collection === 'handbook');
     expect(unchanged.chunksEmbedded).toBe(0);
@@ -95,5 +102,20 @@ describe('npx junction', () => {
 
   it('fails with a clear message and exit code on bad input', async () => {
     await expect(cli('keys', 'create', '--kind', 'root', '--name', 'x')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--kind must be') });
+  });
+
+  it('refuses a bad number in one sentence naming the option and what it expects', async () => {
+    const refusals: Array<[string[], string]> = [
+      [['credits', 'grant', '--amount', 'abc', '--currency', 'USD'], '--amount expects an amount such as 12 or 9.99 (digits, at most 6 decimals), not "abc".'],
+      [['keys', 'create', '--kind', 'model', '--name', 'x', '--total-limit-usd', '-5'], '--total-limit-usd expects a USD amount of 0 or more, such as 5 or 2.50, not "-5".'],
+      [['keys', 'create', '--kind', 'model', '--name', 'x', '--rate-limit-rpm', '0'], '--rate-limit-rpm expects a whole number of requests per minute above 0, not "0".'],
+      [['keys', 'create', '--kind', 'model', '--name', 'x', '--expires-at', 'tomorrow'], '--expires-at expects an ISO-8601 date and time with its zone, such as 2030-01-31T00:00:00Z, not "tomorrow".'],
+      [['credits', 'grant', '--amount', '5', '--currency', 'dollars'], '--currency expects a three-letter currency code such as USD or EUR, not "dollars".'],
+    ];
+    for (const [args, sentence] of refusals) {
+      await expect(cli(...args), args.join(' ')).rejects.toMatchObject({ code: 1, stdout: '', stderr: `junction: ${sentence}\n` });
+    }
+    const listed = JSON.parse(await cli('keys', 'list', '--json')) as { data: Array<{ name: string }> };
+    expect(listed.data.map((key) => key.name)).not.toContain('x');
   });
 });

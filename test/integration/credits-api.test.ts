@@ -41,6 +41,12 @@ describe('GET /v1/credits', () => {
     await expect(runAdminCommand(t.services, { command: 'credits.grant', amount: '1', currency: 'CHF' })).rejects.toThrow(/no conversion rate for CHF/);
   });
 
+  it('refuses a malformed grant naming each field and what it expects, not with a validation dump', async () => {
+    await expect(runAdminCommand(t.services, { command: 'credits.grant', amount: 'abc', currency: 'usd' })).rejects.toThrow(
+      new Error('amount expects an amount such as 12 or 9.99 (digits, at most 6 decimals).\ncurrency expects a three-letter currency code such as USD or EUR.'),
+    );
+  });
+
   it('does not show one account the credit of another', async () => {
     const a = await createAccount(t.services.db, 'a');
     const b = await createAccount(t.services.db, 'b');

@@ -16,7 +16,8 @@
  *   thinkingConfig.includeThoughts it also sends a `thought: true` part ("Let me think
  *   about it."), and the first answer part carries
  *   `thoughtSignature: sig_<first 16 hex of sha256(answer)>`;
- * - `fail-429` / `fail-500`: that status with Google's error body; `fail-500-2` fails
+ * - `fail-429` / `fail-500`: that status with Google's error body (429 with a RetryInfo
+ *   detail, `retryDelay: "1s"`, as Gemini sends); `fail-500-2` fails
  *   only the first 2 attempts for that model (`attempts(model)` counts them);
  * - `fail-midstream`: streams one chunk, then destroys the socket;
  * - `stream-error`: streams one chunk, then an error object (503 UNAVAILABLE) as SSE data.
@@ -71,7 +72,9 @@ function handle(request: IncomingMessage, response: ServerResponse, body: unknow
   const failure = /fail-(429|500)(?:-(\d+))?/.exec(model);
   if (failure !== null && (failure[2] === undefined || attempt <= Number(failure[2]))) {
     return failure[1] === '429'
-      ? sendError(response, 429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).')
+      ? sendError(response, 429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).', [
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
+        ])
       : sendError(response, 500, 'INTERNAL', 'An internal error has occurred.');
   }
   if (model.includes('fail-midstream') && !streaming) return void response.socket?.destroy();
@@ -200,8 +203,8 @@ const words = (text: string): string[] => text.split(/\s+/).filter((word) => wor
 /** Splits text into word-sized pieces that concatenate back to the original. */
 const chunks = (text: string): string[] => text.match(/\S+\s*|\s+/g) ?? [];
 
-function sendError(response: ServerResponse, code: number, status: string, message: string): void {
-  sendJson(response, code, { error: { code, message, status } });
+function sendError(response: ServerResponse, code: number, status: string, message: string, details?: unknown[]): void {
+  sendJson(response, code, { error: { code, message, status, ...(details && { details }) } });
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

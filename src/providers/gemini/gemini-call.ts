@@ -1,6 +1,6 @@
 import type { CallOptions, ProviderConfig } from '../adapter.ts';
 import type { UpstreamCall } from '../http/upstream-client.ts';
-import { readGeminiErrorMessage } from './gemini-error.ts';
+import { readGeminiErrorMessage, readGeminiRetryDelay } from './gemini-error.ts';
 
 /** `/models/{model}:{method}`; accepts model names with or without Google's `models/` prefix. */
 export function geminiModelPath(model: string, method: string): string {
@@ -18,5 +18,6 @@ export function geminiCall(config: ProviderConfig, path: string, options: CallOp
     signal: options.signal,
     headers: config.apiKey === undefined ? {} : { 'x-goog-api-key': config.apiKey },
     readErrorMessage: readGeminiErrorMessage,
+    readRetryAfter: readGeminiRetryDelay,
   };
 }

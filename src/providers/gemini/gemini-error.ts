@@ -33,6 +33,13 @@ export function readGeminiErrorMessage(body: unknown): string | undefined {
   return error.status == null ? error.message : `${error.status}: ${error.message}`;
 }
 
+/** Gemini's 429 says when to retry in a RetryInfo detail (`"retryDelay": "17s"`), not in Retry-After. */
+export function readGeminiRetryDelay(body: unknown): number | undefined {
+  const retryInfo = parseErrorBody(body)?.details?.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.RetryInfo');
+  const match = /^(\d+(?:\.\d+)?)s$/.exec(retryInfo?.retryDelay ?? '');
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
 /** An error object inside a 200 stream → UpstreamError; anything else → undefined. */
 export function readGeminiErrorBody(body: unknown): UpstreamError | undefined {
   const error = parseErrorBody(body);

@@ -91,7 +91,13 @@ export type GeminiGenerateResponse = z.infer<typeof GeminiGenerateResponseSchema
 export const GeminiErrorBodySchema = z
   .object({
     error: z
-      .object({ code: z.number().nullish(), message: z.string().nullish(), status: z.string().nullish() })
+      .object({
+        code: z.number().nullish(),
+        message: z.string().nullish(),
+        status: z.string().nullish(),
+        // google.rpc details; RetryInfo's `retryDelay` is a Duration in JSON ("17s", "0.5s").
+        details: z.array(z.object({ '@type': z.string().nullish(), retryDelay: z.string().nullish() }).loose()).nullish(),
+      })
       .loose(),
   })
   .loose();

@@ -11,9 +11,10 @@
  *   operator can override anything per provider (Azure's `api-key`, OpenRouter's referer);
  * - a per-attempt timeout until response headers arrive (`config.timeoutMs`, default
  *   60 s), thrown as a retryable `UpstreamError` with status 0 (see `isUpstreamTimeout`);
- * - network failures before the response as a retryable `UpstreamError` with status 0;
+ * - network failures before the response (refused, DNS, TLS) as a retryable `UpstreamError`
+ *   with status 0 and `network: 'unreachable'`;
  * - HTTP status >= 400 as an `UpstreamError` carrying the status, the provider's own
- *   message and Retry-After;
+ *   message and Retry-After (the header, else what `readRetryAfter` finds in the body);
  * - an aborted `signal` rejects with the signal's reason (not an UpstreamError: the
  *   caller went away, nothing to retry).
  *
@@ -35,6 +36,9 @@ const sharedAgent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 6
 /** Turns an upstream error body into the provider's message; `undefined` falls back to the generic reader. */
 export type ErrorMessageReader = (body: unknown, text: string) => string | undefined;
 
+/** Seconds an error body asks to wait, for providers that say it there rather than in Retry-After (Gemini). */
+export type RetryAfterReader = (body: unknown) => number | undefined;
+
 export type UpstreamCall = {
   /** Path appended to `config.baseUrl`, starting with `/`, e.g. `/chat/completions`. */
   path: string;
@@ -45,6 +49,7 @@ export type UpstreamCall = {
   query?: Record<string, string>;
   /** Provider-specific error body reader; the generic one handles the common shapes. */
   readErrorMessage?: ErrorMessageReader;
+  readRetryAfter?: RetryAfterReader;
 };
 
 export type UpstreamResponse<Body> = {
@@ -86,11 +91,12 @@ export async function sendUpstream(
   const headers = flattenHeaders(response.headers);
   if (response.statusCode >= 400) {
     const text = await response.body.text().catch(() => '');
+    const parsed = parseJson(text);
     const upstreamMessage = scrubSecret(
-      readMessage(text, call.readErrorMessage) ?? `HTTP ${response.statusCode}`,
+      readMessage(parsed, text, call.readErrorMessage) ?? `HTTP ${response.statusCode}`,
       config.apiKey,
     );
-    const retryAfterSeconds = parseRetryAfter(headers);
+    const retryAfterSeconds = parseRetryAfter(headers) ?? call.readRetryAfter?.(parsed);
     throw new UpstreamError(`${where} failed with ${response.statusCode}: ${upstreamMessage}`, {
       status: response.statusCode,
       upstreamMessage,
@@ -153,10 +159,7 @@ export async function postMultipart(
 }
 
 /** True when the error is our own per-attempt timeout (worth a 504 rather than a 502). */
-export const isUpstreamTimeout = (error: unknown): boolean =>
-  error instanceof UpstreamError &&
-  error.status === 0 &&
-  (error.cause instanceof undiciErrors.HeadersTimeoutError || error.cause instanceof undiciErrors.ConnectTimeoutError);
+export const isUpstreamTimeout = (error: unknown): boolean => error instanceof UpstreamError && error.network === 'timeout';
 
 async function* guardStream(
   body: AsyncIterable<Uint8Array>,
@@ -196,8 +199,8 @@ function toNetworkError(error: unknown, where: string, timeoutMs: number): Upstr
   // The caller sees the error code only: the full message names the upstream's address
   // (`connect ECONNREFUSED 10.0.0.7:11434`), an internal detail kept in `message`.
   const code = errorCode(error);
-  const upstreamMessage = timedOut ? message : `could not reach upstream${code ? ` (${code})` : ''}`;
-  return new UpstreamError(`${where}: ${message}`, { status: 0, upstreamMessage, cause: error });
+  const upstreamMessage = timedOut ? message : `connection failed${code ? ` (${code})` : ''}`;
+  return new UpstreamError(`${where}: ${message}`, { status: 0, upstreamMessage, network: timedOut ? 'timeout' : 'unreachable', cause: error });
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -222,13 +225,16 @@ export function parseRetryAfter(headers: Record<string, string>): number | undef
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-function readMessage(text: string, reader: ErrorMessageReader | undefined): string | undefined {
-  let parsed: unknown = undefined;
+function parseJson(text: string): unknown {
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    // Not JSON (an HTML error page from a proxy, plain text from a small server): use the text.
+    // Not JSON (an HTML error page from a proxy, plain text from a small server): the text is used.
+    return undefined;
   }
+}
+
+function readMessage(parsed: unknown, text: string, reader: ErrorMessageReader | undefined): string | undefined {
   const message = reader?.(parsed, text) ?? readGenericErrorMessage(parsed);
   const fallback = text.trim() === '' ? undefined : text.trim();
   return (message ?? fallback)?.slice(0, MAX_ERROR_MESSAGE_CHARS);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,7 +30,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function doctor(overrides: Record<string, string>): Promise<{ code: number; report: Report }> {
+async function doctor(overrides: Record<string, string>, format: 'json' | 'text' = 'json'): Promise<{ code: number; report: Report; stdout: string }> {
   const { DATABASE_URL: _ignored, OPENAI_API_KEY: _key, ...rest } = process.env;
   const env = {
     ...rest,
@@ -43,9 +43,10 @@ async function doctor(overrides: Record<string, string>): Promise<{ code: number
     ...overrides,
   };
   await run(process.execPath, [BIN, 'migrate'], { env, timeout: 60_000 });
-  return run(process.execPath, [BIN, 'doctor', '--json'], { env, timeout: 60_000 }).then(
-    (result) => ({ code: 0, report: JSON.parse(result.stdout) as Report }),
-    (error: { code: number; stdout: string }) => ({ code: error.code, report: JSON.parse(error.stdout) as Report }),
+  const parse = (stdout: string) => (format === 'json' ? (JSON.parse(stdout) as Report) : { ok: false, results: [] });
+  return run(process.execPath, [BIN, 'doctor', ...(format === 'json' ? ['--json'] : [])], { env, timeout: 60_000 }).then(
+    (result) => ({ code: 0, report: parse(result.stdout), stdout: result.stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, report: parse(error.stdout), stdout: error.stdout }),
   );
 }
 
@@ -78,5 +79,50 @@ describe('npx junction doctor', () => {
     const files = report.results.filter((result) => result.name === 'file');
     expect(files).toContainEqual(expect.objectContaining({ ok: true, detail: expect.stringMatching(/support\.yaml: fallback_models\[0\]: unknown model "anthropic\/claude-sonnet-4-5".*left out/) }));
     expect(files).toContainEqual(expect.objectContaining({ ok: false, detail: expect.stringMatching(/researcher\.yaml: model: unknown model "anthropic\/claude-sonnet-4-5"/) }));
+  });
+
+  it('reports every problem of a refused agent file at once, each with its path', async () => {
+    const agentsDir = mkdtempSync(join(tmpdir(), 'junction-doctor-agents-'));
+    try {
+      writeFileSync(
+        join(agentsDir, 'broken.yaml'),
+        ['name: Broken', 'model: openai/not-in-catalog', 'instructions: Help.', 'temprature: 0.5', 'max_steps: 0', 'tools: [calculator, no_such_tool]', ''].join('\n'),
+      );
+      const overrides = { OPENAI_API_KEY: UPSTREAM_KEYS.openai, JUNCTION_AGENTS_DIR: agentsDir };
+      const { code, report } = await doctor(overrides);
+      expect(code).toBe(1);
+      const file = report.results.find((result) => result.name === 'file');
+      expect(file?.detail.split('\n').map((line) => line.replace(`${join(agentsDir, 'broken.yaml')}: `, '').split(' (')[0])).toEqual([
+        'max_steps: Too small: expected number to be >=1',
+        'temprature: unknown key',
+        'model: unknown model "openai/not-in-catalog"',
+        'tools[1]: unknown tool "no_such_tool"',
+      ]);
+      const { stdout } = await doctor(overrides, 'text');
+      expect(stdout).toContain(`FAIL  file: ${join(agentsDir, 'broken.yaml')}: max_steps: `);
+      expect(stdout).toContain(`\n      ${join(agentsDir, 'broken.yaml')}: tools[1]: unknown tool "no_such_tool"\n`);
+    } finally {
+      rmSync(agentsDir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a tool file named like a built-in, which is refused while the built-in stays', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'junction-doctor-tools-'));
+    try {
+      mkdirSync(join(dir, 'tools'));
+      mkdirSync(join(dir, 'agents'));
+      writeFileSync(
+        join(dir, 'tools', 'my-calculator.ts'),
+        "export default { name: 'calculator', description: 'Mine', parameters: { type: 'object', properties: {} }, execute: () => '42' };\n",
+      );
+      const { code, report } = await doctor({ OPENAI_API_KEY: UPSTREAM_KEYS.openai, JUNCTION_TOOLS_DIR: join(dir, 'tools'), JUNCTION_AGENTS_DIR: join(dir, 'agents') });
+      expect(code).toBe(1);
+      expect(report.results.find((result) => result.name === 'agent and tool files')).toMatchObject({ ok: false, detail: '0 agents, 4 tools loaded' });
+      expect(report.results.find((result) => result.name === 'file')?.detail).toBe(
+        `${join(dir, 'tools', 'my-calculator.ts')}: name: "calculator" is the name of a built-in tool: this file is not loaded and the built-in calculator stays (give the tool another name)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

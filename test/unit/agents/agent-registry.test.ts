@@ -108,10 +108,35 @@ describe('agent registry', () => {
     expect(registry.errors()).toHaveLength(1);
   });
 
-  it('checks the shape first, then reports every bad reference at once', async () => {
-    const { errors } = await setup({ 'a.yml': minimal('tools: [calculater]\nknowledge: [faq]\nfoo: 1') });
-    expect(errors[0]?.issues.map((issue) => issue.path)).toEqual(['foo']);
-    // Schema errors come first; cross-references are checked once the shape is right.
+  it('reports every problem of a file at once: shape, references and instructions_file', async () => {
+    const { errors } = await setup({
+      'a.yml': [
+        'name: A',
+        'model: openai/gpt-5-turbo-max',
+        'fallback_models: [anthropic/claude-sonnet-4-5, acme/x]',
+        'instructions_file: prompts/nope.md',
+        'tools: [calculater, 7, { name: current_time }]',
+        'knowledge: [faq, ../etc]',
+        'temprature: 0.5',
+        'max_steps: 0',
+        '',
+      ].join('\n'),
+    });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.issues.map((issue) => `${issue.path}: ${issue.message.split(' (')[0]}`)).toEqual([
+      'tools[1]: Invalid input',
+      'knowledge[1]: must be a folder name under the knowledge folder',
+      'max_steps: Too small: expected number to be >=1',
+      'temprature: unknown key',
+      'model: unknown model "openai/gpt-5-turbo-max"',
+      // (fallback_models[1], acme/x, is no reason to refuse: an unavailable fallback is left out with a warning)
+      'tools[0]: unknown tool "calculater"',
+      'knowledge[0]: no knowledge collection "faq"',
+      'instructions_file: cannot read prompts/nope.md',
+    ]);
+    // One line per problem, each naming the file and the path.
+    expect(errors[0]?.message.split('\n').every((line) => /a\.yml: \S+/.test(line))).toBe(true);
+    // A shape that is fine reports its bad references the same way.
     const { errors: referenceErrors } = await setup({ 'a.yml': minimal('tools: [calculater]\nknowledge: [faq]') });
     expect(referenceErrors[0]?.issues.map((issue) => issue.path)).toEqual(['tools[0]', 'knowledge[0]']);
   });

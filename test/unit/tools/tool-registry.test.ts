@@ -83,13 +83,27 @@ describe('tool registry', () => {
     expect(registry.errors()).toHaveLength(3);
   });
 
-  it('lets a file override a built-in and reports duplicate names', async () => {
+  it("refuses a file named like a built-in, naming the file and the built-in, and keeps the built-in", async () => {
+    const { registry, errors } = await setup({ 'calc.ts': plainObjectTool('calculator', 'Calc'), 'clock.ts': plainObjectTool('current_time', 'Tick') });
+    expect(registry.get('calculator')?.source).toBe('builtin');
+    expect(registry.get('current_time')?.source).toBe('builtin');
+    expect(await runTool(registry.get('calculator')!, { expression: '2 + 3' }, toolContext())).toMatchObject({ ok: true, content: expect.stringContaining('5') });
+    expect(errors.map((error) => error.message)).toEqual([
+      expect.stringMatching(/calc\.ts: name: "calculator" is the name of a built-in tool: this file is not loaded and the built-in calculator stays/),
+      expect.stringMatching(/clock\.ts: name: "current_time" is the name of a built-in tool/),
+    ]);
+    expect(registry.errors()).toHaveLength(2);
+    await registry.reload();
+    expect(errors).toHaveLength(2);
+  });
+
+  it('reports duplicate names between files (the first file in name order serves)', async () => {
     const { registry, errors } = await setup({
-      'a-calc.ts': plainObjectTool('calculator', 'Calc'),
-      'b-calc.ts': plainObjectTool('calculator', 'Other'),
+      'a-greet.ts': plainObjectTool('greet', 'Hello'),
+      'b-greet.ts': plainObjectTool('greet', 'Other'),
     });
-    expect(registry.get('calculator')?.source).toMatch(/a-calc\.ts$/);
-    expect(errors.map((error) => error.message).join()).toMatch(/b-calc\.ts: name: duplicate tool name "calculator"/);
+    expect(registry.get('greet')?.source).toMatch(/a-greet\.ts$/);
+    expect(errors.map((error) => error.message).join()).toMatch(/b-greet\.ts: name: duplicate tool name "greet"/);
   });
 
   it('reloads on change: edits, broken edits (last good kept), additions and removals', async () => {

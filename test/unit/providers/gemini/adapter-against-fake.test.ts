@@ -114,6 +114,8 @@ describe('Gemini adapter against the fake upstream', () => {
       status: 429,
       retryable: true,
       upstreamMessage: 'RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).',
+      // From the body's RetryInfo: Gemini sends no Retry-After header.
+      retryAfterSeconds: 1,
     });
 
     const failTwice = ask('gemini-fail-500-2', 'finally');

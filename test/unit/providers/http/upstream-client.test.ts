@@ -113,7 +113,7 @@ describe('upstream client', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const error = await postJson(config({ baseUrl: `http://127.0.0.1:${port}/internal` }), { path: '/ok', signal: signal(), body: {} }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ status: 0, retryable: true, upstreamMessage: 'could not reach upstream (ECONNREFUSED)' });
+    expect(error).toMatchObject({ status: 0, retryable: true, upstreamMessage: 'connection failed (ECONNREFUSED)', network: 'unreachable' });
     expect((error as UpstreamError).message).toContain(`127.0.0.1:${port}`);
   });
 
