@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { readEnvConfig } from './config/env-config.ts';
 import { assertWorkersFit, runPrimary, workerCount } from './ops/workers.ts';
 import { startServer } from './server.ts';
+import { describeStartupError } from './startup-error.ts';
 
 /**
  * `npm start`: serve until SIGTERM/SIGINT, then drain in-flight requests and exit.
@@ -13,7 +14,8 @@ assertWorkersFit(workers, process.env);
 if (workers > 1 && cluster.isPrimary) {
   runPrimary(workers, (message) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message })}\n`));
 } else {
-  const server = await startServer(readEnvConfig());
+  // readEnvConfig inside the async function: a bad variable is a start-up error like the others.
+  const server = await (async () => startServer(readEnvConfig()))().catch((error: unknown) => exitOnStartupError(error));
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -30,4 +32,13 @@ if (workers > 1 && cluster.isPrimary) {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** A cause the operator can fix is one line on stderr and exit 1; anything else keeps its stack. */
+function exitOnStartupError(error: unknown): never {
+  const listen = { host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 8080) };
+  const line = describeStartupError(error, listen);
+  if (line === undefined) throw error;
+  process.stderr.write(`junction: ${line}\n`);
+  process.exit(1);
 }

@@ -55,6 +55,11 @@ export type EnvConfig = {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 };
 
+/** A variable the service cannot start with (the message names it). */
+export class EnvConfigError extends Error {
+  override name = 'EnvConfigError';
+}
+
 /** Used when JUNCTION_KEY_SECRET is unset: keys keep 256 bits of entropy, so hashes stay unguessable. */
 const DEFAULT_KEY_SECRET = 'junction-api-key-hash-v1';
 
@@ -62,9 +67,15 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
+    throw new EnvConfigError(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const values = parsed.data;
+  let corsOrigins: CorsOrigins | undefined;
+  try {
+    corsOrigins = parseCorsOrigins(values.JUNCTION_CORS_ORIGINS);
+  } catch (error) {
+    throw new EnvConfigError(`invalid environment: ${(error as Error).message}`);
+  }
   const envUsdRates = values.JUNCTION_FX_RATES ? parseRatesEnv(values.JUNCTION_FX_RATES) : {};
   return {
     host: values.HOST,
@@ -84,7 +95,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     leaseTimeoutSeconds: values.JUNCTION_LEASE_TIMEOUT_SECONDS,
     metricsToken: values.JUNCTION_METRICS_TOKEN,
     streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,
-    corsOrigins: parseCorsOrigins(values.JUNCTION_CORS_ORIGINS),
+    corsOrigins,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { lockDataDir } from './data-dir-lock.ts';
 import type { Database, NotificationHandler, Queryable, QueryResult } from './database.ts';
 
 const parsers = { [types.INT8]: (value: string) => Number(value) };
@@ -17,14 +18,21 @@ const SHARED_BUFFERS = '32MB';
 export async function openPgliteDatabase(dataDir: string): Promise<Database> {
   const inMemory = dataDir === 'memory://' || dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create({
-    dataDir: inMemory ? undefined : dataDir,
-    extensions: { vector },
-    parsers,
-    postgresqlconf: `shared_buffers=${SHARED_BUFFERS}`,
-  });
-  await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  return new PgliteDatabase(db);
+  // Before PGlite touches the files: a second process must get a sentence, not a WASM abort.
+  const release = inMemory ? () => undefined : lockDataDir(dataDir);
+  try {
+    const db = await PGlite.create({
+      dataDir: inMemory ? undefined : dataDir,
+      extensions: { vector },
+      parsers,
+      postgresqlconf: `shared_buffers=${SHARED_BUFFERS}`,
+    });
+    await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+    return new PgliteDatabase(db, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 const toResult = <Row>(result: { rows: Row[]; affectedRows?: number }): QueryResult<Row> => ({
@@ -35,9 +43,11 @@ const toResult = <Row>(result: { rows: Row[]; affectedRows?: number }): QueryRes
 class PgliteDatabase implements Database {
   readonly engine = 'pglite' as const;
   readonly #db: PGlite;
+  readonly #release: () => void;
 
-  constructor(db: PGlite) {
+  constructor(db: PGlite, release: () => void) {
     this.#db = db;
+    this.#release = release;
   }
 
   async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
@@ -66,6 +76,10 @@ class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    if (!this.#db.closed) await this.#db.close();
+    try {
+      if (!this.#db.closed) await this.#db.close();
+    } finally {
+      this.#release();
+    }
   }
 }

@@ -1,0 +1,20 @@
+import { CatalogConfigError } from './catalog/config-error.ts';
+import { EnvConfigError } from './config/env-config.ts';
+import { isConnectionError } from './store/connection-errors.ts';
+import { StoreInUseError } from './store/data-dir-lock.ts';
+
+/**
+ * The one line to print when the server cannot start for a reason the operator can fix
+ * (configuration, a busy port or store, an unreachable database); undefined for anything
+ * else, which is a bug and keeps its stack trace.
+ */
+export function describeStartupError(error: unknown, listen: { host: string; port: number }): string | undefined {
+  if (error instanceof EnvConfigError || error instanceof StoreInUseError) return error.message;
+  // One line: the file's problems joined, each still naming its path.
+  if (error instanceof CatalogConfigError) return error.message.replace(/:\n\s*- /, ': ').replaceAll(/\n\s*- /g, '; ');
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') return `port ${listen.port} on ${listen.host} is in use (another server?); stop it or set PORT to a free port.`;
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') return `cannot listen on ${listen.host}:${listen.port} (${code}); set HOST and PORT to an address this user may use.`;
+  if (isConnectionError(error)) return `cannot reach the database at DATABASE_URL (${(error as Error).message}); check that PostgreSQL is running and the URL is right.`;
+  return undefined;
+}
