@@ -48,13 +48,20 @@ export class PipelineChatModel extends BaseChatModel {
     // Reasoning blocks in order, each with its own signature; redacted blocks kept whole.
     // A provider (Anthropic) needs them back unchanged on the next step of a tool loop.
     const reasoning: ReasoningBlock[] = [];
-    for await (const event of call.events) {
-      options.onEvent?.(event);
-      collectReasoning(reasoning, event);
-      const chunk = toChunk(event, ids);
-      if (!chunk) continue;
-      if (event.type === 'text-delta') await runManager?.handleLLMNewToken(event.delta);
-      yield new ChatGenerationChunk({ message: chunk, text: event.type === 'text-delta' ? event.delta : '' });
+    try {
+      for await (const event of call.events) {
+        options.onEvent?.(event);
+        collectReasoning(reasoning, event);
+        const chunk = toChunk(event, ids);
+        if (!chunk) continue;
+        if (event.type === 'text-delta') await runManager?.handleLLMNewToken(event.delta);
+        yield new ChatGenerationChunk({ message: chunk, text: event.type === 'text-delta' ? event.delta : '' });
+      }
+    } catch (error) {
+      // A step that broke off mid-stream was billed for what it used: the run reports the same.
+      const billed = call.outcome();
+      if (billed) options.onOutcome?.(billed);
+      throw error;
     }
     if (reasoning.length > 0) yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: '', additional_kwargs: { reasoningBlocks: reasoning } }), text: '' });
     const outcome = call.outcome();

@@ -88,6 +88,25 @@ describe('chat with an agent', () => {
     expect(usage?.cost).toBeGreaterThan(0);
   });
 
+  it('sends what a stream that broke off was billed, as a usage chunk before the error', async () => {
+    await gateway.settle();
+    const before = (await gateway.services.db.query<{ id: string }>(`SELECT id FROM usage_log WHERE agent_id = 'flaky'`)).rows.map((row) => row.id);
+    const stream = await client.chat.completions.create({ model: 'flaky', messages: [{ role: 'user', content: 'say something long enough to be billed' }], stream: true });
+    let usage: { cost?: number; completion_tokens?: number } | undefined;
+    const failure = await (async () => {
+      for await (const chunk of stream) if (chunk.usage) usage = chunk.usage as { cost?: number };
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    await gateway.settle();
+    const billed = await gateway.services.db.query<{ cost: number; output: number }>(
+      `SELECT COALESCE(sum(cost_micros), 0)::bigint AS cost, COALESCE(sum(output_tokens), 0)::int AS output FROM usage_log WHERE agent_id = 'flaky' AND NOT (id = ANY($1::text[]))`,
+      [before],
+    );
+    expect(billed.rows[0]?.cost).toBeGreaterThan(0);
+    expect(Math.round((usage?.cost ?? 0) * 1e6)).toBe(billed.rows[0]?.cost);
+    expect(usage?.completion_tokens).toBe(billed.rows[0]?.output);
+  });
+
   it('runs a server-side tool loop and bills tokens plus tool cost', async () => {
     const completion = (await client.chat.completions.create({ model: 'helper', messages: [{ role: 'user', content: 'shout it' }] })) as AgentCompletion;
     expect(completion.choices[0]?.message.content).toBe('Tool echo_upper returned: FAKE');

@@ -273,6 +273,26 @@ describe('ends other than completed', () => {
     expect(plain.status).toBeGreaterThanOrEqual(500);
     expect(await plain.json()).toMatchObject({ error: { type: 'api_error' } });
   });
+
+  it("reports in the failed response's usage what its broken step was billed", async () => {
+    await gateway.settle();
+    const before = await gateway.services.db.query<{ id: string }>(`SELECT id FROM usage_log WHERE agent_id = 'flaky'`);
+    const { response } = await stream({ model: 'flaky', input: 'say something long enough to be billed' });
+    expect(response.status).toBe('failed');
+    await gateway.settle();
+    const billed = await gateway.services.db.query<{ cost: number; output: number }>(
+      `SELECT COALESCE(sum(cost_micros), 0)::bigint AS cost, COALESCE(sum(output_tokens), 0)::int AS output FROM usage_log
+       WHERE agent_id = 'flaky' AND NOT (id = ANY($1::text[]))`,
+      [before.rows.map((entry) => entry.id)],
+    );
+    const row = billed.rows[0] ?? { cost: 0, output: 0 };
+    expect(row.cost).toBeGreaterThan(0);
+    expect(response.usage?.output_tokens).toBe(row.output);
+    expect(Math.round((response.usage?.cost ?? 0) * 1e6)).toBe(row.cost);
+    // The stored response says the same.
+    const stored = expectValidResponse(await (await retrieve(response.id)).json());
+    expect(stored.usage?.cost).toBe(response.usage?.cost);
+  });
 });
 
 describe('requests', () => {

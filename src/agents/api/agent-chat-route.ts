@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { newMessageId } from '../../conversations/conversation-repository.ts';
 import { recordTurn, resolveContinuation } from '../../conversations/conversation-service.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
-import type { AssistantPart, ModelMessage } from '../../core/model-types.ts';
+import type { AssistantPart, ModelMessage, Usage } from '../../core/model-types.ts';
 import { ChatChunkEncoder } from '../../gateway/chat-completions/chat-chunk-encoder.ts';
 import { callContextFrom } from '../../gateway/call-context-from-request.ts';
 import { renderChatCompletion } from '../../gateway/chat-completions/render-chat-response.ts';
@@ -11,6 +11,7 @@ import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
+import { addUsage } from '../run-totals.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
 import { claimPause } from '../responses/response-approvals.ts';
 import { AgentChatRequestSchema, toAgentTurn } from './agent-chat-request.ts';
@@ -96,8 +97,12 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     const encoder = new ChatChunkEncoder(meta, ids);
     // Tool-call indexes of the current step that belong to server-side tools: not forwarded.
     let hiddenCalls = new Set<number>();
+    // What the run has been billed so far (its sub-agents' steps too): reported if it fails midway.
+    const billed = { usage: { inputTokens: 0, outputTokens: 0 } as Usage, costMicros: 0, any: false };
     try {
       for await (const event of run.events) {
+        if (event.type === 'model-finished') Object.assign(billed, { usage: addUsage(billed.usage, event.usage), costMicros: billed.costMicros + event.costMicros, any: true });
+        if (event.type === 'tool-finished') Object.assign(billed, { costMicros: billed.costMicros + event.costMicros, any: true });
         if (event.agent) continue; // a sub-agent's steps: its answer reaches the client through the caller's
         if (event.type === 'model-started') hiddenCalls = new Set();
         if (event.type !== 'model-event') continue;
@@ -115,6 +120,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     } catch (error) {
       const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The agent run failed.', { cause: error });
       if (failure.status >= 500) request.log.error({ err: error }, 'agent run failed');
+      if (billed.any) await sse.send(encoder.usageOnly(billed.costMicros, billed.usage));
       await sse.send(failure.toOpenAIBody());
       sse.end();
     }

@@ -50,6 +50,11 @@ export class ChatChunkEncoder {
     return chunks;
   }
 
+  /** A usage chunk alone (`choices: []`): what a stream that failed midway was billed, before its error. */
+  usageOnly(costMicros: number, usage: Usage): Chunk {
+    return { ...this.#base, choices: [], usage: toChatUsage(usage, costMicros) };
+  }
+
   #delta(delta: Record<string, unknown>): Chunk {
     const withRole = this.#sentRole ? delta : { role: 'assistant', ...delta };
     this.#sentRole = true;
