@@ -52,7 +52,8 @@ export type ModerationResponse = { id: string; model: string; results: unknown[]
 export type SpeechRequest = {
   model: string;
   input: string;
-  voice: string;
+  /** A built-in voice's name, or a custom voice (`{ id: "voice_…" }`), passed as given. */
+  voice: string | { id: string };
   /** response_format, speed, instructions… passed verbatim. */
   params: Record<string, unknown>;
 };
@@ -63,8 +64,8 @@ export type TranscriptionRequest = {
   model: string;
   task: 'transcription' | 'translation';
   file: { data: Buffer; filename: string; contentType: string };
-  /** Other form fields (language, prompt, response_format, temperature…), passed verbatim. */
-  fields: Record<string, string>;
+  /** Other form fields (language, prompt, response_format, temperature…), passed verbatim; an array is one part per value. */
+  fields: Record<string, string | string[]>;
 };
 export type TranscriptionResponse = {
   /** Body to return to the client, as the upstream sent it (JSON or text). */

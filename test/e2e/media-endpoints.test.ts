@@ -120,6 +120,13 @@ describe('speech', () => {
   it('refuses an unknown voice for the model', async () => {
     await expect(client.audio.speech.create({ model: 'openai/tts-1', voice: 'marin', input: 'x' })).rejects.toMatchObject({ status: 400, param: 'voice' });
   });
+
+  it('passes a custom voice object on to the provider, still checking the other parameters', async () => {
+    const response = await client.audio.speech.create({ model: 'openai/gpt-4o-mini-tts', voice: { id: 'voice_1234' }, input: 'My own voice', instructions: 'Warmly.' });
+    expect(Buffer.from(await response.arrayBuffer()).toString()).toBe('FAKEAUDIO:voice_1234:My own voice');
+    expect(lastUpstream()?.body).toMatchObject({ model: 'gpt-4o-mini-tts', voice: { id: 'voice_1234' }, instructions: 'Warmly.' });
+    await expect(client.audio.speech.create({ model: 'openai/tts-1', voice: { id: 'voice_1234' }, input: 'x', speed: 9 })).rejects.toMatchObject({ status: 400, param: 'speed' });
+  });
 });
 
 describe('transcription and translation', () => {
@@ -133,6 +140,10 @@ describe('transcription and translation', () => {
     const verbose = await client.audio.transcriptions.create({ model: 'openai/whisper-1', file: await audio(48_000), response_format: 'verbose_json', timestamp_granularities: ['segment'] });
     expect(verbose.duration).toBe(1.5);
     expect((lastUpstream()?.body as MultipartBody).fields['timestamp_granularities[]']).toBe('segment');
+
+    // Both granularities, as the client sends them: one `timestamp_granularities[]` part each.
+    await client.audio.transcriptions.create({ model: 'openai/whisper-1', file: await audio(48_000), response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'] });
+    expect((lastUpstream()?.body as MultipartBody).values['timestamp_granularities[]']).toEqual(['word', 'segment']);
   });
 
   it('renders text, srt and vtt from a JSON answer it asked the upstream for', async () => {

@@ -113,10 +113,10 @@ const SPEECH_TYPES: Record<string, string> = {
   pcm: 'audio/pcm',
 };
 
-/** The "audio" is `FAKEAUDIO:<voice>:<input>` in UTF-8, sent in 4 chunks. */
+/** The "audio" is `FAKEAUDIO:<voice>:<input>` in UTF-8, sent in 4 chunks; a custom voice (`{ id }`) is named by its id. */
 export function handleSpeech(body: unknown): { contentType: string; chunks: Buffer[] } {
-  const request = z.object({ input: z.string(), voice: z.string(), response_format: z.string().nullish() }).loose().parse(body);
-  const audio = Buffer.from(`FAKEAUDIO:${request.voice}:${request.input}`);
+  const request = z.object({ input: z.string(), voice: z.union([z.string(), z.object({ id: z.string() })]), response_format: z.string().nullish() }).loose().parse(body);
+  const audio = Buffer.from(`FAKEAUDIO:${typeof request.voice === 'string' ? request.voice : request.voice.id}:${request.input}`);
   const size = Math.ceil(audio.length / 4);
   const chunks = [0, 1, 2, 3].map((part) => audio.subarray(part * size, (part + 1) * size)).filter((chunk) => chunk.length > 0);
   return { contentType: SPEECH_TYPES[request.response_format ?? 'mp3'] ?? 'audio/mpeg', chunks };

@@ -64,7 +64,10 @@ export type FakeOpenAIUpstream = {
 export type FakeOpenAIOptions = { apiKey?: string; slowChunkDelayMs?: number };
 
 export type MultipartBody = {
+  /** Each text field's last value. */
   fields: Record<string, string>;
+  /** Every value of each text field, in order (a `name[]` field may repeat). */
+  values: Record<string, string[]>;
   files: Array<{ field: string; filename: string; contentType: string; size: number; data: Buffer }>;
 };
 
@@ -226,10 +229,12 @@ async function parseBody(raw: Buffer, contentType: string): Promise<unknown> {
   if (contentType.startsWith('multipart/form-data')) {
     // The platform's Response parses multipart for us: no dependency, same parser as browsers.
     const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
-    const result: MultipartBody = { fields: {}, files: [] };
+    const result: MultipartBody = { fields: {}, values: {}, files: [] };
     for (const [field, value] of form.entries()) {
-      if (typeof value === 'string') result.fields[field] = value;
-      else {
+      if (typeof value === 'string') {
+        result.fields[field] = value;
+        (result.values[field] ??= []).push(value);
+      } else {
         const data = Buffer.from(await value.arrayBuffer());
         result.files.push({ field, filename: value.name, contentType: value.type, size: data.length, data });
       }

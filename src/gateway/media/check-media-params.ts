@@ -30,10 +30,32 @@ function validatorFor(schema: JsonSchemaObject): ValidateFunction | null {
   return validate;
 }
 
-/** Throws a 400 naming the first offending parameter; `params` holds only what the caller set. */
-export function checkMediaParams(model: CatalogModel, params: Record<string, unknown>): void {
-  const schema = model.mediaParamsSchema;
-  if (!schema) return;
+/** The schema without some parameters (neither allowed-values nor required): those the provider checks itself. */
+const narrowed = new WeakMap<JsonSchemaObject, Map<string, JsonSchemaObject>>();
+function without(schema: JsonSchemaObject, names: readonly string[]): JsonSchemaObject {
+  const key = names.join(',');
+  const cache = narrowed.get(schema) ?? new Map<string, JsonSchemaObject>();
+  narrowed.set(schema, cache);
+  let result = cache.get(key);
+  if (!result) {
+    const properties = { ...((schema['properties'] as Record<string, unknown> | undefined) ?? {}) };
+    for (const name of names) delete properties[name];
+    const required = ((schema['required'] as string[] | undefined) ?? []).filter((name) => !names.includes(name));
+    result = { ...schema, properties, required };
+    cache.set(key, result);
+  }
+  return result;
+}
+
+/**
+ * Throws a 400 naming the first offending parameter; `params` holds only what the caller
+ * set. `providerChecks` names parameters passed on unchecked (a custom voice's id is only
+ * the provider's to know).
+ */
+export function checkMediaParams(model: CatalogModel, params: Record<string, unknown>, providerChecks: readonly string[] = []): void {
+  const full = model.mediaParamsSchema;
+  if (!full) return;
+  const schema = providerChecks.length > 0 ? without(full, providerChecks) : full;
   const validate = validatorFor(schema);
   const defined = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
   if (!validate || validate(defined)) return;

@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { computeSpeechCost } from '../../catalog/costs.ts';
-import { JunctionError } from '../../core/errors.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
@@ -37,11 +36,9 @@ export const SpeechRequestSchema = z.strictObject({
 export async function speechRoute(app: FastifyInstance, deps: MediaRouteDeps): Promise<void> {
   app.post('/audio/speech', { preHandler: deps.auth ?? requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
     const body = parseInput(SpeechRequestSchema, request.body);
-    if (typeof body.voice !== 'string') {
-      // SpeechRequest carries a voice name; custom voice ids need the adapter to pass objects.
-      throw new JunctionError('invalid_request', 'Custom voice objects are not supported by this gateway; give a voice name.', { param: 'voice' });
-    }
     const voice = body.voice;
+    // A custom voice (`{ id }`) is passed on as given: only the provider knows its voices.
+    const providerChecks = typeof voice === 'string' ? [] : ['voice'];
     const options = { instructions: body.instructions, response_format: body.response_format, speed: body.speed };
     const params = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
     // Characters as the user sees them (code points), not UTF-16 units.
@@ -51,7 +48,7 @@ export async function speechRoute(app: FastifyInstance, deps: MediaRouteDeps): P
       model: body.model,
       capability: 'audio_speech',
       worstCase: (model) => {
-        checkMediaParams(model, { voice, ...params });
+        checkMediaParams(model, typeof voice === 'string' ? { voice, ...params } : params, providerChecks);
         return computeSpeechCost(model, characters);
       },
       call: (adapter, model, signal) => requireMethod(adapter, 'speech', model)({ model: model.upstreamName, input: body.input, voice, params }, { signal }),

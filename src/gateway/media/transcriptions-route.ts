@@ -40,8 +40,7 @@ export const TranscriptionFormSchema = z.strictObject({
   prompt: z.string().optional(),
   response_format: z.enum(TRANSCRIPT_FORMATS).optional(),
   temperature: z.coerce.number().optional(),
-  // The adapter's form takes one value per field, so one granularity passes through.
-  timestamp_granularities: z.array(z.enum(['word', 'segment'])).min(1).max(1, 'this gateway forwards one timestamp granularity per request').optional(),
+  timestamp_granularities: z.array(z.enum(['word', 'segment'])).min(1).max(2).optional(),
   stream: z.enum(['false']).optional(),
 });
 /** Translation (to English) takes neither a source language nor timestamps. */
@@ -104,12 +103,13 @@ async function transcribe(deps: MediaRouteDeps, task: Task, endpoint: string, re
       return computeTranscriptionCost(model, { durationSeconds: boundSeconds });
     },
     call: (adapter, model, signal) => {
-      const upstreamFields: Record<string, string> = {};
+      const upstreamFields: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(form.fields)) {
         if (typeof value === 'string' && name !== 'model' && name !== 'stream') upstreamFields[name] = value;
       }
       if (fields.response_format) upstreamFields['response_format'] = upstreamFormat(requested, model);
-      if (granularities?.[0]) upstreamFields['timestamp_granularities[]'] = granularities[0];
+      // Each granularity as its own `timestamp_granularities[]` part, as the openai clients send them.
+      if (granularities) upstreamFields['timestamp_granularities[]'] = [...new Set(granularities)];
       return requireMethod(adapter, 'transcribe', model)({ model: model.upstreamName, task, file, fields: upstreamFields }, { signal });
     },
     meter: (response, model) => {

@@ -34,7 +34,8 @@ export async function createTranscription(
 ): Promise<TranscriptionResponse> {
   const form = new FormData();
   for (const [name, value] of Object.entries(request.fields)) {
-    if (name !== 'model' && name !== 'file') form.set(name, value);
+    if (name === 'model' || name === 'file') continue;
+    for (const one of Array.isArray(value) ? value : [value]) form.append(name, one);
   }
   form.set('model', request.model);
   form.set('file', new Blob([request.file.data], { type: request.file.contentType }), request.file.filename);
