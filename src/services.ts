@@ -171,7 +171,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     metrics = new JunctionMetrics({ settlements, db, catalog });
     config.usdRates = { ...DEFAULT_USD_RATES, ...catalogConfig.currencies, ...config.envUsdRates };
 
-    const plans = new AccountPlans(db);
+    const plans = new AccountPlans(db, registration);
     await plans.start();
     stops.push(() => plans.stop());
     // REDIS_URL: rate-limit windows shared by every process (else one window per process).

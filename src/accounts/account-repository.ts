@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { changePayload } from '../store/change-sync.ts';
 import type { Database, Queryable } from '../store/database.ts';
 
 /** NOTIFY channel for account changes (plan): processes drop their cached copy. */
 export const ACCOUNT_CHANGES_CHANNEL = 'junction_account_changes';
+export const ACCOUNT_ACKS_CHANNEL = 'junction_account_change_acks';
 
 export type Account = { id: string; name: string; plan: string; isDefault: boolean; createdAt: Date };
 
@@ -45,11 +48,17 @@ export async function listAccounts(db: Queryable): Promise<Account[]> {
   return result.rows.map(toAccount);
 }
 
-/** Changes the plan and announces it (same transaction), so every process drops its cached plan. */
-export async function setAccountPlan(db: Database, id: string, plan: string): Promise<Account | undefined> {
+/**
+ * Changes the plan and announces it (same transaction), so every process drops its
+ * cached plan; `changeId` is what their acknowledgements name (AccountPlans.changed).
+ */
+export async function setAccountPlan(db: Database, id: string, plan: string): Promise<{ account: Account; changeId: string } | undefined> {
   return db.transaction(async (tx) => {
     const result = await tx.query<AccountRow>(`UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, plan]);
-    if (result.rows[0]) await tx.query('SELECT pg_notify($1, $2)', [ACCOUNT_CHANGES_CHANNEL, id]);
-    return result.rows[0] ? toAccount(result.rows[0]) : undefined;
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const changeId = randomUUID();
+    await tx.query('SELECT pg_notify($1, $2)', [ACCOUNT_CHANGES_CHANNEL, changePayload(id, changeId)]);
+    return { account: toAccount(row), changeId };
   });
 }

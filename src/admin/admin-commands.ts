@@ -168,8 +168,10 @@ export async function runAdminCommand(services: Services, input: AdminCommand, o
         throw new AdminError(`no plan '${command.plan}' in the config file; known: ${[...services.catalog.plans.keys()].join(', ') || 'default'}`);
       }
       const updated = await setAccountPlan(services.db, accountId, command.plan);
-      services.plans.forget(accountId);
-      return { data: updated ? { id: updated.id, name: updated.name, plan: updated.plan } : null };
+      if (!updated) return { data: null };
+      // Returns once every live process serves the new plan (or has been given up on as dead).
+      await services.plans.changed(accountId, updated.changeId);
+      return { data: { id: updated.account.id, name: updated.account.name, plan: updated.account.plan } };
     }
     case 'accounts.list': {
       const accounts = await listAccounts(services.db);

@@ -1,33 +1,42 @@
-import { ACCOUNT_CHANGES_CHANNEL } from '../accounts/account-repository.ts';
+import { ACCOUNT_ACKS_CHANNEL, ACCOUNT_CHANGES_CHANNEL } from '../accounts/account-repository.ts';
+import { ChangeSync } from '../store/change-sync.ts';
 import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
+import type { ProcessRegistration } from '../store/process-registry.ts';
 
 /**
- * Account id → plan name, cached in memory (the plan is read on every model call).
- * A plan change is announced on ACCOUNT_CHANGES_CHANNEL and drops the cached entry.
+ * Account id → plan name, cached in memory (the plan is read on every model call). A
+ * plan change is announced on ACCOUNT_CHANGES_CHANNEL and acknowledged as key changes
+ * are (ChangeSync), so the command that changed it returns once every live process
+ * serves the new plan.
  */
 export class AccountPlans {
   readonly #db: Database;
   readonly #plans = new Map<string, string>();
-  #unsubscribe: (() => Promise<void>) | undefined;
+  readonly #changes: ChangeSync;
 
-  constructor(db: Database) {
+  constructor(db: Database, registration: ProcessRegistration | undefined) {
     this.#db = db;
-  }
-
-  async start(): Promise<void> {
-    this.#unsubscribe = await this.#db.listen(ACCOUNT_CHANGES_CHANNEL, (accountId) => {
+    this.#changes = new ChangeSync(db, { changes: ACCOUNT_CHANGES_CHANNEL, acks: ACCOUNT_ACKS_CHANNEL }, registration, (accountId) => {
       if (accountId === LOST_NOTIFICATIONS) this.#plans.clear();
       else this.#plans.delete(accountId);
     });
   }
 
-  async stop(): Promise<void> {
-    await this.#unsubscribe?.();
+  async start(): Promise<void> {
+    await this.#changes.start();
   }
 
-  /** Drops one cached plan (the process that changed it does so at once; others on NOTIFY). */
-  forget(accountId: string): void {
-    this.#plans.delete(accountId);
+  async stop(): Promise<void> {
+    await this.#changes.stop();
+  }
+
+  /**
+   * After this process changed an account's plan (change `changeId`): drops its own
+   * cached copy at once and resolves once every other live process has dropped theirs.
+   */
+  async changed(accountId: string, changeId: string): Promise<boolean> {
+    this.#changes.changedHere(accountId);
+    return this.#changes.propagated(changeId);
   }
 
   async planOf(accountId: string): Promise<string> {
