@@ -177,3 +177,36 @@ describe('hot reload', () => {
     expect(String(lastUpstreamMessages()[0]?.content)).toContain('Version two speaks.');
   });
 });
+
+describe('a step that calls a server tool and a client tool at once', () => {
+  it('runs the server tool, stops for the client, and message_id continues with both results', async () => {
+    agentFile('mixed', 'name: Mixed\nmodel: openai/test-tools-all\ninstructions: Use every tool at once.\ntools: [echo_upper]\nmax_steps: 4\n');
+    await gateway.services.agentDirectory?.files.reload();
+    const clientTool: OpenAI.ChatCompletionTool = { type: 'function', function: { name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } } };
+    const start = async () => {
+      const first = (await client.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'where is order 7?' }], tools: [clientTool] })) as AgentCompletion;
+      expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+      const calls = first.choices[0]?.message.tool_calls ?? [];
+      expect(calls.map((call) => (call as { function: { name: string } }).function.name)).toEqual(['lookup_order']);
+      return { first, callId: calls[0]?.id ?? '' };
+    };
+    const answer = async (callId: string, continuation: Record<string, string>): Promise<AgentCompletion> =>
+      (await client.chat.completions.create({
+        model: 'mixed',
+        messages: [{ role: 'tool', tool_call_id: callId, content: 'order 7 shipped' }],
+        tools: [clientTool],
+        ...continuation,
+      } as never)) as AgentCompletion;
+
+    // Continued from the message_id it returned: the server tool's result (echo_upper's output) is in the history.
+    const one = await start();
+    const byMessage = await answer(one.callId, { conversation_id: one.first.conversation_id, parent_message_id: one.first.message_id });
+    expect(byMessage.choices[0]?.message.content).toMatch(/^Tools returned: .+ \| order 7 shipped$/);
+    const sent = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string; tool_call_id?: string }> };
+    expect(sent.messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual(['call_fake_0', 'call_fake_1']);
+    // Continued from the conversation's latest message: the same.
+    const two = await start();
+    const byConversation = await answer(two.callId, { conversation_id: two.first.conversation_id });
+    expect(byConversation.choices[0]?.message.content).toBe(byMessage.choices[0]?.message.content);
+  });
+});

@@ -25,7 +25,7 @@ export const parseFakeChatBody = (body: unknown) => ChatBodySchema.safeParse(bod
 export type ChatPlan = {
   reasoning?: string;
   text?: string;
-  toolCall?: { id: string; name: string; arguments: string };
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   finishReason: 'stop' | 'tool_calls' | 'length';
   usage: FakeUsage;
 };
@@ -51,14 +51,19 @@ export function planChat(body: FakeChatBody): ChatPlan {
   const lastUserText = textOf([...messages].reverse().find((message) => message.role === 'user')?.content);
   const firstTool = body.tools?.[0]?.function;
   let plan: Omit<ChatPlan, 'usage'>;
-  if (body.model.includes('tool') && firstTool !== undefined) {
+  const callOf = (tool: { name: string; parameters?: unknown }, index: number) => ({ id: `call_fake_${index}`, name: tool.name, arguments: JSON.stringify(argumentsFor(tool.parameters)) });
+  if (body.model.includes('tools-all') && firstTool !== undefined) {
+    // Every declared tool in one answer (parallel calls); then one line per tool result.
+    const results = messages.filter((message) => message.role === 'tool');
+    plan =
+      results.length === 0
+        ? { toolCalls: (body.tools ?? []).map((tool, index) => callOf(tool.function, index)), finishReason: 'tool_calls' }
+        : { text: `Tools returned: ${results.map((message) => textOf(message.content)).join(' | ')}`, finishReason: 'stop' };
+  } else if (body.model.includes('tool') && firstTool !== undefined) {
     const lastToolResult = [...messages].reverse().find((message) => message.role === 'tool');
     plan =
       lastToolResult === undefined
-        ? {
-            toolCall: { id: 'call_fake_0', name: firstTool.name, arguments: JSON.stringify(argumentsFor(firstTool.parameters)) },
-            finishReason: 'tool_calls',
-          }
+        ? { toolCalls: [callOf(firstTool, 0)], finishReason: 'tool_calls' }
         : { text: `Tool ${firstTool.name} returned: ${textOf(lastToolResult.content)}`, finishReason: 'stop' };
   } else {
     plan = { text: lastUserText, finishReason: 'stop' };
@@ -75,7 +80,7 @@ export function planChat(body: FakeChatBody): ChatPlan {
   const outputWords =
     countWords(plan.text) +
     countWords(plan.reasoning) +
-    (plan.toolCall === undefined ? 0 : countWords(`${plan.toolCall.name} ${plan.toolCall.arguments}`));
+    (plan.toolCalls ?? []).reduce((total, call) => total + countWords(`${call.name} ${call.arguments}`), 0);
   const promptTokens = Math.ceil(promptCharacters / 4);
   return {
     ...plan,
@@ -110,17 +115,9 @@ export function renderCompletion(id: string, model: string, plan: ChatPlan): Rec
           refusal: null,
           annotations: [],
           ...(plan.reasoning === undefined ? {} : { reasoning_content: plan.reasoning }),
-          ...(plan.toolCall === undefined
+          ...(plan.toolCalls === undefined
             ? {}
-            : {
-                tool_calls: [
-                  {
-                    id: plan.toolCall.id,
-                    type: 'function',
-                    function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments },
-                  },
-                ],
-              }),
+            : { tool_calls: plan.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }),
         },
         logprobs: null,
         finish_reason: plan.finishReason,
@@ -151,15 +148,14 @@ export function renderChunks(id: string, model: string, plan: ChatPlan, includeU
     ...(includeUsage ? { usage: null } : {}),
   });
   const chunks: Array<Record<string, unknown>> = [
-    chunk({ role: 'assistant', content: plan.toolCall === undefined ? '' : null, refusal: null }),
+    chunk({ role: 'assistant', content: plan.toolCalls === undefined ? '' : null, refusal: null }),
   ];
   for (const piece of splitWords(plan.reasoning)) chunks.push(chunk({ reasoning_content: piece }));
   for (const piece of splitWords(plan.text)) chunks.push(chunk({ content: piece }));
-  if (plan.toolCall !== undefined) {
-    const { id: callId, name, arguments: args } = plan.toolCall;
-    chunks.push(chunk({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name, arguments: '' } }] }));
-    for (let start = 0; start < args.length; start += 4) {
-      chunks.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(start, start + 4) } }] }));
+  for (const [index, call] of (plan.toolCalls ?? []).entries()) {
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (let start = 0; start < call.arguments.length; start += 4) {
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: call.arguments.slice(start, start + 4) } }] }));
     }
   }
   chunks.push(chunk({}, plan.finishReason));

@@ -17,6 +17,8 @@
  *   fail-<status>       always answers <status> with an OpenAI error body (429 adds `retry-after: 1`)
  *   fail-midstream      streams three chunks then destroys the socket (non-stream: destroys at once)
  *   hang                never answers (no headers) until the client gives up: for timeout tests
+ *   tools-all           no tool result yet → calls every declared tool in one answer (parallel
+ *                       calls); tool messages present → text "Tools returned: <each result> | …"
  *   tool                no tool result yet → calls the first declared tool with its required
  *                       properties filled (string "fake", number 1, boolean true, array [], object {});
  *                       a tool message present → text "Tool <name> returned: <last tool content>"

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { newMessageId } from '../../conversations/conversation-repository.ts';
+import { type NewMessage, newMessageId } from '../../conversations/conversation-repository.ts';
 import { recordTurn, resolveContinuation } from '../../conversations/conversation-service.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import type { AssistantPart, ModelMessage, Usage } from '../../core/model-types.ts';
@@ -145,15 +145,25 @@ function finishOf(result: AgentRunResult, clientTools: ReadonlySet<string>) {
   return pendingClientCall ? { unified: 'tool-calls' as const, raw: 'tool_calls' } : result.finishReason;
 }
 
-/** The turn as stored: the new input, then what the run produced; the last assistant message gets the announced id and the run's usage. */
-function toStoredMessages(input: ModelMessage[], result: AgentRunResult, messageId: string) {
+/**
+ * The turn as stored: the new input, then what the run produced. The last assistant
+ * message carries the run's usage; the turn's LAST node gets the announced id, because
+ * that id is where the client continues from: after a step that ran a server tool and
+ * stopped for a client's tool, the last node is the server tool's result, which the
+ * next turn's history must hold (it is the assistant message otherwise).
+ */
+function toStoredMessages(input: ModelMessage[], result: AgentRunResult, messageId: string): NewMessage[] {
   const lastAssistant = result.messages.findLastIndex((message) => message.role === 'assistant');
-  return [
+  const nodes: NewMessage[] = [
     ...input.map((message) => ({ message })),
-    ...result.messages.map((message, index) =>
-      index === lastAssistant
-        ? { id: messageId, message, agentId: result.messageAgents[index] ?? null, model: result.model, usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }
-        : { message, agentId: result.messageAgents[index] ?? null, model: message.role === 'assistant' ? result.model : null },
-    ),
+    ...result.messages.map((message, index) => ({
+      message,
+      agentId: result.messageAgents[index] ?? null,
+      model: message.role === 'assistant' ? result.model : null,
+      ...(index === lastAssistant && { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }),
+    })),
   ];
+  const last = nodes.at(-1);
+  if (last) last.id = messageId;
+  return nodes;
 }
