@@ -51,14 +51,15 @@ const cli = async (...args: string[]) => (await run(process.execPath, [join(ROOT
 describe('SIGTERM', () => {
   it('drains the in-flight stream, then exits 0', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
-    let url = '';
-    for await (const line of createInterface({ input: child.stdout })) {
-      const match = /"url":"(http:[^"]+)"/.exec(line);
-      if (match?.[1]) {
-        url = match[1];
-        break;
-      }
-    }
+    // stdout is read to its end, not just to the ready line: a pipe closed early makes the
+    // server's next log line (the drain it logs on SIGTERM) fail with EPIPE.
+    const lines = createInterface({ input: child.stdout });
+    const url = await new Promise<string>((resolve) => {
+      lines.on('line', (line) => {
+        const match = /"url":"(http:[^"]+)"/.exec(line);
+        if (match?.[1]) resolve(match[1]);
+      });
+    });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const key = JSON.parse(await cli('keys', 'create', '--kind', 'model', '--name', 'drain', '--json')).key as string;
     await cli('credits', 'grant', '--amount', '5', '--currency', 'USD');
@@ -72,7 +73,10 @@ describe('SIGTERM', () => {
     const decoder = new TextDecoder();
     let text = decoder.decode((await reader.read()).value);
     const exited = once(child, 'exit');
+    // The drain begins only once the server has logged it: the stream is then known to be in flight at SIGTERM.
+    const draining = new Promise<void>((resolve) => lines.on('line', (line) => line.includes('draining in-flight requests') && resolve()));
     child.kill('SIGTERM');
+    await draining;
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
     const content = [...text.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
     expect(content.endsWith('all of it please')).toBe(true);
