@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
 import { FAKE_REASONING } from '../support/fake-openai-chat.ts';
@@ -337,5 +338,123 @@ describe('requests', () => {
     const empty = await fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: pythonStyle });
     expect(empty.status).toBe(400);
     expect(await empty.json()).toMatchObject({ error: { message: 'The request body is empty; send a JSON object.' } });
+  });
+});
+
+describe('WebSocket mode', () => {
+  const wsErrorSchema = validatorFor('WebSocketErrorEvent');
+  const wsCreateSchema = validatorFor('WebSocketResponseCreateEvent');
+  type Message = Event & { status?: number; error?: { code: string; message: string; param?: string | null }; response?: ResponseBody };
+
+  /** One connection; `next()` resolves the messages up to and including the next terminal or error event. */
+  async function connect(key = agentKey) {
+    const socket = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: { authorization: `Bearer ${key}` } });
+    const received: Message[] = [];
+    let wake = () => {};
+    socket.on('message', (data) => {
+      received.push(JSON.parse(String(data)) as Message);
+      wake();
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    let read = 0;
+    const next = async (): Promise<Message[]> => {
+      const isEnd = (message: Message) => ['response.completed', 'response.incomplete', 'response.failed'].includes(message.type) || (message.type === 'error' && message.sequence_number === undefined);
+      for (;;) {
+        const end = received.findIndex((message, index) => index >= read && isEnd(message));
+        if (end >= 0) {
+          const turn = received.slice(read, end + 1);
+          read = end + 1;
+          return turn;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    };
+    const create = (body: Record<string, unknown>) => {
+      const message = { type: 'response.create', ...body };
+      expect(wsCreateSchema(message), JSON.stringify(wsCreateSchema.errors)).toBe(true);
+      socket.send(JSON.stringify(message));
+    };
+    return { socket, create, next, sendRaw: (text: string) => socket.send(text) };
+  }
+
+  /** A turn's events as the SSE stream would have them: each valid against the spec, in the spec's order. */
+  function expectValidTurn(turn: Message[]): ResponseBody {
+    for (const event of turn) {
+      const validate = event.type === 'error' ? wsErrorSchema : eventSchemas.get(event.type);
+      expect(validate?.(event), `${event.type}: ${JSON.stringify(validate?.errors)}`).toBe(true);
+    }
+    checkLifecycle(turn);
+    return expectValidResponse(turn.at(-1)?.response);
+  }
+
+  it('runs one response per message, in order, on one connection, billed like any run', async () => {
+    await gateway.settle();
+    const billed = async () =>
+      (await gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, COALESCE(sum(cost_micros), 0)::bigint AS cost FROM usage_log WHERE endpoint IN ('agents.responses', 'agents.tool')`)).rows[0] ?? { n: 0, cost: 0 };
+    const before = await billed();
+    const connection = await connect();
+    // Sent back to back: the second waits for the first to end.
+    connection.create({ model: 'echo', input: 'first over the socket' });
+    connection.create({ model: 'helper', input: 'shout it' });
+    const first = expectValidTurn(await connection.next());
+    expect(first.status).toBe('completed');
+    expect(textOf(first.output.at(-1))).toBe('first over the socket');
+    const secondTurn = await connection.next();
+    const second = expectValidTurn(secondTurn);
+    expect(second.id).not.toBe(first.id);
+    expect(types(secondTurn)).toContain('response.function_call_arguments.done');
+    expect(second.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
+    // Stored and continued like an HTTP response.
+    connection.create({ model: 'echo', input: 'and again', previous_response_id: first.id });
+    const third = expectValidTurn(await connection.next());
+    expect(third.previous_response_id).toBe(first.id);
+    expect(lastUpstreamMessages().map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    connection.socket.close();
+    await gateway.settle();
+    const after = await billed();
+    expect(after.n - before.n).toBe(5); // one step; two steps and a tool call; one step
+    const reported = [first, second, third].reduce((sum, response) => sum + Math.round((response.usage?.cost ?? 0) * 1e6), 0);
+    expect(after.cost - before.cost).toBe(reported);
+  });
+
+  it('answers a bad message or a failed run with an error event and keeps the connection', async () => {
+    const connection = await connect();
+    connection.sendRaw('not json');
+    const [notJson] = await connection.next();
+    expect(wsErrorSchema(notJson)).toBe(true);
+    expect(notJson).toMatchObject({ type: 'error', status: 400, error: { code: 'invalid_request' } });
+    connection.sendRaw(JSON.stringify({ type: 'response.create', model: 'echo', input: 'x', stream: true }));
+    expect((await connection.next())[0]).toMatchObject({ type: 'error', status: 400, error: { param: 'stream' } });
+    connection.create({ model: 'echo', input: 'x', previous_response_id: 'resp_unknown' });
+    expect((await connection.next())[0]).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found' } });
+    connection.create({ model: 'nobody', input: 'x' });
+    expect((await connection.next())[0]).toMatchObject({ type: 'error', status: 404, error: { code: 'model_not_found' } });
+    // A run that breaks midway: the socket's error event (with its status), then response.failed.
+    const failed = await (async () => {
+      connection.create({ model: 'flaky', input: 'say something long enough to stream' });
+      let turn = await connection.next();
+      if (turn.at(-1)?.type === 'error') turn = [...turn, ...(await connection.next())];
+      return turn;
+    })();
+    expect(types(failed).slice(-2)).toEqual(['error', 'response.failed']);
+    expect(wsErrorSchema(failed.at(-2))).toBe(true);
+    // Still open: the next message runs.
+    connection.create({ model: 'echo', input: 'still here' });
+    expect(textOf(expectValidTurn(await connection.next()).output.at(-1))).toBe('still here');
+    connection.socket.close();
+  });
+
+  it('checks the key at the upgrade: no key, or a key of another kind, gets no socket', async () => {
+    const refused = (key: string | undefined) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+        socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.on('open', () => resolve(101));
+      });
+    expect(await refused(undefined)).toBe(401);
+    expect(await refused(await gateway.key('model'))).toBe(403);
   });
 });

@@ -1,6 +1,9 @@
+import websocket from '@fastify/websocket';
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { agentResponsesRoutes } from '../responses/responses-route.ts';
+import { responsesWebSocketRoute } from '../responses/responses-websocket.ts';
 import { agentChatRoute } from './agent-chat-route.ts';
 import { agentModelsRoutes } from './agent-models-routes.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
@@ -12,8 +15,11 @@ import { conversationsRoutes } from './conversations-routes.ts';
  */
 export async function agentsApi(app: FastifyInstance, deps: AgentsApiDeps & { auth?: preHandlerAsyncHookHandler }): Promise<void> {
   app.addHook('preHandler', deps.auth ?? requireKey(deps.authenticator, { kinds: ['agent'] }));
+  // Before every route: the plugin must see all of them to refuse upgrades on the others.
+  await app.register(websocket, { options: { maxPayload: LARGE_BODY_LIMIT } });
   await app.register(agentModelsRoutes, deps);
   await app.register(agentChatRoute, deps);
   await app.register(conversationsRoutes, deps);
   await app.register(agentResponsesRoutes, deps);
+  await app.register(responsesWebSocketRoute, deps);
 }
