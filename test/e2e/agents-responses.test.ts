@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -445,6 +445,21 @@ describe('WebSocket mode', () => {
     connection.create({ model: 'echo', input: 'still here' });
     expect(textOf(expectValidTurn(await connection.next()).output.at(-1))).toBe('still here');
     connection.socket.close();
+  });
+
+  it('cancels the response under way when the socket closes, billed for what it used', async () => {
+    writeFileSync(join(dirs, 'agents', 'slow.yaml'), 'name: Slow\nmodel: openai/test-slow\ninstructions: Take your time.\n');
+    await gateway.services.agentDirectory?.files.reload();
+    await gateway.settle();
+    const connection = await connect();
+    const streaming = new Promise<void>((resolve) => connection.socket.on('message', (data) => String(data).includes('response.output_text.delta') && resolve()));
+    connection.create({ model: 'slow', input: 'a long answer please' });
+    await streaming;
+    connection.socket.close();
+    const row = async () =>
+      (await gateway.services.db.query<{ status: string; cost: number }>(`SELECT status, cost_micros::bigint AS cost FROM usage_log WHERE agent_id = 'slow' ORDER BY created_at DESC LIMIT 1`)).rows[0];
+    await expect.poll(async () => (await gateway.settle(), (await row())?.status), { timeout: 10_000 }).toBe('client_closed');
+    expect((await row())?.cost).toBeGreaterThan(0);
   });
 
   it('checks the key at the upgrade: no key, or a key of another kind, gets no socket', async () => {
