@@ -296,6 +296,22 @@ describe('ends other than completed', () => {
   });
 });
 
+describe('assistant phase', () => {
+  it('marks text written before a tool call as commentary and the answer as final_answer', async () => {
+    writeFileSync(join(dirs, 'agents', 'narrator.yaml'), 'name: Narrator\nmodel: openai/test-narrated-tool\ninstructions: Say what you do.\ntools: [echo_upper]\n');
+    await gateway.services.agentDirectory?.files.reload();
+    for (const streamed of [false, true]) {
+      const response = streamed ? (await stream({ model: 'narrator', input: 'shout it' })).response : await create({ model: 'narrator', input: 'shout it' });
+      const messages = response.output.filter((item) => item.type === 'message');
+      expect(messages.map((item) => [textOf(item), item.phase])).toEqual([
+        ['Let me check.', 'commentary'],
+        [expect.stringMatching(/^Tool echo_upper returned: /), 'final_answer'],
+      ]);
+    }
+    expect((await create({ model: 'echo', input: 'plain' })).output.at(-1)?.phase).toBe('final_answer');
+  });
+});
+
 describe('requests', () => {
   it.each([
     [{ background: true, store: false }, 'store'],

@@ -63,7 +63,7 @@ export function planChat(body: FakeChatBody): ChatPlan {
     const lastToolResult = [...messages].reverse().find((message) => message.role === 'tool');
     plan =
       lastToolResult === undefined
-        ? { toolCalls: [callOf(firstTool, 0)], finishReason: 'tool_calls' }
+        ? { ...(body.model.includes('narrated') && { text: 'Let me check.' }), toolCalls: [callOf(firstTool, 0)], finishReason: 'tool_calls' }
         : { text: `Tool ${firstTool.name} returned: ${textOf(lastToolResult.content)}`, finishReason: 'stop' };
   } else {
     plan = { text: lastUserText, finishReason: 'stop' };

@@ -22,6 +22,7 @@
  *   tool                no tool result yet → calls the first declared tool with its required
  *                       properties filled (string "fake", number 1, boolean true, array [], object {});
  *                       a tool message present → text "Tool <name> returned: <last tool content>"
+ *   narrated            with `tool`: says "Let me check." in the answer that calls the tool
  *   reasoning           also emits `reasoning_content` (DeepSeek/vLLM style) before the answer
  *   slow                streams one chunk every `slowChunkDelayMs` (default 100 ms), after 30 padding
  *                       words "tick-1 … tick-30"

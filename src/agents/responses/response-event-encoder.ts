@@ -96,7 +96,7 @@ export class ResponseEventEncoder {
         return this.#close(this.#stepFinish?.unified === 'length' ? 'incomplete' : 'completed');
       }
       case 'tool-started':
-        return [...this.#close('completed'), ...this.#startServerCall(event.callId, event.name, event.arguments)];
+        return [...this.#close('completed', 'commentary'), ...this.#startServerCall(event.callId, event.name, event.arguments)];
       case 'tool-finished':
         this.totals.toolCostMicros += event.costMicros;
         return this.#finishServerCall(event.callId, event.output);
@@ -121,7 +121,7 @@ export class ResponseEventEncoder {
         this.totals.modelCostMicros += event.costMicros;
         return [];
       case 'tool-started':
-        return [...this.#close('completed'), ...this.#openCall({ callId: event.callId, name: event.name, streamIndex: null, agent, arguments: event.arguments })];
+        return [...this.#close('completed', 'commentary'), ...this.#openCall({ callId: event.callId, name: event.name, streamIndex: null, agent, arguments: event.arguments })];
       case 'tool-finished':
         this.totals.toolCostMicros += event.costMicros;
         return this.#finishServerCall(event.callId, event.output, agent);
@@ -176,7 +176,7 @@ export class ResponseEventEncoder {
           this.#serverCalls.set(event.index, { callId: event.id, name: event.name, arguments: '' });
           return [];
         }
-        return [...this.#close('completed'), ...this.#openCall({ callId: event.id, name: event.name, streamIndex: event.index })];
+        return [...this.#close('completed', 'commentary'), ...this.#openCall({ callId: event.id, name: event.name, streamIndex: event.index })];
       case 'tool-call-delta': {
         const open = this.#open;
         if (open?.kind === 'function_call' && open.streamIndex === event.index) {
@@ -262,7 +262,12 @@ export class ResponseEventEncoder {
     return events;
   }
 
-  #close(status: ItemStatus): StreamEvent[] {
+  /**
+   * Closes the open item. A message's `phase` is `commentary` when a tool call follows it
+   * (`phase` given by the caller that opens the call, or a step that finished to call
+   * tools), else `final_answer`.
+   */
+  #close(status: ItemStatus, phase?: MessageItem['phase']): StreamEvent[] {
     const open = this.#open;
     if (!open) return [];
     this.#open = undefined;
@@ -272,6 +277,7 @@ export class ResponseEventEncoder {
         const part = { type: 'output_text' as const, text: open.text, annotations: [] as [] };
         open.item.content = [part];
         open.item.status = status;
+        open.item.phase = phase ?? (this.#stepFinish?.unified === 'tool-calls' ? 'commentary' : 'final_answer');
         return [
           this.#event('response.output_text.done', { ...at, content_index: 0, text: open.text }),
           this.#event('response.content_part.done', { ...at, content_index: 0, part: clone(part) }),

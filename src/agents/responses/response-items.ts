@@ -14,7 +14,8 @@ export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 export type OutputTextPart = { type: 'output_text'; text: string; annotations: [] };
 export type ReasoningTextPart = { type: 'reasoning_text'; text: string };
 
-export type MessageItem = { type: 'message'; id: string; status: ItemStatus; role: 'assistant'; content: OutputTextPart[] };
+/** `phase`: text the model wrote before calling tools is `commentary`; the answer is `final_answer`. */
+export type MessageItem = { type: 'message'; id: string; status: ItemStatus; role: 'assistant'; content: OutputTextPart[]; phase?: 'commentary' | 'final_answer' };
 export type ReasoningItem = { type: 'reasoning'; id: string; summary: []; content: ReasoningTextPart[] };
 /** `agent`: set on the tool steps a sub-agent took (its id, or a path for nested agents). */
 export type FunctionCallItem = { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus; agent?: string };
