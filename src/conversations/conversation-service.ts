@@ -105,6 +105,9 @@ export async function resolveResponseContinuation(
   return { ...continuation, previousResponse: previous };
 }
 
+/** A new conversation's continuation (unsaved until a turn is recorded). */
+export const freshContinuation = (owner: ConversationOwner, agentId: string): Continuation => newConversation(owner, agentId);
+
 function newConversation(owner: ConversationOwner, agentId: string): Continuation {
   const now = new Date();
   return {

@@ -489,3 +489,84 @@ describe('WebSocket mode', () => {
     expect(await refused(await gateway.key('model'))).toBe(403);
   });
 });
+
+describe('store: false and generate: false', () => {
+  type Turn = Array<Event & { status?: number; error?: { code: string }; response?: ResponseBody }>;
+  async function socket() {
+    const ws = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: { authorization: `Bearer ${agentKey}` } });
+    const received: Turn = [];
+    let wake = () => {};
+    ws.on('message', (data) => {
+      received.push(JSON.parse(String(data)) as Turn[number]);
+      wake();
+    });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    let read = 0;
+    /** Sends one response.create and resolves its messages, through its terminal event or its error. */
+    const turn = async (body: Record<string, unknown>): Promise<Turn> => {
+      ws.send(JSON.stringify({ type: 'response.create', ...body }));
+      for (;;) {
+        const end = received.findIndex((message, index) => index >= read && (['response.completed', 'response.failed', 'response.incomplete'].includes(message.type) || (message.type === 'error' && message.sequence_number === undefined)));
+        if (end >= 0) {
+          const messages = received.slice(read, end + 1);
+          read = end + 1;
+          return messages;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    };
+    return { ws, turn };
+  }
+  const finalResponse = (turn: Turn) => expectValidResponse(turn.at(-1)?.response);
+
+  it('keeps a store: false response in the connection only, continued with just the new input', async () => {
+    const { ws, turn } = await socket();
+    const first = finalResponse(await turn({ model: 'echo', input: 'remember the word pelican', store: false }));
+    expect((await retrieve(first.id)).status).toBe(404); // never stored
+    const second = finalResponse(await turn({ model: 'echo', input: 'which word?', previous_response_id: first.id, store: false }));
+    expect(second.previous_response_id).toBe(first.id);
+    const sent = lastUpstreamMessages();
+    expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(JSON.stringify(sent)).toContain('remember the word pelican');
+    // Stored continuations of it are refused: its history was never stored.
+    expect((await turn({ model: 'echo', input: 'x', previous_response_id: second.id }))[0]).toMatchObject({ type: 'error', status: 400, error: { param: 'store' } });
+    ws.close();
+    // Another connection (or HTTP) does not know it.
+    const other = await socket();
+    expect((await other.turn({ model: 'echo', input: 'x', previous_response_id: second.id, store: false }))[0]).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found' } });
+    other.ws.close();
+  });
+
+  it('forgets a store: false response whose continuation failed: the retry gets previous_response_not_found', async () => {
+    const { ws, turn } = await socket();
+    const first = finalResponse(await turn({ model: 'echo', input: 'hello', store: false }));
+    // The run breaks midway: the socket's error event, then response.failed.
+    const failed = await turn({ model: 'flaky', input: 'say something long enough to stream', previous_response_id: first.id, store: false });
+    expect(types(failed).slice(-2)).toEqual(['error', 'response.failed']);
+    const retry = await turn({ model: 'echo', input: 'again', previous_response_id: first.id, store: false });
+    expect(retry[0]).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found' } });
+    ws.close();
+  });
+
+  it('warms up with generate: false (no model call, no output, nothing billed) and chains from it, over HTTP and the socket', async () => {
+    const calls = gateway.openai.requests.length;
+    const warm = await create({ model: 'echo', input: 'context: the order is 7', generate: false });
+    expect(warm).toMatchObject({ status: 'completed', output: [], usage: { input_tokens: 0, output_tokens: 0, cost: 0 } });
+    expect(gateway.openai.requests.length).toBe(calls);
+    const next = await create({ model: 'echo', input: 'which order?', previous_response_id: warm.id });
+    expect(next.previous_response_id).toBe(warm.id);
+    expect(lastUpstreamMessages().map((message) => message.role)).toEqual(['system', 'user', 'user']);
+    expect(JSON.stringify(lastUpstreamMessages())).toContain('context: the order is 7');
+
+    const { ws, turn } = await socket();
+    const warmTurn = await turn({ model: 'echo', input: 'context over the socket', generate: false, store: false });
+    expect(types(warmTurn)).toEqual(['response.created', 'response.in_progress', 'response.completed']);
+    const chained = finalResponse(await turn({ model: 'echo', input: 'go', previous_response_id: finalResponse(warmTurn).id, store: false }));
+    expect(chained.status).toBe('completed');
+    expect(JSON.stringify(lastUpstreamMessages())).toContain('context over the socket');
+    ws.close();
+  });
+});

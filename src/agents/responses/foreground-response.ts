@@ -5,6 +5,7 @@ import type { CallContext } from '../../pipeline/call-context.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
+import type { ConnectionResponses } from './connection-responses.ts';
 import { approvalItems, claimPause, recordPause } from './response-approvals.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
 import type { StreamEvent } from './response-items.ts';
@@ -12,7 +13,7 @@ import type { prepareResponse } from './response-preparation.ts';
 import { runOutcome } from './response-preparation.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import { type ResponseResource, type ResponseState, responseResource, wireUsage } from './response-resource.ts';
-import { storeFailedResponse, storeFinishedResponse } from './response-store.ts';
+import { type ResponseToStore, storeFailedResponse, storeFinishedResponse, storeWarmUpResponse } from './response-store.ts';
 
 const unixNow = () => Math.floor(Date.now() / 1000);
 
@@ -23,6 +24,8 @@ export type ForegroundRequest = {
   /** The caller's key, request id and disconnect signal (HTTP request or WebSocket). */
   context: CallContext;
   log: FastifyBaseLogger;
+  /** A WebSocket connection's memory: an unstored response is kept there for the connection's next turn. */
+  remembered?: ConnectionResponses;
 };
 
 /** A response run in the caller's request, read whole (`json`) or as its semantic events (`stream`), once. */
@@ -47,6 +50,11 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
   const id = newResponseId();
   const createdAt = unixNow();
   const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id, createdAt, ...fields });
+  const storeEntry = (resource: ResponseResource, costMicros: number) => ({ owner, agentId: agent.id, continuation, body, settings, resource, costMicros });
+  if (body.generate === false) {
+    if (resume) throw new JunctionError('invalid_request', 'Answering approvals runs the agent: send it without generate: false.', { param: 'generate' });
+    return warmUp(deps, request, { id, state, storeEntry });
+  }
   if (resume && !(await claimPause(deps.db, resume.threadId))) {
     throw new JunctionError('invalid_request', 'These approvals were answered already by another request.', { param: 'previous_response_id' });
   }
@@ -62,7 +70,6 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
     isClientTool: (name) => clientTools.has(name),
     snapshot: (status, output) => responseResource(settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
   });
-  const storeEntry = (resource: ResponseResource, costMicros: number) => ({ owner, agentId: agent.id, continuation, body, settings, resource, costMicros });
 
   const finish = async (result: AgentRunResult): Promise<ResponseResource> => {
     const { status, incompleteReason } = runOutcome(result);
@@ -73,8 +80,9 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
       await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result }, async (tx) => {
         if (approvals.length > 0) await recordPause(tx, { threadId: result.threadId, responseId: id, owner, agentId: agent.id, items: approvals });
       });
-    } else if (approvals.length > 0) {
-      await deps.runtime.checkpointer?.deleteThread(result.threadId); // unstored: nothing can name it to resume
+    } else {
+      if (approvals.length > 0) await deps.runtime.checkpointer?.deleteThread(result.threadId); // unstored: nothing can name it to resume
+      request.remembered?.remember(id, { agentId: agent.id, history: [...continuation.history, ...turn.messages, ...result.messages], output: resource.output });
     }
     return resource;
   };
@@ -89,6 +97,8 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
     const cancelled = context.signal.aborted;
     const error = cancelled ? null : { code: failure.code, message: failure.message };
     const resource = responseResource(settings, state({ status: cancelled ? 'cancelled' : 'failed', completedAt: null, output: encoder.output, usage, error, incompleteReason: null }));
+    // A failed continuation forgets the unstored response it continued: a retry gets previous_response_not_found.
+    if (body.previous_response_id) request.remembered?.forget(body.previous_response_id);
     if (settings.store) {
       await storeFailedResponse(deps.db, storeEntry(resource, totals.modelCostMicros + totals.toolCostMicros)).catch((storeError: unknown) => {
         request.log.error({ err: storeError }, 'could not save a failed response');
@@ -130,6 +140,30 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
         const resource = await fail(failure);
         await send([failureEvent(failure, encoder), encoder.terminal(resource)]);
       }
+    },
+  };
+}
+
+/**
+ * `generate: false`: no model call (nothing billed). The response completes at once with
+ * no output, and its input is kept (stored, or in the connection's memory) so the next
+ * request that names it continues with that input as history.
+ */
+async function warmUp(
+  deps: AgentsApiDeps,
+  request: ForegroundRequest,
+  made: { id: string; state: (fields: Omit<ResponseState, 'id' | 'createdAt'>) => ResponseState; storeEntry: (resource: ResponseResource, costMicros: number) => ResponseToStore },
+): Promise<ForegroundResponse> {
+  const { agent, continuation, turn, settings } = request.prepared;
+  const usage = wireUsage({ inputTokens: 0, outputTokens: 0 }, { modelCostMicros: 0, toolCostMicros: 0 });
+  const resource = responseResource(settings, made.state({ status: 'completed', completedAt: unixNow(), output: [], usage, error: null, incompleteReason: null }));
+  if (settings.store) await storeWarmUpResponse(deps.db, made.storeEntry(resource, 0), turn.messages);
+  else request.remembered?.remember(made.id, { agentId: agent.id, history: [...continuation.history, ...turn.messages], output: [] });
+  const encoder = new ResponseEventEncoder({ isClientTool: () => false, snapshot: (status, output) => ({ ...resource, status, output, completed_at: null, usage: null }) });
+  return {
+    json: async () => resource,
+    async stream(send) {
+      await send([...encoder.start(), encoder.terminal(resource)]);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { resolveResponseContinuation } from '../../conversations/conversation-service.ts';
+import { freshContinuation, resolveResponseContinuation } from '../../conversations/conversation-service.ts';
 import type { ConversationOwner } from '../../conversations/conversation-repository.ts';
 import { JunctionError } from '../../core/errors.ts';
 import type { Database } from '../../store/database.ts';
@@ -6,6 +6,7 @@ import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { activeAgent } from '../handoffs.ts';
 import { requestMcpServers } from '../mcp/request-mcp-servers.ts';
+import type { ConnectionResponses } from './connection-responses.ts';
 import { approvalResume } from './response-approvals.ts';
 import { toRunInput } from './response-input.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
@@ -23,9 +24,17 @@ export async function prepareResponse(
   body: CreateResponseRequest,
   lookup: (agentId: string) => LoadedAgent | undefined = () => undefined,
   mcpAllowlist: readonly string[] = [],
+  /** A WebSocket connection's unstored responses, which `previous_response_id` may name. */
+  remembered?: ConnectionResponses,
 ) {
   const mcpServers = requestMcpServers(body, mcpAllowlist);
-  const continuation = await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId: body.previous_response_id ?? null });
+  const previousInMemory = body.previous_response_id ? remembered?.get(body.previous_response_id) : undefined;
+  if (previousInMemory && body.store !== false) {
+    throw new JunctionError('invalid_request', "A response kept in this connection's memory (store: false) is continued with store: false too: its history was never stored.", { param: 'store' });
+  }
+  const continuation = previousInMemory
+    ? { ...freshContinuation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } }
+    : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId: body.previous_response_id ?? null });
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
   const agent = activeAgent(requested, continuation.path, lookup);
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));

@@ -164,6 +164,8 @@ export const CreateResponseSchema = z.strictObject({
   previous_response_id: z.string().min(1).nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
+  // false: a warm-up that records the input (and history) without running the model; a later request chains from it.
+  generate: z.boolean().nullish(),
   metadata: z
     .record(z.string().max(64), z.string().max(512))
     .refine((entries) => Object.keys(entries).length <= 16, 'at most 16 keys')

@@ -66,6 +66,19 @@ export async function storeFinishedResponse(
   });
 }
 
+/** A `generate: false` warm-up: its input joins the tree with no output, so a later request chains from it. */
+export async function storeWarmUpResponse(db: Database, entry: ResponseToStore, input: ModelMessage[]): Promise<void> {
+  const { resource } = entry;
+  await recordTurn(db, {
+    continuation: entry.continuation,
+    agentId: entry.agentId,
+    messages: input.map((message) => ({ message, responseId: resource.id })),
+    withinTransaction: async (tx, recorded) => {
+      await saveResponse(tx, { ...row(entry), model: null, conversationId: recorded.conversation.id, lastMessageId: recorded.lastMessageId });
+    },
+  });
+}
+
 export async function storeFailedResponse(db: Queryable, entry: ResponseToStore): Promise<void> {
   // The conversation exists only if an earlier turn created it.
   await saveResponse(db, { ...row(entry), model: null, conversationId: entry.continuation.isNew ? null : entry.continuation.conversation.id, lastMessageId: null });

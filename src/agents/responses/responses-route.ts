@@ -36,6 +36,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
 
   app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
     const body = parseInput(CreateResponseSchema, request.body);
+    if (body.background && body.generate === false) throw new JunctionError('invalid_request', 'A generate: false warm-up answers at once: send it without background.', { param: 'generate' });
     const owner = ownerOf(request);
     const requested = await deps.agents.require(owner.accountId, body.model);
     const prepared = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist);

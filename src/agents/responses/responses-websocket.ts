@@ -5,6 +5,7 @@ import { apiKeyFromRequest } from '../../http/api-key-from-request.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
+import { ConnectionResponses } from './connection-responses.ts';
 import { startForegroundResponse } from './foreground-response.ts';
 import { prepareResponse } from './response-preparation.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
@@ -51,6 +52,7 @@ function serveSocket(deps: AgentsApiDeps, socket: WebSocket, request: FastifyReq
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
   let turns = 0;
+  const remembered = new ConnectionResponses();
   let queue = Promise.resolve();
   // Attached at once (messages arriving before a listener would be lost); run one at a time.
   socket.on('message', (data, isBinary) => {
@@ -59,12 +61,14 @@ function serveSocket(deps: AgentsApiDeps, socket: WebSocket, request: FastifyReq
 
   const respond = async (text: string | undefined): Promise<void> => {
     turns += 1;
+    let continued: string | null | undefined;
     try {
       const body = parseMessage(text);
+      continued = body.previous_response_id;
       const requested = await deps.agents.require(owner.accountId, body.model);
-      const prepared = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist);
+      const prepared = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist, remembered);
       const context = { key, requestId: `${request.id}-${turns}`, endpoint: 'agents.responses', signal: closed.signal, ...(request.traceContext && { trace: request.traceContext }) };
-      const response = await startForegroundResponse(deps, { owner, body, prepared, context, log: request.log });
+      const response = await startForegroundResponse(deps, { owner, body, prepared, context, log: request.log, remembered });
       await response.stream(
         async (events) => {
           for (const event of events) send(event);
@@ -75,6 +79,8 @@ function serveSocket(deps: AgentsApiDeps, socket: WebSocket, request: FastifyReq
     } catch (error) {
       const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The response could not be run.', { cause: error });
       if (failure.status >= 500) request.log.error({ err: error }, 'websocket response failed');
+      // However it failed, a continuation forgets the unstored response it named (the spec's retry rule).
+      if (continued) remembered.forget(continued);
       send(errorMessage(failure));
     }
   };
