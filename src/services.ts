@@ -37,6 +37,7 @@ import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { JunctionMetrics } from './ops/metrics.ts';
 import { enableTracing } from './ops/tracing.ts';
+import { CompactionSeal } from './agents/responses/compaction-seal.ts';
 import { openDatabase } from './store/open-database.ts';
 import { ProcessRegistration, unregisteredHolder } from './store/process-registry.ts';
 
@@ -271,6 +272,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
         mcp,
         mcpAllowlist: parseMcpAllowlist(env.JUNCTION_MCP_ALLOWLIST),
+        compactions: new CompactionSeal(config.keySecret),
         checkpointer: new AgentCheckpointer(db, {
           onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed'),
           // A durable checkpoint is written only once the calls of the steps it records are billed.

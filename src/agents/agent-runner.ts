@@ -17,6 +17,7 @@ import type { RunEvent } from './run-events.ts';
 import { MAX_HANDOFFS_PER_TURN } from './handoffs.ts';
 import type { McpServerConfig } from './mcp/mcp-server-config.ts';
 import { McpServers } from './mcp/mcp-servers.ts';
+import type { CompactionSeal } from './responses/compaction-seal.ts';
 import { newRunId } from './run-id.ts';
 import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
@@ -36,6 +37,8 @@ export type AgentRuntimeDeps = {
   mcp?: McpServers;
   /** Hosts a request may add MCP servers on (JUNCTION_MCP_ALLOWLIST). */
   mcpAllowlist?: readonly string[];
+  /** Seals and opens Responses compaction items (a key derived from JUNCTION_KEY_SECRET). */
+  compactions?: CompactionSeal;
   /** The agents an agent may call (`agents:` in its file): an account's agent by id. */
   subAgent?: (accountId: string, agentId: string) => LoadedAgent | undefined;
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentChatRequestSchema } from '../agents/api/agent-chat-request.ts';
-import { CreateResponseSchema } from '../agents/responses/response-request-schema.ts';
+import { CompactRequestSchema, CreateResponseSchema } from '../agents/responses/response-request-schema.ts';
 import { ChatRequestSchema } from '../gateway/chat-completions/chat-request-schema.ts';
 import { BatchEmbedContentsRequestSchema, CountTokensRequestSchema as GeminiCountTokensSchema, EmbedContentRequestSchema, GenerateContentRequestSchema } from '../gateway/gemini/gemini-request-schemas.ts';
 import { CreateKeySchema, UpdateKeySchema } from '../gateway/keys/key-input-schema.ts';
@@ -33,6 +33,7 @@ const BODIES = {
   BatchEmbedContentsRequest: BatchEmbedContentsRequestSchema,
   AgentChatRequest: AgentChatRequestSchema,
   CreateResponseRequest: CreateResponseSchema,
+  CompactRequest: CompactRequestSchema,
 } satisfies Record<string, z.ZodType>;
 
 type BodyName = keyof typeof BODIES;
@@ -134,6 +135,7 @@ export function openApiDocument(): Record<string, unknown> {
       '/agents/v1/models/{id}': { get: agents('One agent, with its version', { pathParams: ['id'] }) },
       '/agents/v1/chat/completions': { post: agents('Chat with an agent (conversation tree ids in the answer)', { body: 'AgentChatRequest', answer: 'json-or-sse' }) },
       '/agents/v1/responses': { post: agents('Run an agent (Open Responses), streamed with semantic events or not', { body: 'CreateResponseRequest', answer: 'json-or-sse' }) },
+      '/agents/v1/responses/compact': { post: agents('Compact a context into a sealed compaction item (Open Responses 2026-04-24)', { body: 'CompactRequest' }) },
       '/agents/v1/responses/{id}': { get: agents('A stored response', { pathParams: ['id'] }), delete: agents('Delete a stored response', { pathParams: ['id'] }) },
       '/agents/v1/conversations': { get: agents("This key's conversations") },
       '/agents/v1/conversations/{id}': { get: agents('A conversation tree', { pathParams: ['id'] }), delete: agents('Delete a conversation', { pathParams: ['id'] }) },

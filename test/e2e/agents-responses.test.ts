@@ -320,7 +320,7 @@ describe('requests', () => {
     [{ conversation: 'conv_1' }, 'conversation'],
     [{ top_p: 0.5 }, 'top_p'],
     [{ tool_choice: { type: 'allowed_tools', tools: [] } }, 'tool_choice'],
-    [{ input: [{ type: 'compaction', encrypted_content: 'x' }] }, 'input.0.type'],
+    [{ input: [{ type: 'compaction', encrypted_content: 'x' }] }, 'input.0.encrypted_content'], // not one this server sealed
   ])('refuses an unsupported field with a 400 naming it: %j', async (extra, param) => {
     const reply = await post({ model: 'echo', input: 'x', ...extra });
     expect(reply.status).toBe(400);
@@ -568,5 +568,63 @@ describe('store: false and generate: false', () => {
     expect(chained.status).toBe('completed');
     expect(JSON.stringify(lastUpstreamMessages())).toContain('context over the socket');
     ws.close();
+  });
+});
+
+describe('compaction', () => {
+  const compactSchema = validatorFor('CompactResource');
+  const compact = (body: Record<string, unknown>, key = agentKey) =>
+    fetch(`${gateway.baseUrl}/agents/v1/responses/compact`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('compacts a conversation into a sealed item the next request carries instead, billed as a model call', async () => {
+    const first = await create({ model: 'echo', input: 'the code word is heron' });
+    await gateway.settle();
+    const billedBefore = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE endpoint = 'agents.responses.compact'`);
+    const reply = await compact({ model: 'echo', previous_response_id: first.id });
+    const compacted = (await reply.json()) as { object: string; output: Array<{ type: string; encrypted_content: string }>; usage: { cost: number; input_tokens: number } };
+    expect(reply.status, JSON.stringify(compacted)).toBe(200);
+    expect(compactSchema(compacted), JSON.stringify(compactSchema.errors)).toBe(true);
+    expect(compacted.object).toBe('response.compaction');
+    const [item] = compacted.output;
+    expect(item?.type).toBe('compaction');
+    // The summary is the agent's model's (the fake echoes the compaction request); what travels is sealed.
+    const summaryRequest = lastUpstreamMessages();
+    expect(JSON.stringify(summaryRequest)).toContain('the code word is heron');
+    expect(item?.encrypted_content).not.toContain('heron');
+    expect(compacted.usage.cost).toBeGreaterThan(0);
+    await gateway.settle();
+    const billedAfter = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE endpoint = 'agents.responses.compact'`);
+    expect((billedAfter.rows[0]?.n ?? 0) - (billedBefore.rows[0]?.n ?? 0)).toBe(1);
+
+    // Passed back as is, it stands in for the earlier context as one user turn, stored and continued like one.
+    const next = await create({ model: 'echo', input: [item, { role: 'user', content: 'what is the code word?' }] });
+    const sent = lastUpstreamMessages();
+    expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'user']);
+    expect(JSON.stringify(sent[1]?.content)).toContain('Summary of our conversation so far (compacted)');
+    expect(JSON.stringify(sent[1]?.content)).toContain('Compact the conversation above'); // the fake model's "summary", unsealed
+    await create({ model: 'echo', input: 'and then?', previous_response_id: next.id });
+    expect(JSON.stringify(lastUpstreamMessages())).toContain('Summary of our conversation so far (compacted)');
+  });
+
+  it('refuses an altered item, or one sealed for another account, and an empty context', async () => {
+    const first = await create({ model: 'echo', input: 'something to compact' });
+    const compacted = (await (await compact({ model: 'echo', previous_response_id: first.id })).json()) as { output: Array<{ type: string; encrypted_content: string }> };
+    const item = compacted.output[0] as { type: string; encrypted_content: string };
+    const altered = { ...item, encrypted_content: `${item.encrypted_content.slice(0, -2)}AA` };
+    const tampered = await post({ model: 'echo', input: [altered, { role: 'user', content: 'x' }] });
+    expect(tampered.status).toBe(400);
+    expect(await tampered.json()).toMatchObject({ error: { param: 'input.0.encrypted_content' } });
+
+    const other = (await runAdminCommand(gateway.services, { command: 'accounts.create', name: 'compaction-other' })) as { data: { id: string } };
+    await runAdminCommand(gateway.services, { command: 'credits.grant', account: other.data.id, amount: '1', currency: 'USD' });
+    const otherKey = await gateway.key('agent', {}, other.data.id);
+    writeFileSync(join(dirs, 'agents', 'other-echo.yaml'), `account: compaction-other\nname: Echo\nmodel: openai/test-echo\ninstructions: Repeat.\n`);
+    await gateway.services.agentDirectory?.files.reload();
+    const foreign = await post({ model: 'other-echo', input: [item, { role: 'user', content: 'x' }] }, otherKey);
+    expect(foreign.status).toBe(400);
+    expect(await foreign.json()).toMatchObject({ error: { param: 'input.0.encrypted_content' } });
+
+    const empty = await compact({ model: 'echo' });
+    expect(empty.status).toBe(400);
   });
 });

@@ -13,7 +13,7 @@ import { asJunctionFailure, type StoredRunRequest, StoredRunRequestSchema } from
 import { approvalItems, recordPause } from './response-approvals.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
 import type { OutputItem, StreamEvent } from './response-items.ts';
-import { prepareResponse, runOutcome } from './response-preparation.ts';
+import { prepareOptions, prepareResponse, runOutcome } from './response-preparation.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
 import { type ResponseResource, type ResponseSettings, type ResponseState, responseResource, wireUsage } from './response-resource.ts';
 import { storeFailedResponse, storeFinishedResponse } from './response-store.ts';
@@ -72,7 +72,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
   const entryFor = async (resource: ResponseResource, costMicros: number) => {
     const agent = await deps.agents.find(row.account_id, row.agent_id);
     if (!agent) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
-    const prepared = await prepareResponse(db, agent, owner, request.body);
+    const prepared = await prepareResponse(db, agent, owner, request.body, prepareOptions(deps));
     return { entry: { owner, agentId: row.agent_id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros }, prepared };
   };
 
@@ -82,7 +82,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
     const key = await findManagedKey(db, row.account_id, row.key_id);
     if (!key) throw new JunctionError('invalid_api_key', 'The key that started this run was deleted.');
     assertActive(key, new Date());
-    const prepared = await prepareResponse(db, requested, owner, request.body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist);
+    const prepared = await prepareResponse(db, requested, owner, request.body, prepareOptions(deps));
     const { agent } = prepared;
     send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
     const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };

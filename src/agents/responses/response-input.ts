@@ -15,7 +15,12 @@ export type InputContext = {
   history: readonly ModelMessage[];
   /** Items an `item_reference` may name: the previous response's output, by id. */
   references: ReadonlyMap<string, Record<string, unknown>>;
+  /** Opens a `compaction` item's sealed summary (a 400 naming `param` when it is not this account's). */
+  openCompaction?: (encrypted: string, param: string) => string;
 };
+
+/** How a compaction's summary reads in the conversation the model sees. */
+export const COMPACTION_PREFIX = 'Summary of our conversation so far (compacted):\n\n';
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
@@ -63,6 +68,12 @@ export function toRunInput(input: CreateResponseRequest['input'], context: Input
         messages.push({ role: 'tool', toolCallId: item.call_id, name, content: toolOutputText(item.output, `${param}.output`) });
         continue;
       }
+      case 'compaction':
+        // The earlier context, as the agent's model summarised it: a user turn, so it is stored and continued like one.
+        flushAssistant();
+        if (!context.openCompaction) throw new JunctionError('invalid_request', 'Compaction items are not accepted here.', { param });
+        messages.push({ role: 'user', content: [{ type: 'text', text: `${COMPACTION_PREFIX}${context.openCompaction(item.encrypted_content, `${param}.encrypted_content`)}` }] });
+        continue;
       case 'junction:approval_response':
         // Not a message: it resumes the paused run (response-approvals.ts).
         continue;

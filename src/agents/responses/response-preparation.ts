@@ -6,11 +6,30 @@ import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { activeAgent } from '../handoffs.ts';
 import { requestMcpServers } from '../mcp/request-mcp-servers.ts';
+import type { CompactionSeal } from './compaction-seal.ts';
 import type { ConnectionResponses } from './connection-responses.ts';
 import { approvalResume } from './response-approvals.ts';
 import { toRunInput } from './response-input.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import { effectiveSettings, runOverrides } from './response-resource.ts';
+
+export type PrepareOptions = {
+  /** The agents a handoff may name. */
+  lookup?: (agentId: string) => LoadedAgent | undefined;
+  /** Hosts a request may add MCP servers on. */
+  mcpAllowlist?: readonly string[];
+  /** A WebSocket connection's unstored responses, which `previous_response_id` may name. */
+  remembered?: ConnectionResponses;
+  /** Opens the `compaction` items of the input. */
+  compactions?: CompactionSeal;
+};
+
+/** The options every caller with the API's deps passes. */
+export const prepareOptions = (deps: { agents: { files: { get(agentId: string): LoadedAgent | undefined } }; runtime: { mcpAllowlist?: readonly string[]; compactions?: CompactionSeal } }): PrepareOptions => ({
+  lookup: (agentId) => deps.agents.files.get(agentId),
+  mcpAllowlist: deps.runtime.mcpAllowlist ?? [],
+  ...(deps.runtime.compactions && { compactions: deps.runtime.compactions }),
+});
 
 /**
  * A Responses request made ready to run: where it continues the conversation tree, its
@@ -22,11 +41,9 @@ export async function prepareResponse(
   requested: LoadedAgent,
   owner: ConversationOwner,
   body: CreateResponseRequest,
-  lookup: (agentId: string) => LoadedAgent | undefined = () => undefined,
-  mcpAllowlist: readonly string[] = [],
-  /** A WebSocket connection's unstored responses, which `previous_response_id` may name. */
-  remembered?: ConnectionResponses,
+  options: PrepareOptions = {},
 ) {
+  const { lookup = () => undefined, mcpAllowlist = [], remembered } = options;
   const mcpServers = requestMcpServers(body, mcpAllowlist);
   const previousInMemory = body.previous_response_id ? remembered?.get(body.previous_response_id) : undefined;
   if (previousInMemory && body.store !== false) {
@@ -38,7 +55,8 @@ export async function prepareResponse(
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
   const agent = activeAgent(requested, continuation.path, lookup);
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
-  const turn = toRunInput(body.input, { history: continuation.history, references });
+  const openCompaction = options.compactions ? (encrypted: string, param: string) => options.compactions!.open(owner.accountId, encrypted, param) : undefined;
+  const turn = toRunInput(body.input, { history: continuation.history, references, ...(openCompaction && { openCompaction }) });
   const resume = await approvalResume(db, owner, body);
   if (turn.messages.length === 0 && !resume) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
   return {

@@ -89,7 +89,15 @@ export const ApprovalResponseItemSchema = z.strictObject({
 });
 export type ApprovalResponseItem = z.infer<typeof ApprovalResponseItemSchema>;
 
-const KNOWN_ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'junction:approval_response'];
+/** A `compaction` item as POST /responses/compact returned it, passed back as is. */
+const CompactionItemSchema = z.strictObject({
+  type: z.literal('compaction'),
+  id: z.string().nullish(),
+  encrypted_content: z.string().min(1).max(TEXT_LIMIT),
+  created_by: z.string().optional(),
+});
+
+const KNOWN_ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction', 'junction:approval_response'];
 
 /**
  * One input item. The type may be left out on a message (`{role, content}`, as the
@@ -100,9 +108,8 @@ export const InputItemSchema = z.preprocess(
     if (typeof value !== 'object' || value === null || Array.isArray(value) || 'type' in value) return value;
     return { ...value, type: 'role' in value ? 'message' : 'item_reference' };
   },
-  z.discriminatedUnion('type', [MessageItemSchema, FunctionCallItemSchema, FunctionCallOutputItemSchema, ReasoningItemSchema, ItemReferenceSchema, ApprovalResponseItemSchema], {
-    error: (issue) =>
-      issue.code === 'invalid_union' ? `unsupported item type (supported: ${KNOWN_ITEM_TYPES.join(', ')}; compaction items are not)` : undefined,
+  z.discriminatedUnion('type', [MessageItemSchema, FunctionCallItemSchema, FunctionCallOutputItemSchema, ReasoningItemSchema, ItemReferenceSchema, CompactionItemSchema, ApprovalResponseItemSchema], {
+    error: (issue) => (issue.code === 'invalid_union' ? `unsupported item type (supported: ${KNOWN_ITEM_TYPES.join(', ')})` : undefined),
   }),
 );
 export type InputItem = z.infer<typeof InputItemSchema>;
@@ -200,3 +207,13 @@ export const CreateResponseSchema = z.strictObject({
   prompt_cache_key: z.string().max(64).nullish(),
 });
 export type CreateResponseRequest = z.infer<typeof CreateResponseSchema>;
+
+/** `POST /responses/compact`: the context to compact (`model` is the agent id). */
+export const CompactRequestSchema = z.strictObject({
+  model: z.string().min(1),
+  input: z.preprocess((value) => (typeof value === 'string' ? [{ type: 'message', role: 'user', content: value }] : value), z.array(InputItemSchema).max(4_096)).nullish(),
+  previous_response_id: z.string().min(1).nullish(),
+  instructions: z.string().nullish(),
+  prompt_cache_key: z.string().max(64).nullish(),
+});
+export type CompactRequest = z.infer<typeof CompactRequestSchema>;

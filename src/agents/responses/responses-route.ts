@@ -9,8 +9,9 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
 import { submitBackgroundResponse } from './background-response.ts';
 import { backgroundResponseRoutes } from './background-routes.ts';
+import { compactResponseRoute } from './compact-response.ts';
 import { startForegroundResponse } from './foreground-response.ts';
-import { prepareResponse } from './response-preparation.ts';
+import { prepareOptions, prepareResponse } from './response-preparation.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
 
 /**
@@ -27,6 +28,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
 
   // GET /responses/{id} (also for runs still going) and POST /responses/{id}/cancel.
   await app.register(backgroundResponseRoutes, deps);
+  await app.register(compactResponseRoute, deps);
 
   app.delete('/responses/:id', async (request) => {
     const { id } = request.params as { id: string };
@@ -39,7 +41,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
     if (body.background && body.generate === false) throw new JunctionError('invalid_request', 'A generate: false warm-up answers at once: send it without background.', { param: 'generate' });
     const owner = ownerOf(request);
     const requested = await deps.agents.require(owner.accountId, body.model);
-    const prepared = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist);
+    const prepared = await prepareResponse(deps.db, requested, owner, body, prepareOptions(deps));
     if (body.background) return submitBackgroundResponse(deps, { agent: requested, owner, body, settings: prepared.settings, stream: body.stream === true, reply });
 
     const response = await startForegroundResponse(deps, { owner, body, prepared, context: callContextFrom(request, reply, 'agents.responses'), log: request.log });

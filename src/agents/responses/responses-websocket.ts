@@ -7,7 +7,7 @@ import { parseInput } from '../../http/parse-body.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
 import { ConnectionResponses } from './connection-responses.ts';
 import { startForegroundResponse } from './foreground-response.ts';
-import { prepareResponse } from './response-preparation.ts';
+import { prepareOptions, prepareResponse } from './response-preparation.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
 
 /** HTTP-only fields a `response.create` message must not carry (the socket is the stream). */
@@ -66,7 +66,7 @@ function serveSocket(deps: AgentsApiDeps, socket: WebSocket, request: FastifyReq
       const body = parseMessage(text);
       continued = body.previous_response_id;
       const requested = await deps.agents.require(owner.accountId, body.model);
-      const prepared = await prepareResponse(deps.db, requested, owner, body, (agentId) => deps.agents.files.get(agentId), deps.runtime.mcpAllowlist, remembered);
+      const prepared = await prepareResponse(deps.db, requested, owner, body, { ...prepareOptions(deps), remembered });
       const context = { key, requestId: `${request.id}-${turns}`, endpoint: 'agents.responses', signal: closed.signal, ...(request.traceContext && { trace: request.traceContext }) };
       const response = await startForegroundResponse(deps, { owner, body, prepared, context, log: request.log, remembered });
       await response.stream(
