@@ -478,6 +478,17 @@ describe('WebSocket mode', () => {
     expect((await row())?.cost).toBeGreaterThan(0);
   });
 
+  it("applies the key's limits per response", async () => {
+    const limited = await connect(await gateway.key('agent', { totalLimitMicros: 1 }));
+    limited.create({ model: 'echo', input: 'too expensive for this key' });
+    const turn = await limited.next();
+    const error = turn.find((message) => message.type === 'error');
+    expect(wsErrorSchema(error), JSON.stringify(wsErrorSchema.errors)).toBe(true);
+    expect(error).toMatchObject({ status: 403, error: { code: 'key_limit_exceeded' } });
+    expect(turn.at(-1)?.type).toBe('response.failed');
+    limited.socket.close();
+  });
+
   it('checks the key at the upgrade: no key, or a key of another kind, gets no socket', async () => {
     const refused = (key: string | undefined) =>
       new Promise<number>((resolve) => {
