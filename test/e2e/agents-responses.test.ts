@@ -357,45 +357,45 @@ describe('requests', () => {
   });
 });
 
-describe('WebSocket mode', () => {
-  const wsErrorSchema = validatorFor('WebSocketErrorEvent');
-  const wsCreateSchema = validatorFor('WebSocketResponseCreateEvent');
-  type Message = Event & { status?: number; error?: { code: string; message: string; param?: string | null }; response?: ResponseBody };
+const wsErrorSchema = validatorFor('WebSocketErrorEvent');
+const wsCreateSchema = validatorFor('WebSocketResponseCreateEvent');
+type Message = Event & { status?: number; error?: { code: string; message: string; param?: string | null }; response?: ResponseBody };
 
-  /** One connection; `next()` resolves the messages up to and including the next terminal or error event. */
-  async function connect(key = agentKey) {
-    const socket = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: { authorization: `Bearer ${key}` } });
-    const received: Message[] = [];
-    let wake = () => {};
-    socket.on('message', (data) => {
-      received.push(JSON.parse(String(data)) as Message);
-      wake();
-    });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    let read = 0;
-    const next = async (): Promise<Message[]> => {
-      const isEnd = (message: Message) => ['response.completed', 'response.incomplete', 'response.failed'].includes(message.type) || (message.type === 'error' && message.sequence_number === undefined);
-      for (;;) {
-        const end = received.findIndex((message, index) => index >= read && isEnd(message));
-        if (end >= 0) {
-          const turn = received.slice(read, end + 1);
-          read = end + 1;
-          return turn;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
+/** A WebSocket on /agents/v1/responses; `next()` resolves the messages through the next terminal event or turn error. */
+async function connect(key = agentKey) {
+  const socket = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: { authorization: `Bearer ${key}` } });
+  const received: Message[] = [];
+  let wake = () => {};
+  socket.on('message', (data) => {
+    received.push(JSON.parse(String(data)) as Message);
+    wake();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  let read = 0;
+  const next = async (): Promise<Message[]> => {
+    const isEnd = (message: Message) => ['response.completed', 'response.incomplete', 'response.failed'].includes(message.type) || (message.type === 'error' && message.sequence_number === undefined);
+    for (;;) {
+      const end = received.findIndex((message, index) => index >= read && isEnd(message));
+      if (end >= 0) {
+        const turn = received.slice(read, end + 1);
+        read = end + 1;
+        return turn;
       }
-    };
-    const create = (body: Record<string, unknown>) => {
-      const message = { type: 'response.create', ...body };
-      expect(wsCreateSchema(message), JSON.stringify(wsCreateSchema.errors)).toBe(true);
-      socket.send(JSON.stringify(message));
-    };
-    return { socket, create, next, sendRaw: (text: string) => socket.send(text) };
-  }
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+  const create = (body: Record<string, unknown>) => {
+    const message = { type: 'response.create', ...body };
+    expect(wsCreateSchema(message), JSON.stringify(wsCreateSchema.errors)).toBe(true);
+    socket.send(JSON.stringify(message));
+  };
+  return { socket, create, next, sendRaw: (text: string) => socket.send(text) };
+}
 
+describe('WebSocket mode', () => {
   /** A turn's events as the SSE stream would have them: each valid against the spec, in the spec's order. */
   function expectValidTurn(turn: Message[]): ResponseBody {
     for (const event of turn) {
@@ -502,34 +502,11 @@ describe('WebSocket mode', () => {
 });
 
 describe('store: false and generate: false', () => {
-  type Turn = Array<Event & { status?: number; error?: { code: string }; response?: ResponseBody }>;
+  type Turn = Message[];
+  /** A connection whose `turn(body)` sends one response.create and resolves its messages. */
   async function socket() {
-    const ws = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: { authorization: `Bearer ${agentKey}` } });
-    const received: Turn = [];
-    let wake = () => {};
-    ws.on('message', (data) => {
-      received.push(JSON.parse(String(data)) as Turn[number]);
-      wake();
-    });
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    let read = 0;
-    /** Sends one response.create and resolves its messages, through its terminal event or its error. */
-    const turn = async (body: Record<string, unknown>): Promise<Turn> => {
-      ws.send(JSON.stringify({ type: 'response.create', ...body }));
-      for (;;) {
-        const end = received.findIndex((message, index) => index >= read && (['response.completed', 'response.failed', 'response.incomplete'].includes(message.type) || (message.type === 'error' && message.sequence_number === undefined)));
-        if (end >= 0) {
-          const messages = received.slice(read, end + 1);
-          read = end + 1;
-          return messages;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-    };
-    return { ws, turn };
+    const connection = await connect();
+    return { ws: connection.socket, turn: async (body: Record<string, unknown>): Promise<Turn> => (connection.create(body), connection.next()) };
   }
   const finalResponse = (turn: Turn) => expectValidResponse(turn.at(-1)?.response);
 
