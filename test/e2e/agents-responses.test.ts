@@ -361,13 +361,20 @@ const wsErrorSchema = validatorFor('WebSocketErrorEvent');
 const wsCreateSchema = validatorFor('WebSocketResponseCreateEvent');
 type Message = Event & { status?: number; error?: { code: string; message: string; param?: string | null }; response?: ResponseBody };
 
-/** A WebSocket on /agents/v1/responses; `next()` resolves the messages through the next terminal event or turn error. */
+/**
+ * A WebSocket on /agents/v1/responses; `next()` resolves the messages through the next
+ * terminal event or turn error. Every message is validated against the spec as it arrives.
+ */
 async function connect(key = agentKey) {
   const socket = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: { authorization: `Bearer ${key}` } });
   const received: Message[] = [];
   let wake = () => {};
   socket.on('message', (data) => {
-    received.push(JSON.parse(String(data)) as Message);
+    const message = JSON.parse(String(data)) as Message;
+    // Every message a socket receives is checked against the spec's schema for its type.
+    const validate = message.type === 'error' ? wsErrorSchema : eventSchemas.get(message.type);
+    expect(validate?.(message), `${message.type}: ${JSON.stringify(validate?.errors)}`).toBe(true);
+    received.push(message);
     wake();
   });
   await new Promise<void>((resolve, reject) => {
