@@ -106,9 +106,7 @@ export async function resolveResponseContinuation(
 }
 
 /** A new conversation's continuation (unsaved until a turn is recorded). */
-export const freshContinuation = (owner: ConversationOwner, agentId: string): Continuation => newConversation(owner, agentId);
-
-function newConversation(owner: ConversationOwner, agentId: string): Continuation {
+export function newConversation(owner: ConversationOwner, agentId: string): Continuation {
   const now = new Date();
   return {
     conversation: { id: newConversationId(), ...owner, agentId, title: null, metadata: {}, createdAt: now, updatedAt: now },

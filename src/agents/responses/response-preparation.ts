@@ -1,4 +1,4 @@
-import { freshContinuation, resolveResponseContinuation } from '../../conversations/conversation-service.ts';
+import { newConversation, resolveResponseContinuation } from '../../conversations/conversation-service.ts';
 import type { ConversationOwner } from '../../conversations/conversation-repository.ts';
 import { JunctionError } from '../../core/errors.ts';
 import type { Database } from '../../store/database.ts';
@@ -43,19 +43,19 @@ export async function prepareResponse(
   body: CreateResponseRequest,
   options: PrepareOptions = {},
 ) {
-  const { lookup = () => undefined, mcpAllowlist = [], remembered } = options;
+  const { lookup = () => undefined, mcpAllowlist = [], remembered, compactions } = options;
   const mcpServers = requestMcpServers(body, mcpAllowlist);
   const previousInMemory = body.previous_response_id ? remembered?.get(body.previous_response_id) : undefined;
   if (previousInMemory && body.store !== false) {
     throw new JunctionError('invalid_request', "A response kept in this connection's memory (store: false) is continued with store: false too: its history was never stored.", { param: 'store' });
   }
   const continuation = previousInMemory
-    ? { ...freshContinuation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } }
+    ? { ...newConversation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } }
     : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId: body.previous_response_id ?? null });
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
   const agent = activeAgent(requested, continuation.path, lookup);
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
-  const openCompaction = options.compactions ? (encrypted: string, param: string) => options.compactions!.open(owner.accountId, encrypted, param) : undefined;
+  const openCompaction = compactions ? (encrypted: string, param: string) => compactions.open(owner.accountId, encrypted, param) : undefined;
   const turn = toRunInput(body.input, { history: continuation.history, references, ...(openCompaction && { openCompaction }) });
   const resume = await approvalResume(db, owner, body);
   if (turn.messages.length === 0 && !resume) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
