@@ -1,63 +1,103 @@
 /**
- * `node --import tsx bench/agent-turn.ts`: what checkpointing costs one agent turn.
- * One in-process app on the engine under test (PGlite, or PostgreSQL with DATABASE_URL)
- * and the fake OpenAI upstream; the same plain turn (`echo`: one model step) and tool
- * turn (`helper`: model → tool → model) run with the checkpointer on and off, in
- * alternating rounds (the machine is shared), reporting the median wall time and the
- * process CPU per turn. Options (env): BENCH_TURNS (default 150 per round), BENCH_ROUNDS (4).
+ * Agent turn overhead: what an agent adds to the model call it wraps. One in-process
+ * app on the engine under test (PGlite, or PostgreSQL with DATABASE_URL), the fake
+ * OpenAI upstream answering at once, and sequential calls over HTTP: the model call
+ * through the gateway (`/v1/chat/completions`), then the same model as a plain agent
+ * (`echo`) and as an agent with knowledge retrieval (`librarian`, full text over the
+ * example handbook) on both agent endpoints, with their default storage (the chat
+ * conversation and the stored response are written; checkpoints as shipped). Kinds
+ * alternate in rounds (the machine is shared). Overhead = an agent kind's p50 minus
+ * the gateway call's p50.
+ *
+ *   node --import tsx bench/agent-turn.ts     (BENCH_TURNS per kind per round, default 100; BENCH_ROUNDS, default 4)
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Pool } from 'undici';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
+import { indexKnowledge } from '../src/knowledge/knowledge-indexer.ts';
 import { startGateway } from '../test/support/gateway-harness.ts';
+import { engineName } from '../test/support/test-database.ts';
+import { percentile } from './load.ts';
 
-const TURNS = Number(process.env.BENCH_TURNS ?? 150);
+const TURNS = Number(process.env.BENCH_TURNS ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const QUESTION = 'How many days do I have to return an item?';
 
-const dirs = mkdtempSync(join(tmpdir(), 'junction-bench-agent-'));
-cpSync(join(import.meta.dirname, '../test/fixtures/agents-e2e/tools'), join(dirs, 'tools'), { recursive: true });
-cpSync(join(import.meta.dirname, '../test/fixtures/agents-e2e/agents'), join(dirs, 'agents'), { recursive: true });
-const gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(dirs, 'agents'), JUNCTION_TOOLS_DIR: join(dirs, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(dirs, 'knowledge') });
-await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '1000', currency: 'USD' });
-const key = await gateway.key('agent');
-const runtime = gateway.services.agentRuntime;
-if (!runtime) throw new Error('no agent runtime');
-const checkpointer = runtime.checkpointer;
+export type AgentTurnResult = {
+  engine: string;
+  gatewayP50Ms: number;
+  /** Per kind ("chat plain", "responses knowledge"…): p50 and p50 minus the gateway call's p50, in ms. */
+  turns: Record<string, { p50Ms: number; overheadMs: number }>;
+};
 
-async function round(agent: string, checkpointed: boolean): Promise<{ wallMs: number[]; cpuMicros: number }> {
-  if (checkpointed) runtime!.checkpointer = checkpointer;
-  else delete runtime!.checkpointer;
-  const wallMs: number[] = [];
-  const cpu = process.cpuUsage();
-  for (let turn = 0; turn < TURNS; turn += 1) {
-    const started = performance.now();
-    const reply = await gateway.app.inject({ method: 'POST', url: '/agents/v1/responses', headers: { authorization: `Bearer ${key}` }, payload: { model: agent, input: `turn ${turn}`, store: false } });
-    if (reply.statusCode !== 200) throw new Error(`${reply.statusCode} ${reply.body}`);
-    wallMs.push(performance.now() - started);
-  }
-  const used = process.cpuUsage(cpu);
-  return { wallMs, cpuMicros: (used.user + used.system) / TURNS };
-}
+type Kind = { name: string; path: string; key: 'model' | 'agent'; body: (turn: number) => object };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const results: Record<string, { wall: number[]; cpu: number[] }> = {};
-for (const agent of ['echo', 'helper']) {
-  await round(agent, true); // warm-up: JIT, leases, caches
-  await round(agent, false);
-  for (let index = 0; index < ROUNDS; index += 1) {
-    for (const checkpointed of index % 2 === 0 ? [true, false] : [false, true]) {
-      const measured = await round(agent, checkpointed);
-      const entry = (results[`${agent} ${checkpointed ? 'checkpointed' : 'plain'}`] ??= { wall: [], cpu: [] });
-      entry.wall.push(...measured.wallMs);
-      entry.cpu.push(measured.cpuMicros);
+const KINDS: Kind[] = [
+  { name: 'gateway', path: '/v1/chat/completions', key: 'model', body: (turn) => ({ model: 'openai/test-echo', messages: [{ role: 'user', content: `${QUESTION} ${turn}` }] }) },
+  { name: 'chat plain', path: '/agents/v1/chat/completions', key: 'agent', body: (turn) => ({ model: 'echo', messages: [{ role: 'user', content: `${QUESTION} ${turn}` }] }) },
+  { name: 'responses plain', path: '/agents/v1/responses', key: 'agent', body: (turn) => ({ model: 'echo', input: `${QUESTION} ${turn}` }) },
+  { name: 'chat knowledge', path: '/agents/v1/chat/completions', key: 'agent', body: (turn) => ({ model: 'librarian', messages: [{ role: 'user', content: `${QUESTION} ${turn}` }] }) },
+  { name: 'responses knowledge', path: '/agents/v1/responses', key: 'agent', body: (turn) => ({ model: 'librarian', input: `${QUESTION} ${turn}` }) },
+];
+
+export async function measureAgentTurns(): Promise<AgentTurnResult> {
+  const dirs = mkdtempSync(join(tmpdir(), 'junction-bench-agent-'));
+  cpSync(join(import.meta.dirname, '../test/fixtures/agents-e2e/tools'), join(dirs, 'tools'), { recursive: true });
+  cpSync(join(import.meta.dirname, '../test/fixtures/agents-e2e/agents'), join(dirs, 'agents'), { recursive: true });
+  cpSync(join(import.meta.dirname, '../knowledge/handbook'), join(dirs, 'knowledge/handbook'), { recursive: true });
+  const gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(dirs, 'agents'), JUNCTION_TOOLS_DIR: join(dirs, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(dirs, 'knowledge') });
+  const pool = new Pool(gateway.baseUrl, { connections: 1 });
+  try {
+    await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '1000', currency: 'USD' });
+    await indexKnowledge({ db: gateway.services.db, accountId: gateway.services.defaultAccount.id, rootDir: join(dirs, 'knowledge') });
+    const keys = { model: await gateway.key('model'), agent: await gateway.key('agent') };
+    const samples = new Map<string, number[]>(KINDS.map((kind) => [kind.name, []]));
+    const call = async (kind: Kind, turn: number) => {
+      const started = performance.now();
+      const response = await pool.request({ path: kind.path, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[kind.key]}` }, body: JSON.stringify(kind.body(turn)) });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`${kind.name}: ${response.statusCode} ${text}`);
+      return performance.now() - started;
+    };
+    for (const kind of KINDS) for (let turn = 0; turn < TURNS; turn += 1) await call(kind, turn); // warm-up: JIT, leases, caches
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const order = round % 2 === 0 ? KINDS : [...KINDS].reverse();
+      for (const kind of order) for (let turn = 0; turn < TURNS; turn += 1) samples.get(kind.name)?.push(await call(kind, turn));
     }
+    await gateway.settle();
+    const gatewayP50Ms = percentile(samples.get('gateway') ?? [], 50);
+    const turns: AgentTurnResult['turns'] = {};
+    for (const kind of KINDS.slice(1)) {
+      const p50Ms = percentile(samples.get(kind.name) ?? [], 50);
+      turns[kind.name] = { p50Ms, overheadMs: p50Ms - gatewayP50Ms };
+    }
+    return { engine: engineName(), gatewayP50Ms, turns };
+  } finally {
+    await pool.close();
+    await gateway.close();
+    rmSync(dirs, { recursive: true, force: true });
   }
 }
-await gateway.settle();
-for (const [name, entry] of Object.entries(results)) {
-  console.log(`${name.padEnd(22)} median ${median(entry.wall).toFixed(2)} ms/turn   cpu ${(median(entry.cpu) / 1000).toFixed(2)} ms/turn`);
+
+export function printAgentTurns(results: AgentTurnResult[]): void {
+  console.log('\nagent turn overhead (sequential, p50 ms; overhead = agent turn − the same model call through the gateway):\n');
+  const kinds = KINDS.slice(1).map((kind) => kind.name);
+  console.log(`| engine | gateway call | ${kinds.join(' | ')} |`);
+  console.log(`|---|---:|${kinds.map(() => '---:').join('|')}|`);
+  for (const result of results) {
+    const cells = kinds.map((kind) => {
+      const turn = result.turns[kind];
+      return turn ? `${turn.p50Ms.toFixed(2)} (+${turn.overheadMs.toFixed(2)})` : '-';
+    });
+    console.log(`| ${result.engine} | ${result.gatewayP50Ms.toFixed(2)} | ${cells.join(' | ')} |`);
+  }
 }
-runtime.checkpointer = checkpointer;
-await gateway.close();
-rmSync(dirs, { recursive: true, force: true });
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await measureAgentTurns();
+  if (process.env.BENCH_JSON === '1') console.log(JSON.stringify(result));
+  else printAgentTurns([result]);
+}

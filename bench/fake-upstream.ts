@@ -1,8 +1,10 @@
 /**
  * The upstream every benchmark target talks to: a minimal OpenAI-shaped server that
- * answers at once, so what is measured is the proxy in front of it.
+ * answers at once, so what is measured is the proxy in front of it. A streamed call to
+ * the model `bench-hold` sends its first chunk and then waits until `POST /release`
+ * (`GET /held` counts the waiting ones): how the memory bench keeps 1,000 streams open.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 
 const completion = JSON.stringify({
   id: 'chatcmpl-bench',
@@ -21,12 +23,25 @@ const stream =
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } })}\n\n` +
   'data: [DONE]\n\n';
 
+const held = new Set<ServerResponse>();
+
 const server = createServer((request, response) => {
+  if (request.url === '/held') return void response.end(JSON.stringify({ held: held.size }));
+  if (request.url === '/release') {
+    for (const waiting of held) waiting.end(stream);
+    held.clear();
+    return void response.end('{}');
+  }
   const chunks: Buffer[] = [];
   request.on('data', (data: Buffer) => chunks.push(data));
   request.on('end', () => {
     const streamed = Buffer.concat(chunks).includes('"stream":true');
-    if (streamed) {
+    if (streamed && Buffer.concat(chunks).includes('"model":"bench-hold"')) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(chunk({ role: 'assistant', content: 'Holding' }));
+      held.add(response);
+      response.on('close', () => held.delete(response));
+    } else if (streamed) {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.end(stream);
     } else {

@@ -1,29 +1,40 @@
 /**
- * Knowledge retrieval latency at 100k chunks: bulk-loads synthetic chunks (Zipf-
- * distributed pseudo-words, random unit vectors of 256 dimensions) into a fresh
- * database, then times hybrid search and its two halves over a few hundred queries.
- * PGlite in memory by default; a fresh PostgreSQL database when DATABASE_URL is set.
+ * Knowledge retrieval at 100k chunks: indexes the example knowledge (knowledge/) with the
+ * lexical test embedder, bulk-loads synthetic chunks (Zipf-distributed pseudo-words,
+ * random unit vectors of 256 dimensions) into the same collection as distractors, then
+ * times hybrid search and its two halves over a few hundred pseudo-word questions, and
+ * measures recall@10 on the labelled questions (test/fixtures/knowledge) before and
+ * after the distractors went in. PGlite in memory by default; a fresh PostgreSQL
+ * database when DATABASE_URL is set.
  *
  *   node --import tsx bench/knowledge-search.ts        (KNOWLEDGE_BENCH_CHUNKS, KNOWLEDGE_BENCH_QUERIES)
  *
- * Random vectors are the worst case for HNSW (no clusters) and say nothing about
- * recall; this measures time only. The query embedding is precomputed, so "hybrid"
- * excludes the embedding model call that a real search makes.
+ * Random vectors are the worst case for HNSW (no clusters). The timed questions' query
+ * embedding is precomputed, so "hybrid" excludes the embedding model call that a real
+ * search makes.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createAccount } from '../src/accounts/account-repository.ts';
 import type { Embedder } from '../src/knowledge/embedder.ts';
-import { fullTextQuery, searchKnowledge } from '../src/knowledge/hybrid-search.ts';
+import { searchKnowledge } from '../src/knowledge/hybrid-search.ts';
+import { indexKnowledge } from '../src/knowledge/knowledge-indexer.ts';
 import { searchByText, searchByVector, upsertCollection } from '../src/knowledge/knowledge-repository.ts';
 import type { Database } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { openDatabase } from '../src/store/open-database.ts';
+import { EXAMPLE_KNOWLEDGE_DIR } from '../test/support/knowledge-fixtures.ts';
+import { createLexicalEmbedder } from '../test/support/lexical-embedder.ts';
 
 const DIMS = 256;
-const MODEL = 'bench/random-256';
-const COLLECTION = 'bench';
+const lexicalEmbedder = createLexicalEmbedder({ dimensions: DIMS });
+/** The synthetic chunks share the example knowledge's collection and embedding model: they compete with it. */
+const MODEL = lexicalEmbedder.modelId;
+const COLLECTION = 'handbook';
+const COLLECTIONS = ['handbook', 'product-docs'];
+const RECALL_AT = 10;
 const WORDS_PER_CHUNK = 120;
 const CHUNKS_PER_DOCUMENT = 1000;
 const INSERT_BATCH = 1000;
@@ -136,7 +147,7 @@ async function load(db: Database, accountId: string, chunks: number, next: () =>
       `INSERT INTO knowledge_documents (account_id, collection, path, title, source_hash, chunk_count)
        VALUES ($1, $2, $3, $3, 'bench', $4)
        ON CONFLICT (account_id, collection, path) DO UPDATE SET chunk_count = EXCLUDED.chunk_count RETURNING id`,
-      [accountId, COLLECTION, `doc-${documentIndex}.md`, CHUNKS_PER_DOCUMENT],
+      [accountId, COLLECTION, `synthetic/doc-${documentIndex}.md`, CHUNKS_PER_DOCUMENT],
     );
     const contents: string[] = [];
     const vectors: string[] = [];
@@ -150,13 +161,13 @@ async function load(db: Database, accountId: string, chunks: number, next: () =>
       `INSERT INTO knowledge_chunks (account_id, document_id, collection, path, title, chunk_index, content, content_hash, embedding_model, dims, embedding)
        SELECT $1, $2, $3, $4, $4, c.chunk_index, c.content, md5(c.content), $5, ${DIMS}, c.embedding::vector
        FROM unnest($6::int[], $7::text[], $8::text[]) AS c (chunk_index, content, embedding)`,
-      [accountId, document.rows[0]?.id, COLLECTION, `doc-${documentIndex}.md`, MODEL, indexes, contents, vectors],
+      [accountId, document.rows[0]?.id, COLLECTION, `synthetic/doc-${documentIndex}.md`, MODEL, indexes, contents, vectors],
     );
     if ((start / INSERT_BATCH) % 20 === 19) process.stderr.write(`  loaded ${start + size} chunks\n`);
   }
 }
 
-type Timing = { name: string; p50: number; p99: number; mean: number; hits: number };
+export type Timing = { name: string; p50: number; p95: number; p99: number; mean: number; hits: number };
 
 async function time(name: string, queries: number, run: (index: number) => Promise<number>): Promise<Timing> {
   const samples: number[] = [];
@@ -168,12 +179,38 @@ async function time(name: string, queries: number, run: (index: number) => Promi
   }
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
-  return { name, p50: at(0.5), p99: at(0.99), mean: samples.reduce((sum, value) => sum + value, 0) / samples.length, hits: hits / queries };
+  return { name, p50: at(0.5), p95: at(0.95), p99: at(0.99), mean: samples.reduce((sum, value) => sum + value, 0) / samples.length, hits: hits / queries };
 }
 
-export async function main(): Promise<void> {
-  const chunks = Number(process.env.KNOWLEDGE_BENCH_CHUNKS ?? 100_000);
-  const queries = Number(process.env.KNOWLEDGE_BENCH_QUERIES ?? 200);
+const LabelledQuestions = (async () =>
+  (JSON.parse(await readFile(new URL('../test/fixtures/knowledge/labelled-questions.json', import.meta.url), 'utf8')) as { questions: Array<{ question: string; source: string }> }).questions)();
+
+/** Share of labelled questions whose answering document is among the top RECALL_AT hybrid hits. */
+async function recallAtTen(db: Database, accountId: string): Promise<number> {
+  const questions = await LabelledQuestions;
+  let found = 0;
+  for (const { question, source } of questions) {
+    const { hits } = await searchKnowledge({ db, accountId, collections: COLLECTIONS, query: question, embedder: lexicalEmbedder, limit: RECALL_AT });
+    if (hits.some((hit) => hit.source === source)) found += 1;
+  }
+  return found / questions.length;
+}
+
+export type KnowledgeBenchResult = {
+  engine: string;
+  chunks: number;
+  queries: number;
+  loadSeconds: number;
+  indexSeconds: number;
+  hnswUsed: boolean;
+  timings: Timing[];
+  recallAt10: { exampleOnly: number; withDistractors: number };
+};
+
+export async function runKnowledgeBench(options: { chunks?: number; queries?: number; log?: (line: string) => void } = {}): Promise<KnowledgeBenchResult> {
+  const chunks = options.chunks ?? Number(process.env.KNOWLEDGE_BENCH_CHUNKS ?? 100_000);
+  const queries = options.queries ?? Number(process.env.KNOWLEDGE_BENCH_QUERIES ?? 200);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const next = random(42);
   const words = vocabulary(next);
   const { db, drop } = await openBenchDatabase();
@@ -182,7 +219,9 @@ export async function main(): Promise<void> {
     const account = await createAccount(db, 'bench');
     // A second account's rows make the account filter do real work, as in production.
     const other = await createAccount(db, 'bench-other');
-    process.stderr.write(`knowledge bench on ${db.engine}: loading ${chunks} chunks…\n`);
+    await indexKnowledge({ db, accountId: account.id, rootDir: EXAMPLE_KNOWLEDGE_DIR, embedder: lexicalEmbedder });
+    const exampleOnly = await recallAtTen(db, account.id);
+    log(`knowledge bench on ${db.engine}: loading ${chunks} chunks…`);
     const definitions = await dropIndexes(db);
     const insertStart = performance.now();
     await load(db, account.id, chunks, next, words);
@@ -191,6 +230,7 @@ export async function main(): Promise<void> {
     const indexStart = performance.now();
     await rebuildIndexes(db, definitions);
     const indexMs = performance.now() - indexStart;
+    const withDistractors = await recallAtTen(db, account.id);
 
     // Mid-frequency words (ranks 50–2,000) as questions: common enough to match, rare enough to select.
     const questions = Array.from({ length: queries }, () =>
@@ -199,42 +239,45 @@ export async function main(): Promise<void> {
     const queryVectors = Array.from({ length: queries }, () => unitVector(next));
     let current = 0;
     const embedder: Embedder = { modelId: MODEL, dimensions: DIMS, embed: async () => [queryVectors[current] ?? []] };
-    const scope = { accountId: account.id, collections: [COLLECTION], limit: 30 };
+    const scope = { accountId: account.id, collections: COLLECTIONS, limit: 30 };
 
     const plan = await db.query<Record<string, string>>(
       `EXPLAIN SELECT id FROM knowledge_chunks WHERE dims = ${DIMS} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
        ORDER BY embedding::vector(${DIMS}) <=> $1::vector(${DIMS}) LIMIT 30`,
-      [`[${queryVectors[0]?.join(',')}]`, account.id, [COLLECTION], MODEL],
+      [`[${queryVectors[0]?.join(',')}]`, account.id, COLLECTIONS, MODEL],
     );
-    const usesHnsw = plan.rows.some((row) => Object.values(row).join('').includes(`knowledge_chunks_hnsw_${DIMS}`));
+    const hnswUsed = plan.rows.some((row) => Object.values(row).join('').includes(`knowledge_chunks_hnsw_${DIMS}`));
 
-    const results = [
+    const timings = [
       await time('vector only (HNSW top 30)', queries, async (index) =>
         (await searchByVector(db, { ...scope, embeddingModel: MODEL, dims: DIMS, vector: `[${queryVectors[index]?.join(',')}]` })).length,
       ),
-      await time('full text only (top 30)', queries, async (index) => {
-        return (await searchByText(db, { ...scope, query: fullTextQuery(questions[index] ?? '') })).length;
-      }),
+      await time('full text only (top 30)', queries, async (index) => (await searchByText(db, { ...scope, question: questions[index] ?? '' })).length),
       await time('hybrid (both + RRF, top 5)', queries, async (index) => {
         current = index;
-        return (await searchKnowledge({ db, accountId: account.id, collections: [COLLECTION], query: questions[index] ?? '', embedder })).hits.length;
+        return (await searchKnowledge({ db, accountId: account.id, collections: COLLECTIONS, query: questions[index] ?? '', embedder })).hits.length;
       }),
     ];
-    console.log(`\nknowledge search, ${db.engine}, ${chunks} chunks × ${DIMS} dims, ${queries} queries`);
-    console.log(`load: insert ${(insertMs / 1000).toFixed(1)} s, HNSW + GIN build ${(indexMs / 1000).toFixed(1)} s; HNSW index used by the vector query plan: ${usesHnsw}`);
-    console.log('| search | p50 ms | p99 ms | mean ms | results |');
-    console.log('|---|---:|---:|---:|---:|');
-    for (const result of results) {
-      console.log(`| ${result.name} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} | ${result.mean.toFixed(2)} | ${result.hits.toFixed(1)} |`);
-    }
+    return { engine: db.engine, chunks, queries, loadSeconds: insertMs / 1000, indexSeconds: indexMs / 1000, hnswUsed, timings, recallAt10: { exampleOnly, withDistractors } };
   } finally {
     await db.close();
     await drop();
   }
 }
 
+export function printKnowledgeBench(result: KnowledgeBenchResult): void {
+  console.log(`\nknowledge search, ${result.engine}, ${result.chunks} synthetic chunks × ${DIMS} dims beside the example knowledge, ${result.queries} queries`);
+  console.log(`load: insert ${result.loadSeconds.toFixed(1)} s, HNSW + GIN build ${result.indexSeconds.toFixed(1)} s; HNSW index used by the vector query plan: ${result.hnswUsed}`);
+  console.log(`recall@${RECALL_AT} on the labelled questions (hybrid, lexical embedder): ${result.recallAt10.exampleOnly.toFixed(2)} on the example knowledge alone, ${result.recallAt10.withDistractors.toFixed(2)} among the synthetic chunks`);
+  console.log('| search | p50 ms | p95 ms | p99 ms | mean ms | results |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const timing of result.timings) {
+    console.log(`| ${timing.name} | ${timing.p50.toFixed(2)} | ${timing.p95.toFixed(2)} | ${timing.p99.toFixed(2)} | ${timing.mean.toFixed(2)} | ${timing.hits.toFixed(1)} |`);
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
+  runKnowledgeBench().then((result) => (process.env.BENCH_JSON === '1' ? console.log(JSON.stringify(result)) : printKnowledgeBench(result)), (error: unknown) => {
     console.error(error);
     process.exitCode = 1;
   });

@@ -1,87 +1,79 @@
 /**
- * `npm run bench`: Junction's gateway (limits and billing on; PGlite, and PostgreSQL
- * when DATABASE_URL is set) against a bare fastify + undici.request proxy, both in
- * front of the same local fake upstream, streaming and not. Prints requests/s,
- * p50/p99 latency and CPU per request of the proxy process, and each as a ratio to the
- * bare proxy measured in the same run (these machines are shared: compare ratios).
+ * `npm run bench`: every figure issue 14 tracks, in one run on this machine.
  *
- * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32).
+ * - throughput: Junction's gateway against a bare fastify + undici proxy (bench/throughput.ts);
+ * - footprint: `npm start` to ready, idle RSS, RSS added by 1,000 open streams (bench/server-footprint.ts);
+ * - agent: agent turn overhead over the same model call, both endpoints (bench/agent-turn.ts);
+ * - knowledge: hybrid search p50/p95 at 100k chunks and recall@10 (bench/knowledge-search.ts);
+ * - soak (only with BENCH_SOAK_REQUESTS): RSS and latency after 100k requests and at the end (bench/soak.ts).
+ *
+ * PGlite always; PostgreSQL too when DATABASE_URL is set (each part makes a scratch
+ * database and drops it). Options (env): BENCH_ONLY (comma-separated parts),
+ * BENCH_SECONDS (8), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000), KNOWLEDGE_BENCH_CHUNKS
+ * (100000), BENCH_SOAK_REQUESTS. BENCH_JSON=1 prints everything as one JSON object on the
+ * last line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { createScratchDatabase } from '../test/support/test-database.ts';
-import { cpuSeconds, percentile, runLoad } from './load.ts';
+import { cpus } from 'node:os';
+import type { AgentTurnResult } from './agent-turn.ts';
+import { printAgentTurns } from './agent-turn.ts';
+import { runScript, stopAll } from './child-process.ts';
+import { type KnowledgeBenchResult, printKnowledgeBench } from './knowledge-search.ts';
+import { type FootprintResult, measureFootprint, printFootprint } from './server-footprint.ts';
+import { printSoak, soak, type SoakResult } from './soak.ts';
+import { measureThroughput, printThroughput, type ThroughputRow } from './throughput.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const children: ChildProcess[] = [];
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const soakRequests = Number(process.env.BENCH_SOAK_REQUESTS ?? 0);
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
+const wanted = (part: string) => (only ? only.includes(part) : part !== 'soak' || soakRequests > 0);
+const engines: Array<{ engine: 'pglite' | 'postgres'; env: Record<string, string> }> = [
+  { engine: 'pglite', env: { DATABASE_URL: '' } },
+  ...(databaseUrl ? [{ engine: 'postgres' as const, env: { DATABASE_URL: databaseUrl } }] : []),
+];
+const json = process.env.BENCH_JSON === '1';
+// With BENCH_JSON the tables go to stderr, so stdout's last line is the JSON.
+if (json) console.log = (...values: unknown[]) => process.stderr.write(`${values.join(' ')}\n`);
 
-async function start(script: string, env: Record<string, string>): Promise<{ pid: number; info: Record<string, string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) {
-    if (line.startsWith('{')) return { pid: child.pid ?? 0, info: JSON.parse(line) as Record<string, string> };
-  }
-  throw new Error(`${script} exited before it was ready`);
-}
-
-let benchDatabase: { url: string; drop(): Promise<void> } | undefined;
-let workersDatabase: { url: string; drop(): Promise<void> } | undefined;
-
-type Row = { target: string; mode: string; rps: number; p50: number; p99: number; cpuMicros: number; errors: number };
-
-async function measure(target: string, pid: number, url: string, key: string | undefined, stream: boolean): Promise<Row> {
-  const body = JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
-  await runLoad({ url, ...(key && { key }), body, concurrency: CONCURRENCY, seconds: 1.5 }); // warm-up (JIT, leases, caches)
-  // pid 0: several processes (workers) whose CPU is not one process's: not reported.
-  const cpuBefore = pid ? cpuSeconds(pid) : 0;
-  const result = await runLoad({ url, ...(key && { key }), body, concurrency: CONCURRENCY, seconds: SECONDS });
-  const cpu = pid ? cpuSeconds(pid) - cpuBefore : Number.NaN;
-  return {
-    target,
-    mode: stream ? 'stream' : 'json',
-    rps: result.requests / result.seconds,
-    p50: percentile(result.latenciesMs, 50),
-    p99: percentile(result.latenciesMs, 99),
-    cpuMicros: result.requests > 0 ? (cpu * 1e6) / result.requests : 0,
-    errors: result.errors,
-  };
-}
+const results: {
+  date: string;
+  machine: { cores: number; cpu: string; node: string };
+  throughput?: ThroughputRow[];
+  footprint?: FootprintResult[];
+  agentTurn?: AgentTurnResult[];
+  knowledge?: KnowledgeBenchResult[];
+  soak?: SoakResult;
+} = { date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version } };
 
 try {
-  const upstream = await start('bench/fake-upstream.ts', {});
-  const upstreamUrl = upstream.info.url ?? '';
-  const bare = await start('bench/bare-proxy.ts', { UPSTREAM_URL: upstreamUrl });
-  const targets: Array<{ name: string; pid: number; url: string; key?: string }> = [{ name: 'bare fastify+undici', pid: bare.pid, url: `${bare.info.url}/v1` }];
-  const pglite = await start('bench/gateway-server.ts', { UPSTREAM_URL: upstreamUrl, DATABASE_URL: '' });
-  targets.push({ name: 'junction (pglite)', pid: pglite.pid, url: `${pglite.info.url}/v1`, ...(pglite.info.key && { key: pglite.info.key }) });
-  if (process.env.DATABASE_URL) {
-    // A fresh database per run, dropped afterwards, so runs never share state.
-    benchDatabase = await createScratchDatabase(process.env.DATABASE_URL, 'junction_bench');
-    const postgres = await start('bench/gateway-server.ts', { UPSTREAM_URL: upstreamUrl, DATABASE_URL: benchDatabase.url });
-    targets.push({ name: 'junction (postgres)', pid: postgres.pid, url: `${postgres.info.url}/v1`, ...(postgres.info.key && { key: postgres.info.key }) });
-    // The same on two worker processes (one port, one database): req/s with 1 and 2 workers.
-    workersDatabase = await createScratchDatabase(process.env.DATABASE_URL, 'junction_bench_workers');
-    const workers = await start('bench/workers-server.ts', { UPSTREAM_URL: upstreamUrl, DATABASE_URL: workersDatabase.url });
-    targets.push({ name: 'junction (pg, 2 workers)', pid: 0, url: `${workers.info.url}/v1`, ...(workers.info.key && { key: workers.info.key }) });
+  if (wanted('throughput')) {
+    results.throughput = await measureThroughput({ seconds, concurrency, databaseUrl });
+    printThroughput(results.throughput, { seconds, concurrency });
   }
-  const rows: Row[] = [];
-  for (const stream of [false, true]) {
-    for (const target of targets) rows.push(await measure(target.name, target.pid, target.url, target.key, stream));
+  if (wanted('footprint')) {
+    results.footprint = [];
+    for (const { engine } of engines) results.footprint.push(await measureFootprint(engine, databaseUrl));
+    printFootprint(results.footprint);
   }
-  console.log(`\n${SECONDS}s per run, ${CONCURRENCY} concurrent requests, one fake upstream; ratios are against the bare proxy in the same mode.\n`);
-  console.log('target                 mode    req/s   ×bare   p50 ms  p99 ms  CPU µs/req  ×bare  errors');
-  for (const row of rows) {
-    const floor = rows.find((other) => other.mode === row.mode && other.target.startsWith('bare'));
-    const ratio = (value: number, base: number | undefined) => (base ? (value / base).toFixed(2) : '-');
-    console.log(
-      `${row.target.padEnd(22)} ${row.mode.padEnd(6)} ${row.rps.toFixed(0).padStart(6)}  ${ratio(row.rps, floor?.rps).padStart(5)}  ${row.p50.toFixed(2).padStart(6)}  ${row.p99.toFixed(2).padStart(6)}  ${(Number.isNaN(row.cpuMicros) ? '-' : row.cpuMicros.toFixed(0)).padStart(10)}  ${(Number.isNaN(row.cpuMicros) ? '-' : ratio(row.cpuMicros, floor?.cpuMicros)).padStart(5)}  ${row.errors}`,
-    );
+  if (wanted('agent')) {
+    results.agentTurn = [];
+    for (const { env } of engines) results.agentTurn.push(await runScript<AgentTurnResult>('bench/agent-turn.ts', env));
+    printAgentTurns(results.agentTurn);
+  }
+  if (wanted('knowledge')) {
+    results.knowledge = [];
+    for (const { env } of engines) {
+      const result = await runScript<KnowledgeBenchResult>('bench/knowledge-search.ts', env);
+      results.knowledge.push(result);
+      printKnowledgeBench(result);
+    }
+  }
+  if (wanted('soak')) {
+    results.soak = await soak({ requests: soakRequests || 1_000_000, concurrency, databaseUrl });
+    printSoak(results.soak);
   }
 } finally {
-  for (const child of children) child.kill('SIGTERM');
-  await new Promise((done) => setTimeout(done, 500));
-  await benchDatabase?.drop();
-  await workersDatabase?.drop();
+  await stopAll();
 }
+if (json) process.stdout.write(`${JSON.stringify(results)}\n`);

@@ -57,8 +57,9 @@ export async function searchKnowledge(options: KnowledgeSearchOptions): Promise<
   const scope = { accountId: options.accountId, collections: options.collections, limit: candidates };
   if (options.collections.length === 0 || options.query.trim() === '') return { hits: [], mode: 'text' };
 
-  const text = await searchByText(options.db, { ...scope, query: fullTextQuery(options.query) });
-  const vector = await vectorCandidates(options, candidates);
+  // Both retrievers at once: on PostgreSQL they run on two connections, and the query's
+  // embedding (a model call) overlaps the full-text search.
+  const [text, vector] = await Promise.all([searchByText(options.db, { ...scope, question: options.query }), vectorCandidates(options, candidates)]);
   if (vector.matches === undefined) {
     const hits = fuseByReciprocalRank([text]).slice(0, limit).map(toHit);
     return { hits, mode: 'text', ...(vector.reason ? { fallbackReason: vector.reason } : {}) };
@@ -135,18 +136,4 @@ function toHit(entry: Fused): KnowledgeHit {
     ...(ranks.vectorRank !== undefined ? { vectorRank: ranks.vectorRank } : {}),
     ...(ranks.textRank !== undefined ? { textRank: ranks.textRank } : {}),
   };
-}
-
-const OPERATOR_WORDS = new Set(['or', 'and', 'not']);
-
-/**
- * Turns a question into a websearch query that ORs its words. websearch_to_tsquery
- * alone ANDs every word, and a natural question ("how long do I have to send a
- * jacket back?") rarely has all its words in one chunk; the ranking then puts chunks
- * matching more of the words first.
- */
-export function fullTextQuery(question: string): string {
-  const words = question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const unique = [...new Set(words.filter((word) => !OPERATOR_WORDS.has(word)))].slice(0, 32);
-  return unique.join(' or ');
 }

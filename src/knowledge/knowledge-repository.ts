@@ -202,23 +202,78 @@ function distanceExpression(dims: number): string {
   return 'embedding <=> $1::vector';
 }
 
+/** Question words full-text search considers (the first ones): tiers combine them in pairs and triples. */
+const MAX_QUERY_LEXEMES = 10;
+/** Rows a tier after the first ranks at most, besides the rows of the tier before it. */
+const TIER_SAMPLE = 1000;
+
+/** The tiers, strictest first; each is a tsquery over the question's lexemes (NULL: matches nothing). */
+const TIERS = [
+  ['every_word', `(SELECT string_agg(quoted, ' & ')::tsquery FROM lexemes)`],
+  ['three_words', `(SELECT string_agg(a.quoted || ' & ' || b.quoted || ' & ' || c.quoted, ' | ')::tsquery FROM lexemes a JOIN lexemes b ON a.quoted < b.quoted JOIN lexemes c ON b.quoted < c.quoted)`],
+  ['two_words', `(SELECT string_agg(a.quoted || ' & ' || b.quoted, ' | ')::tsquery FROM lexemes a JOIN lexemes b ON a.quoted < b.quoted)`],
+  ['any_word', `(SELECT string_agg(quoted, ' | ')::tsquery FROM lexemes)`],
+] as const;
+
 /**
- * Full-text matches. `query` is websearch syntax ORing the question's words (no user
- * input can make it a syntax error) and selects candidates through the GIN index.
- * ts_rank rather than ts_rank_cd: for an OR query ts_rank adds a share per query word
- * with diminishing returns for repeats, so a chunk with more of the question's words
- * wins over one repeating a common word; cover density has no such notion and ranked
- * a chunk saying "device" ten times above the one about the "restocking fee". Title
- * and heading (weight A) count more than body text (B). The 'english' config must
- * match the generated `tsv` column.
+ * One tier: the tier before's rows plus at most TIER_SAMPLE of this tier's matches, ranked,
+ * best `limit` kept. Behind a one-time filter, it runs only when every tier before it
+ * found fewer than `limit`, which PostgreSQL checks before scanning anything.
  */
-export async function searchByText(db: Queryable, scope: SearchScope & { query: string }): Promise<ChunkMatch[]> {
-  const result = await db.query<MatchRow>(
-    `SELECT ${MATCH_COLUMNS}, ts_rank(tsv, query) AS score
-     FROM knowledge_chunks, websearch_to_tsquery('english', $1) AS query
-     WHERE account_id = $2 AND collection = ANY($3::text[]) AND tsv @@ query
-     ORDER BY score DESC, id LIMIT $4`,
-    [scope.query, scope.accountId, scope.collections, scope.limit],
-  );
+function tierSql(index: number): string {
+  const [name] = TIERS[index] ?? [];
+  const earlier = TIERS.slice(0, index).map(([tier]) => `(SELECT count(*) FROM ${tier}) < $4`);
+  const matches = `SELECT c.id, c.tsv FROM knowledge_chunks c, queries q
+           WHERE ${[...earlier, 'c.account_id = $2', 'c.collection = ANY($3::text[])', `c.tsv @@ q.${name}`].join(' AND ')}
+           ${index === 0 ? '' : `LIMIT ${TIER_SAMPLE}`}`;
+  const previous = index === 0 ? '' : `SELECT id, score FROM ${TIERS[index - 1]?.[0]} UNION ALL `;
+  return `${name} AS MATERIALIZED (
+       SELECT id, max(score) AS score FROM (
+         ${previous}SELECT m.id, ts_rank(m.tsv, q.any_word) AS score FROM queries q, (${matches}) m
+       ) scored GROUP BY id ORDER BY score DESC, id LIMIT $4
+     )`;
+}
+
+/** Each tier holds the one before it, so the last tier that ran is the answer. */
+function widestTierSql(): string {
+  const names = TIERS.map(([name]) => name).reverse();
+  return names
+    .map((name, index) => `SELECT * FROM ${name}${index === 0 ? '' : ` WHERE ${names.slice(0, index).map((wider) => `NOT EXISTS (SELECT 1 FROM ${wider})`).join(' AND ')}`}`)
+    .join('\n       UNION ALL ');
+}
+
+const FULL_TEXT_SQL = `WITH lexemes AS (
+       SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted
+       FROM unnest(to_tsvector('english', $1)) ORDER BY positions[1] LIMIT ${MAX_QUERY_LEXEMES}
+     ), queries AS (
+       SELECT ${TIERS.map(([name, query]) => `${query} AS ${name}`).join(',\n              ')}
+     ), ${TIERS.map((_, index) => tierSql(index)).join(', ')}, widest_tier AS (
+       ${widestTierSql()}
+     )
+     SELECT c.id, c.collection, c.path, c.title, c.heading, c.content, t.score
+     FROM widest_tier t JOIN knowledge_chunks c ON c.id = t.id
+     ORDER BY t.score DESC, t.id`;
+
+/**
+ * Full-text matches for a question, best first, in "minimum should match" tiers (as in
+ * Lucene and Elasticsearch): chunks with every word of the question; when fewer than
+ * `limit` have them, chunks with at least three; then two; then any. Ranking every
+ * chunk that shares one common word with the question is what made search slow at
+ * scale (tens of thousands of rows ranked per question at 100k chunks); a tier with
+ * enough matches ranks only those, and a tier ranks at most TIER_SAMPLE of its own
+ * matches (in storage order) besides the better ones of the tier before. On a small
+ * corpus every match is ranked: plain OR ranking. The tiers are one statement.
+ *
+ * The question's words become lexemes through the 'english' config (stemmed, stop words
+ * and operator words dropped), the config of the generated `tsv` column, and are quoted
+ * into tsquery syntax, so no input can make it a syntax error. Every tier ranks with
+ * ts_rank over the any-word query: ts_rank adds a share per query word with diminishing
+ * returns for repeats, so a chunk with more of the question's words wins over one
+ * repeating a common word; cover density has no such notion and ranked a chunk saying
+ * "device" ten times above the one about the "restocking fee". Title and heading
+ * (weight A) count more than body text (B).
+ */
+export async function searchByText(db: Queryable, scope: SearchScope & { question: string }): Promise<ChunkMatch[]> {
+  const result = await db.query<MatchRow>(FULL_TEXT_SQL, [scope.question, scope.accountId, scope.collections, scope.limit]);
   return result.rows.map(toMatch);
 }

@@ -169,23 +169,48 @@ async function* guardStream(
   try {
     for await (const chunk of body) yield chunk;
   } catch (error) {
-    if (signal.aborted) throw signal.reason ?? error;
-    throw new UpstreamError(`${path}: upstream stream broke: ${describe(error)}`, {
-      status: 0,
-      upstreamMessage: 'upstream connection closed unexpectedly',
-      cause: error,
-    });
+    throw streamError(error, signal, path);
   }
 }
 
-async function readText(body: AsyncIterable<Uint8Array>, signal: AbortSignal, path: string): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  for await (const chunk of guardStream(body, signal, path)) text += decoder.decode(chunk, { stream: true });
-  return text + decoder.decode();
+/** A read that failed: the caller's abort reason when it left, else a broken upstream. */
+function streamError(error: unknown, signal: AbortSignal, path: string): unknown {
+  if (signal.aborted) return signal.reason ?? error;
+  return new UpstreamError(`${path}: upstream stream broke: ${describe(error)}`, {
+    status: 0,
+    upstreamMessage: 'upstream connection closed unexpectedly',
+    cause: error,
+  });
 }
 
+/** The whole body as text (undici's own reader: far cheaper than iterating it), with guardStream's errors. */
+async function readText(body: { text(): Promise<string> }, signal: AbortSignal, path: string): Promise<string> {
+  try {
+    return await body.text();
+  } catch (error) {
+    throw streamError(error, signal, path);
+  }
+}
+
+/**
+ * Parsed URLs of calls without per-call query, per provider config: parsing one per call
+ * showed in profiles. Bounded, because pass-through paths come from clients.
+ */
+const plainUrls = new WeakMap<ProviderConfig, Map<string, URL>>();
+const MAX_CACHED_PATHS = 256;
+
 function buildUrl(config: ProviderConfig, path: string, query: Record<string, string> | undefined): URL {
+  if (query !== undefined) return parseUrl(config, path, query);
+  let byPath = plainUrls.get(config);
+  if (!byPath) plainUrls.set(config, (byPath = new Map()));
+  let url = byPath.get(path);
+  if (url) return url;
+  url = parseUrl(config, path, undefined);
+  if (byPath.size < MAX_CACHED_PATHS) byPath.set(path, url);
+  return url;
+}
+
+function parseUrl(config: ProviderConfig, path: string, query: Record<string, string> | undefined): URL {
   const base = config.baseUrl.endsWith('/') ? config.baseUrl.slice(0, -1) : config.baseUrl;
   const url = new URL(base + path);
   for (const [name, value] of Object.entries({ ...config.query, ...query })) url.searchParams.set(name, value);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatKnowledgeContext } from '../../../src/knowledge/format-knowledge-context.ts';
-import { fullTextQuery, fuseByReciprocalRank } from '../../../src/knowledge/hybrid-search.ts';
+import { fuseByReciprocalRank } from '../../../src/knowledge/hybrid-search.ts';
 import type { ChunkMatch } from '../../../src/knowledge/knowledge-repository.ts';
 
 const match = (id: number): ChunkMatch => ({ id, collection: 'c', path: `${id}.md`, title: null, heading: null, content: `chunk ${id}`, score: 0 });
@@ -17,13 +17,6 @@ describe('fuseByReciprocalRank', () => {
   it('uses k to damp the top ranks', () => {
     const [first] = fuseByReciprocalRank([[match(7)]], 0);
     expect(first?.fused).toBe(1);
-  });
-});
-
-describe('fullTextQuery', () => {
-  it('ORs the words of a question and drops operator words and punctuation', () => {
-    expect(fullTextQuery('Can I return it -- or not? "Quickly"!')).toBe('can or i or return or it or quickly');
-    expect(fullTextQuery('  ')).toBe('');
   });
 });
 

@@ -1,0 +1,45 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/**
+ * Bench processes run apart from the runner so that each one's CPU and memory are its
+ * own. `startScript` waits for the script's first JSON line (its address and keys);
+ * `runScript` waits for it to exit and returns its last JSON line (its results).
+ */
+const started: ChildProcess[] = [];
+
+export async function startScript(script: string, env: Record<string, string>): Promise<{ pid: number; info: Record<string, string>; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  started.push(child);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines) {
+    if (line.startsWith('{')) return { pid: child.pid ?? 0, info: JSON.parse(line) as Record<string, string>, child };
+  }
+  throw new Error(`${script} exited before it was ready`);
+}
+
+export async function runScript<Result>(script: string, env: Record<string, string>): Promise<Result> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env, BENCH_JSON: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  started.push(child);
+  let last = '';
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+    if (line.startsWith('{')) last = line;
+    else process.stderr.write(`${line}\n`);
+  }
+  const code = await new Promise<number | null>((done) => (child.exitCode !== null ? done(child.exitCode) : child.once('exit', done)));
+  if (code !== 0 || last === '') throw new Error(`${script} failed (exit ${code})`);
+  return JSON.parse(last) as Result;
+}
+
+export async function stopAll(): Promise<void> {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGTERM');
+  await new Promise((done) => setTimeout(done, 500));
+}
+
+/** Resident set size of a process in MB (Linux /proc). */
+export async function rssMegabytes(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  return kilobytes / 1024;
+}
