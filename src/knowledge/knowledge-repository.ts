@@ -242,10 +242,28 @@ function widestTierSql(): string {
     .join('\n       UNION ALL ');
 }
 
-const FULL_TEXT_SQL = `WITH lexemes AS (
+const LEXEMES_SQL = `lexemes AS (
        SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted
        FROM unnest(to_tsvector('english', $1)) ORDER BY positions[1] LIMIT ${MAX_QUERY_LEXEMES}
-     ), queries AS (
+     )`;
+
+/**
+ * A scope of at most TIER_SAMPLE chunks (the knowledge of most agents): every match
+ * ranked, plain OR ranking, in a statement small enough to plan and start quickly (the
+ * tiered one costs milliseconds of executor start-up even on a few chunks). For a larger
+ * scope it returns one row with `large` set instead, and the tiers run.
+ */
+const SMALL_SCOPE_SQL = `WITH ${LEXEMES_SQL}, scope_size AS (
+       SELECT coalesce(sum(chunk_count), 0) AS chunks FROM knowledge_documents WHERE account_id = $2 AND collection = ANY($3::text[])
+     ), query AS (SELECT (SELECT string_agg(quoted, ' | ')::tsquery FROM lexemes) AS any_word)
+     (SELECT c.id, c.collection, c.path, c.title, c.heading, c.content, ts_rank(c.tsv, q.any_word) AS score, false AS large
+      FROM knowledge_chunks c, query q
+      WHERE (SELECT chunks FROM scope_size) <= ${TIER_SAMPLE} AND c.account_id = $2 AND c.collection = ANY($3::text[]) AND c.tsv @@ q.any_word
+      ORDER BY score DESC, c.id LIMIT $4)
+     UNION ALL
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM scope_size WHERE chunks > ${TIER_SAMPLE}`;
+
+const FULL_TEXT_SQL = `WITH ${LEXEMES_SQL}, queries AS (
        SELECT ${TIERS.map(([name, query]) => `${query} AS ${name}`).join(',\n              ')}
      ), ${TIERS.map((_, index) => tierSql(index)).join(', ')}, widest_tier AS (
        ${widestTierSql()}
@@ -261,8 +279,9 @@ const FULL_TEXT_SQL = `WITH lexemes AS (
  * chunk that shares one common word with the question is what made search slow at
  * scale (tens of thousands of rows ranked per question at 100k chunks); a tier with
  * enough matches ranks only those, and a tier ranks at most TIER_SAMPLE of its own
- * matches (in storage order) besides the better ones of the tier before. On a small
- * corpus every match is ranked: plain OR ranking. The tiers are one statement.
+ * matches (in storage order) besides the better ones of the tier before; the tiers are
+ * one statement. A scope of at most TIER_SAMPLE chunks (the knowledge of most agents)
+ * has every match ranked instead, plain OR ranking, by a smaller statement.
  *
  * The question's words become lexemes through the 'english' config (stemmed, stop words
  * and operator words dropped), the config of the generated `tsv` column, and are quoted
@@ -274,6 +293,9 @@ const FULL_TEXT_SQL = `WITH lexemes AS (
  * (weight A) count more than body text (B).
  */
 export async function searchByText(db: Queryable, scope: SearchScope & { question: string }): Promise<ChunkMatch[]> {
-  const result = await db.query<MatchRow>(FULL_TEXT_SQL, [scope.question, scope.accountId, scope.collections, scope.limit]);
+  const params = [scope.question, scope.accountId, scope.collections, scope.limit];
+  const small = await db.query<MatchRow & { large: boolean }>(SMALL_SCOPE_SQL, params);
+  if (!small.rows.some((row) => row.large)) return small.rows.map(({ large: _large, ...row }) => toMatch(row));
+  const result = await db.query<MatchRow>(FULL_TEXT_SQL, params);
   return result.rows.map(toMatch);
 }

@@ -23,9 +23,23 @@ async function addChunks(texts: Record<string, string>, collection = 'tiers'): P
   }
 }
 
+/** One document of `count` chunks that match none of the questions: makes a scope large enough for the tiers. */
+async function addFiller(collection: string, count: number): Promise<void> {
+  await replaceDocument(db, {
+    accountId,
+    collection,
+    path: 'filler.md',
+    title: 'filler',
+    sourceHash: 'filler',
+    embeddingModel: null,
+    chunks: Array.from({ length: count }, (_, index) => ({ chunkIndex: index, content: `Lorem ipsum ${index}.`, contentHash: `filler-${index}`, embedding: null, dims: null })),
+  });
+}
+
 beforeAll(async () => {
   ({ db, accountId, close } = await openKnowledgeDatabase());
   await upsertCollection(db, accountId, 'tiers', null);
+  await addFiller('tiers', 1000);
   await addChunks({
     'all-1.md': 'The restocking fee applies to opened devices.',
     'all-2.md': 'Opened devices carry a restocking fee of ten percent.',
@@ -79,6 +93,16 @@ describe(`full-text search in minimum-should-match tiers (${engineName()})`, () 
     const matches = await searchByText(db, { accountId, collections: ['crowded'], limit: 5, question: 'restocking fee' });
     expect(matches).toHaveLength(5);
     expect(matches[0]?.path).toBe('late.md');
+  });
+
+  it('ranks every match in a small scope (plain OR ranking)', async () => {
+    await upsertCollection(db, accountId, 'small', null);
+    await addChunks({ 'a.md': 'The restocking fee applies to opened devices.', 'b.md': 'Fee fee fee, the fee again.', 'c.md': 'Nothing to see.' }, 'small');
+    const matches = await searchByText(db, { accountId, collections: ['small'], limit: 10, question: 'restocking fee opened devices' });
+    expect(matches.map((match) => match.path)).toEqual(['a.md', 'b.md']);
+    // Larger than the tiers' sample: the same question goes through the tiers and still finds its chunk.
+    await addFiller('small', 1000);
+    expect((await searchByText(db, { accountId, collections: ['small'], limit: 1, question: 'restocking fee opened devices' }))[0]?.path).toBe('a.md');
   });
 
   it('stays within the account and collections asked for', async () => {
