@@ -204,7 +204,7 @@ function distanceExpression(dims: number): string {
 
 /** Question words full-text search considers (the first ones): tiers combine them in pairs and triples. */
 const MAX_QUERY_LEXEMES = 10;
-/** Rows a tier after the first ranks at most, besides the rows of the tier before it. */
+/** Matches a tier ranks at most, besides the rows of the tier before it (a one-word question's first tier is every chunk with that word). */
 const TIER_SAMPLE = 1000;
 
 /** The tiers, strictest first; each is a tsquery over the question's lexemes (NULL: matches nothing). */
@@ -216,7 +216,7 @@ const TIERS = [
 ] as const;
 
 /**
- * One tier: the tier before's rows plus at most TIER_SAMPLE of this tier's matches, ranked,
+ * One tier: the tier before's rows (if any) plus at most TIER_SAMPLE of this tier's matches, ranked,
  * best `limit` kept. Behind a one-time filter, it runs only when every tier before it
  * found fewer than `limit`, which PostgreSQL checks before scanning anything.
  */
@@ -225,7 +225,7 @@ function tierSql(index: number): string {
   const earlier = TIERS.slice(0, index).map(([tier]) => `(SELECT count(*) FROM ${tier}) < $4`);
   const matches = `SELECT c.id, c.tsv FROM knowledge_chunks c, queries q
            WHERE ${[...earlier, 'c.account_id = $2', 'c.collection = ANY($3::text[])', `c.tsv @@ q.${name}`].join(' AND ')}
-           ${index === 0 ? '' : `LIMIT ${TIER_SAMPLE}`}`;
+           LIMIT ${TIER_SAMPLE}`;
   const previous = index === 0 ? '' : `SELECT id, score FROM ${TIERS[index - 1]?.[0]} UNION ALL `;
   return `${name} AS MATERIALIZED (
        SELECT id, max(score) AS score FROM (
@@ -278,7 +278,7 @@ const FULL_TEXT_SQL = `WITH ${LEXEMES_SQL}, queries AS (
  * `limit` have them, chunks with at least three; then two; then any. Ranking every
  * chunk that shares one common word with the question is what made search slow at
  * scale (tens of thousands of rows ranked per question at 100k chunks); a tier with
- * enough matches ranks only those, and a tier ranks at most TIER_SAMPLE of its own
+ * enough matches ranks only those, and every tier ranks at most TIER_SAMPLE of its own
  * matches (in storage order) besides the better ones of the tier before; the tiers are
  * one statement. A scope of at most TIER_SAMPLE chunks (the knowledge of most agents)
  * has every match ranked instead, plain OR ranking, by a smaller statement.
