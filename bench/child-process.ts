@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 
 /**
@@ -11,11 +12,19 @@ const started: ChildProcess[] = [];
 export async function startScript(script: string, env: Record<string, string>): Promise<{ pid: number; info: Record<string, string>; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
+  // The listener stays for the child's life: an unread stdout pipe would block its writes.
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) {
-    if (line.startsWith('{')) return { pid: child.pid ?? 0, info: JSON.parse(line) as Record<string, string>, child };
-  }
-  throw new Error(`${script} exited before it was ready`);
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    lines.on('line', (line) => {
+      if (ready || !line.startsWith('{')) return;
+      ready = true;
+      resolve({ pid: child.pid ?? 0, info: JSON.parse(line) as Record<string, string>, child });
+    });
+    child.once('exit', () => {
+      if (!ready) reject(new Error(`${script} exited before it was ready`));
+    });
+  });
 }
 
 export async function runScript<Result>(script: string, env: Record<string, string>): Promise<Result> {
@@ -38,7 +47,6 @@ export async function stopAll(): Promise<void> {
 
 /** Resident set size of a process in MB (Linux /proc). */
 export async function rssMegabytes(pid: number): Promise<number> {
-  const { readFile } = await import('node:fs/promises');
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   return kilobytes / 1024;

@@ -40,16 +40,21 @@ type Server = { child: ChildProcess; pid: number; url: string; seconds: number }
 async function npmStart(env: Record<string, string>): Promise<Server> {
   const began = performance.now();
   const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The listener stays for the server's life: an unread stdout pipe would block its logging.
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) {
-    if (process.env.BENCH_DEBUG) process.stderr.write(`npm start: ${line}\n`);
-    if (!line.includes('junction is ready')) continue;
-    const seconds = (performance.now() - began) / 1000;
-    const logged = JSON.parse(line) as { pid: number; url: string };
-    lines.on('line', () => undefined); // keep draining the log
-    return { child, pid: logged.pid, url: logged.url, seconds };
-  }
-  throw new Error('npm start exited before the server was ready');
+  return new Promise<Server>((resolve, reject) => {
+    let ready = false;
+    lines.on('line', (line) => {
+      if (process.env.BENCH_DEBUG) process.stderr.write(`npm start: ${line}\n`);
+      if (ready || !line.includes('junction is ready')) return;
+      ready = true;
+      const logged = JSON.parse(line) as { pid: number; url: string };
+      resolve({ child, pid: logged.pid, url: logged.url, seconds: (performance.now() - began) / 1000 });
+    });
+    child.once('exit', () => {
+      if (!ready) reject(new Error('npm start exited before the server was ready'));
+    });
+  });
 }
 
 async function stop(server: Server): Promise<void> {
