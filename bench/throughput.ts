@@ -6,7 +6,7 @@
  * these machines are shared, so only ratios compare across runs.
  */
 import { createScratchDatabase } from '../test/support/test-database.ts';
-import { startScript } from './child-process.ts';
+import { startScript as startChild } from './child-process.ts';
 import { cpuSeconds, percentile, runLoad } from './load.ts';
 
 export type ThroughputRow = {
@@ -46,6 +46,13 @@ async function measure(target: Target, stream: boolean, seconds: number, concurr
 
 export async function measureThroughput(options: { seconds: number; concurrency: number; databaseUrl: string | undefined }): Promise<ThroughputRow[]> {
   const scratch: Array<{ drop(): Promise<void> }> = [];
+  const children: Array<Awaited<ReturnType<typeof startChild>>['child']> = [];
+  // Stopped when this part ends, so their timers cost the later parts nothing.
+  const startScript = async (script: string, env: Record<string, string>) => {
+    const started = await startChild(script, env);
+    children.push(started.child);
+    return started;
+  };
   try {
     const upstream = await startScript('bench/fake-upstream.ts', {});
     const upstreamUrl = upstream.info.url ?? '';
@@ -75,6 +82,8 @@ export async function measureThroughput(options: { seconds: number; concurrency:
       return { ...row, rpsRatio: ratio(row.rps, floor?.rps), p99Ratio: ratio(row.p99, floor?.p99), cpuRatio: ratio(row.cpuMicros, floor?.cpuMicros) };
     });
   } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((done) => setTimeout(done, 500));
     for (const database of scratch) await database.drop().catch(() => undefined);
   }
 }
