@@ -182,12 +182,12 @@ async function time(name: string, queries: number, run: (index: number) => Promi
   return { name, p50: at(0.5), p95: at(0.95), p99: at(0.99), mean: samples.reduce((sum, value) => sum + value, 0) / samples.length, hits: hits / queries };
 }
 
-const LabelledQuestions = (async () =>
+const labelledQuestions = (async () =>
   (JSON.parse(await readFile(new URL('../test/fixtures/knowledge/labelled-questions.json', import.meta.url), 'utf8')) as { questions: Array<{ question: string; source: string }> }).questions)();
 
 /** Share of labelled questions whose answering document is among the top RECALL_AT hybrid hits. */
 async function recallAtTen(db: Database, accountId: string): Promise<number> {
-  const questions = await LabelledQuestions;
+  const questions = await labelledQuestions;
   let found = 0;
   for (const { question, source } of questions) {
     const { hits } = await searchKnowledge({ db, accountId, collections: COLLECTIONS, query: question, embedder: lexicalEmbedder, limit: RECALL_AT });
