@@ -23,6 +23,30 @@ Or use the console in a browser (keys, usage, models, agents): see the setup lin
 /** A listening URL a browser can open (0.0.0.0 and :: are not addresses to visit). */
 const consoleBaseUrl = (url: string): string => url.replace('//0.0.0.0', '//127.0.0.1').replace('//[::]', '//localhost');
 
+/** Settling time for calls cut at the end of the grace: their abort paths run within milliseconds. */
+const CUT_CALLS_SETTLE_MS = 2_000;
+
+/**
+ * Stops accepting and drains in-flight requests; a request still open after `graceMs`
+ * (a stream that never ends, a client that stopped reading) has its connection cut, so
+ * shutdown always ends before an orchestrator's kill. Cut calls bill what they produced,
+ * as a client that went away does; the crash journal covers any that cannot settle.
+ */
+async function closeWithinGrace(app: FastifyInstance, services: Services, graceMs: number): Promise<void> {
+  let cut = false;
+  const timer = setTimeout(() => {
+    cut = true;
+    app.log.warn({ graceMs }, 'shutdown grace ended: closing the connections still open');
+    app.server.closeAllConnections();
+  }, graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+  if (cut) await services.budgets.openCallsSettled(CUT_CALLS_SETTLE_MS);
+}
+
 /** Opens the store, applies migrations, listens. `stop()` drains in-flight requests first. */
 export async function startServer(config: EnvConfig): Promise<RunningServer> {
   const services = await createServices(config);
@@ -44,7 +68,7 @@ export async function startServer(config: EnvConfig): Promise<RunningServer> {
       services,
       url,
       async stop() {
-        await app.close();
+        await closeWithinGrace(app, services, config.shutdownGraceMs);
         await new Promise<void>((done) => (adminSocket ? adminSocket.close(() => done()) : done()));
         await services.close();
       },

@@ -165,6 +165,11 @@ export class BudgetLeases {
     this.#settlements.journal(call);
   }
 
+  /** Waits (up to `timeoutMs`) for calls under way to settle; see SettlementQueue.openCallsSettled. */
+  openCallsSettled(timeoutMs: number): Promise<void> {
+    return this.#settlements.openCallsSettled(timeoutMs);
+  }
+
   /**
    * A key's settings changed (KeyChangeSync; `*` = any key may have): the budget its
    * leases hold beyond calls in flight goes back, so the next reservation is granted

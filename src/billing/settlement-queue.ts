@@ -114,6 +114,16 @@ export class SettlementQueue {
     }
   }
 
+  /**
+   * Resolves once no journaled call is under way, or after `timeoutMs`. At shutdown, calls
+   * whose connections were cut settle through their own abort path (billing what they
+   * produced); this waits for that instead of leaving them to the next start's reclaimer.
+   */
+  async openCallsSettled(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#openCalls.size > 0 && Date.now() < deadline) await sleep(20);
+  }
+
   /** Resolves once everything queued before the call is written, or `timeoutMs` passed. */
   async drain(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

@@ -21,6 +21,7 @@ const EnvSchema = z.object({
   JUNCTION_METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   JUNCTION_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
   JUNCTION_CORS_ORIGINS: z.string().optional(),
+  JUNCTION_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(20_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -52,6 +53,8 @@ export type EnvConfig = {
   streamIdleTimeoutMs: number;
   /** Origins whose pages may call /v1, /v1beta and /agents/v1 from a browser (none when unset). */
   corsOrigins: CorsOrigins | undefined;
+  /** After SIGTERM, requests still open this long are cut (and billed for what they produced). */
+  shutdownGraceMs: number;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 };
 
@@ -96,6 +99,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     metricsToken: values.JUNCTION_METRICS_TOKEN,
     streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,
     corsOrigins,
+    shutdownGraceMs: values.JUNCTION_SHUTDOWN_GRACE_MS,
     logLevel: values.LOG_LEVEL,
   };
 }
