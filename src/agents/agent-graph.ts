@@ -24,6 +24,8 @@ export type RunHooks = {
   requiresApproval(name: string): boolean;
   /** Whether a tool name is one of the agent's own (server-side) tools. */
   isServerTool(name: string): boolean;
+  /** Whether the agent has any server-side tool (without one, a run is a single model step). */
+  hasServerTools: boolean;
   /** What the run has used so far; kept in the checkpointed state, so a resumed run goes on counting. */
   totals(): RunTotals;
   /** Why the run must stop now (a time or cost bound), or undefined. */
@@ -67,15 +69,18 @@ async function retrieve(_state: State, config: LangGraphRunnableConfig) {
   return { context: await hooksOf(config).retrieve(emitter(config)) };
 }
 
-async function model(state: State, config: LangGraphRunnableConfig) {
-  const hooks = hooksOf(config);
+/**
+ * One model step from the run's state, as the graph's model node and the single-step run
+ * both take it: the bound checked before, the prompt rebuilt, the call, and the bound after.
+ */
+export async function modelStep(state: Pick<State, 'messages' | 'context' | 'steps'>, hooks: RunHooks, emit: (event: RunEvent) => void): Promise<Partial<State>> {
   const before = hooks.exceededBound();
   if (before) return { stoppedBy: before };
   const step = state.steps + 1;
   // System prompt and retrieved knowledge are rebuilt for every call, never stored in the conversation.
   const system = [hooks.instructions, state.context].filter(Boolean).join('\n\n');
   const prompt = system ? [new SystemMessage(system), ...state.messages] : state.messages;
-  const answer = await hooks.callModel(prompt, step, step >= hooks.maxSteps, emitter(config));
+  const answer = await hooks.callModel(prompt, step, step >= hooks.maxSteps, emit);
   // A bound reached during the call (its time ran out, or it cost the rest of the budget) ends the run here;
   // a cost bound only matters if the run would go on (the answer calls tools), time cuts the call itself.
   const bound = hooks.exceededBound();
@@ -83,6 +88,10 @@ async function model(state: State, config: LangGraphRunnableConfig) {
   // The last allowed step is asked for an answer (tool_choice none); a model that calls tools anyway hit max_steps.
   const reached = bound === 'max_run_seconds' || (bound && callsTools) ? bound : step >= hooks.maxSteps && callsTools ? 'max_steps' : undefined;
   return { messages: [answer], steps: step, totals: hooks.totals(), ...(reached && { stoppedBy: reached }) };
+}
+
+async function model(state: State, config: LangGraphRunnableConfig) {
+  return modelStep(state, hooksOf(config), emitter(config));
 }
 
 async function tools(state: State, config: LangGraphRunnableConfig) {

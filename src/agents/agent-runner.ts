@@ -20,6 +20,7 @@ import { McpServers } from './mcp/mcp-servers.ts';
 import type { CompactionSeal } from './responses/compaction-seal.ts';
 import { newRunId } from './run-id.ts';
 import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
+import { runSingleStep } from './single-step-run.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
 
 export type AgentRuntimeDeps = {
@@ -107,7 +108,8 @@ export type AgentRunResult = {
 export type AgentRun = { runId: string; events: AsyncIterable<RunEvent>; result(): AgentRunResult | undefined };
 
 /**
- * Runs one turn of an agent through the compiled LangGraph graph. Every model step
+ * Runs one turn of an agent through the compiled LangGraph graph (or, for an agent
+ * without server-side tools, the same nodes in order: see runSingleStep). Every model step
  * goes through the ChatPipeline (authorized, limited, billed, logged per step); every
  * tool call with a cost is reserved and settled against the same key. `events` streams
  * the run as it happens; `result()` is there once `events` is drained.
@@ -126,12 +128,27 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
 
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
-    const saver = await deps.checkpointer?.saver();
-    const graph = saver ? checkpointedAgentGraph(saver) : agentGraph;
     // Servers a request added get connections of their own, without the server's environment, closed after the run.
     const requestMcp = request.overrides?.mcpServers?.length ? new McpServers({}) : undefined;
     const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
     const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools] });
+    // A run that is one model step and is never checkpointed (not resumed, kept or written step by step) needs no graph.
+    if (!hooks.hasServerTools && !request.resume && !request.keepThread && request.durability !== 'sync' && !request.onStepSaved) {
+      try {
+        const state = yield* runSingleStep(hooks);
+        const produced = (state.messages ?? []).slice(state.initialCount ?? 0);
+        setResult(totalsHolder.current, state, produced, produced.map(() => agent.id), []);
+        endRunSpan(totalsHolder.current, state);
+      } catch (error) {
+        endSpan(runSpan, error);
+        throw error;
+      } finally {
+        await requestMcp?.close();
+      }
+      return;
+    }
+    const saver = await deps.checkpointer?.saver();
+    const graph = saver ? checkpointedAgentGraph(saver) : agentGraph;
     try {
       const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
       let producedFrom: number | undefined;
@@ -191,14 +208,17 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       }
       const totals = totalsHolder.current;
       setResult(totals, state, produced, producedBy, pendingApprovals);
-      runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': totals.usage.inputTokens, 'gen_ai.usage.output_tokens': totals.usage.outputTokens, 'junction.cost_usd': (totals.modelCostMicros + totals.toolCostMicros) / 1_000_000, 'junction.steps': state.steps ?? 0 });
-      endSpan(runSpan);
+      endRunSpan(totals, state);
     } catch (error) {
       endSpan(runSpan, error);
       throw error;
     } finally {
       await requestMcp?.close();
     }
+  };
+  const endRunSpan = (totals: RunTotals, state: Partial<AgentGraphState>) => {
+    runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': totals.usage.inputTokens, 'gen_ai.usage.output_tokens': totals.usage.outputTokens, 'junction.cost_usd': (totals.modelCostMicros + totals.toolCostMicros) / 1_000_000, 'junction.steps': state.steps ?? 0 });
+    endSpan(runSpan);
   };
   const setResult = (totals: RunTotals, state: Partial<AgentGraphState>, produced: BaseMessage[], producedBy: string[], pendingApprovals: ApprovalInterrupt['calls']) => {
     result = {

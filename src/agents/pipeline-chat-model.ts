@@ -79,12 +79,25 @@ export class PipelineChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    const message = await this.#merge(messages, options, runManager);
+    return { generations: [{ message, text: typeof message.content === 'string' ? message.content : '' }] };
+  }
+
+  /**
+   * The answer, without LangChain's invoke machinery: the runtime's own call. `invoke`
+   * builds callback managers and a langsmith run tree per call (a third of a plain turn's
+   * CPU) for tracing Junction does with its own spans; the pipeline already has the signal.
+   */
+  respond(messages: BaseMessage[]): Promise<AIMessage> {
+    return this.#merge(messages, {} as this['ParsedCallOptions']);
+  }
+
+  async #merge(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<AIMessage> {
     let merged: AIMessageChunk | undefined;
     for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
       merged = merged ? merged.concat(chunk.message as AIMessageChunk) : (chunk.message as AIMessageChunk);
     }
-    const message = merged ? toAIMessage(merged) : new AIMessage('');
-    return { generations: [{ message, text: typeof message.content === 'string' ? message.content : '' }] };
+    return merged ? toAIMessage(merged) : new AIMessage('');
   }
 }
 

@@ -62,6 +62,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       return undefined;
     },
     isServerTool: (name) => serverTools.some((tool) => tool.name === name),
+    hasServerTools: serverTools.length > 0,
     initialMessages: async () => [...request.history, ...request.input].map(toLangChainMessage),
     retrieve: async (given) => {
       const emit = scope.emit ?? given;
@@ -113,7 +114,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
         },
       });
       try {
-        return (await model.invoke(messages, { signal })) as AIMessage;
+        return await model.respond(messages);
       } catch (error) {
         if (deadline?.aborted && !context.signal.aborted) return new AIMessage({ content: partialText });
         throw error;

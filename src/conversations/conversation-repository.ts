@@ -171,9 +171,12 @@ export type AppendedMessages = {
  * is one round trip); the foreign keys (checked at statement end) reject a parent from
  * another conversation or a conversation that is gone.
  */
+/** A write to run within another statement: its SQL, with parameters numbered from `firstParam`. */
+export type StatementPart = (firstParam: number) => { sql: string; params: unknown[] };
+
 export async function appendMessages(
   db: Queryable,
-  chain: { conversationId: string; parentId: string | null; agentId: string | null; messages: readonly NewMessage[]; create?: NewConversation },
+  chain: { conversationId: string; parentId: string | null; agentId: string | null; messages: readonly NewMessage[]; create?: NewConversation; alongside?: StatementPart },
 ): Promise<AppendedMessages> {
   const params: unknown[] = [chain.conversationId];
   const create = chain.create;
@@ -207,12 +210,16 @@ export async function appendMessages(
   }
   if (rows.length === 0) return { messages: [], conversationCreatedAt: null, conversationUpdatedAt: null };
   // The UPDATE cannot see a row the same statement inserts: a new conversation's times come from its INSERT.
+  // Another write of the same turn, as a CTE of this statement: it commits with the messages or not at all.
+  const alongside = chain.alongside?.(params.length + 1);
+  if (alongside) params.push(...alongside.params);
   const created = create
     ? `created AS (INSERT INTO conversations (id, account_id, key_id, agent_id, title) VALUES ($1, $2, $3, $4, $5) RETURNING created_at, updated_at)`
     : `created AS (SELECT NULL::timestamptz AS created_at, NULL::timestamptz AS updated_at WHERE false)`;
   const result = await db.query<MessageRow & { conversation_created_at: Date | null; conversation_updated_at: Date | null }>(
     `WITH ${created},
-     touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING updated_at)
+     touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING updated_at)${alongside ? `,
+     alongside AS (${alongside.sql})` : ''}
      INSERT INTO conversation_messages AS m
        (id, conversation_id, parent_id, role, message, model, agent_id, response_id, input_tokens, output_tokens, cost_micros, metadata)
      VALUES ${rows.join(', ')}

@@ -15,6 +15,7 @@ import {
   listMessages,
   type NewMessage,
   newConversationId,
+  type StatementPart,
   type StoredMessage,
 } from './conversation-repository.ts';
 import { findResponseForContinuation, type StoredResponse } from './response-repository.ts';
@@ -135,11 +136,14 @@ export type RecordTurnInput = {
   messages: readonly NewMessage[];
   /** Runs in the same transaction after the messages are written (e.g. saving the response row). */
   withinTransaction?: (tx: Queryable, turn: RecordedTurn) => Promise<void>;
+  /** Another write in the messages' own statement (no transaction): one round trip for the whole turn. */
+  alongside?: StatementPart;
 };
 
 /**
  * Creates the conversation when new and appends the turn as one chain: one statement
- * (atomic on its own), inside a transaction only when `withinTransaction` adds writes.
+ * (atomic on its own, `alongside` included), inside a transaction only when
+ * `withinTransaction` adds writes.
  */
 export async function recordTurn(db: Database, input: RecordTurnInput): Promise<RecordedTurn> {
   const { continuation } = input;
@@ -155,6 +159,7 @@ export async function recordTurn(db: Database, input: RecordTurnInput): Promise<
       agentId,
       messages: input.messages,
       ...(continuation.isNew && { create: { owner, agentId, title } }),
+      ...(input.alongside && { alongside: input.alongside }),
     };
     const appended = await appendMessages(queryable, chain).catch((error: unknown) => {
       // The conversation (and the parent with it) was deleted while the turn ran.

@@ -105,19 +105,30 @@ const json = (value: unknown): string | null => (value === null || value === und
  * with the same id is left alone and the call returns undefined.
  */
 export async function saveResponse(db: Queryable, response: ResponseToSave): Promise<StoredResponse | undefined> {
-  const result = await db.query<ResponseRow>(
-    `INSERT INTO responses (id, account_id, key_id, agent_id, conversation_id, previous_response_id, last_message_id,
+  const upsert = responseUpsert(response, 1);
+  const result = await db.query<ResponseRow>(`${upsert.sql} RETURNING ${COLUMNS}`, upsert.params);
+  return result.rows[0] ? toStoredResponse(result.rows[0]) : undefined;
+}
+
+/**
+ * saveResponse's statement with its parameters numbered from `firstParam`, for a caller
+ * that writes it as part of a larger statement (a turn's messages and its response in
+ * one round trip).
+ */
+export function responseUpsert(response: ResponseToSave, firstParam: number): { sql: string; params: unknown[] } {
+  const p = (offset: number) => `$${firstParam + offset}`;
+  return {
+    sql: `INSERT INTO responses (id, account_id, key_id, agent_id, conversation_id, previous_response_id, last_message_id,
        status, model, request, output, usage, cost_micros, error, metadata, store, completed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12::jsonb, $13, $14::jsonb, $15::jsonb, $16, $17)
+     VALUES (${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}::jsonb, ${p(10)}::jsonb, ${p(11)}::jsonb, ${p(12)}::bigint, ${p(13)}::jsonb, ${p(14)}::jsonb, ${p(15)}::boolean, ${p(16)}::timestamptz)
      ON CONFLICT (id) DO UPDATE SET
        agent_id = EXCLUDED.agent_id, conversation_id = EXCLUDED.conversation_id,
        previous_response_id = EXCLUDED.previous_response_id, last_message_id = EXCLUDED.last_message_id,
        status = EXCLUDED.status, model = EXCLUDED.model, request = EXCLUDED.request, output = EXCLUDED.output,
        usage = EXCLUDED.usage, cost_micros = EXCLUDED.cost_micros, error = EXCLUDED.error,
        metadata = EXCLUDED.metadata, store = EXCLUDED.store, completed_at = EXCLUDED.completed_at
-     WHERE responses.account_id = EXCLUDED.account_id AND responses.key_id = EXCLUDED.key_id
-     RETURNING ${COLUMNS}`,
-    [
+     WHERE responses.account_id = EXCLUDED.account_id AND responses.key_id = EXCLUDED.key_id`,
+    params: [
       response.id,
       response.owner.accountId,
       response.owner.keyId,
@@ -136,8 +147,7 @@ export async function saveResponse(db: Queryable, response: ResponseToSave): Pro
       response.store ?? true,
       response.completedAt,
     ],
-  );
-  return result.rows[0] ? toStoredResponse(result.rows[0]) : undefined;
+  };
 }
 
 /** A stored response of `owner`; responses of other keys, and store:false ones, are not found. */

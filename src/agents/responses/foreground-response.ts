@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { newResponseId } from '../../conversations/response-repository.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
+import type { Queryable } from '../../store/database.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
@@ -77,9 +78,9 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
     const resource = responseResource(settings, state({ status, completedAt: status === 'completed' ? unixNow() : null, output: encoder.output, usage, error: null, incompleteReason }));
     const approvals = approvalItems(resource.output);
     if (settings.store) {
-      await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result }, async (tx) => {
-        if (approvals.length > 0) await recordPause(tx, { threadId: result.threadId, responseId: id, owner, agentId: agent.id, items: approvals });
-      });
+      // A paused run records its pause in the same transaction; an answered one needs no transaction.
+      const recordThePause = approvals.length > 0 ? (tx: Queryable) => recordPause(tx, { threadId: result.threadId, responseId: id, owner, agentId: agent.id, items: approvals }) : undefined;
+      await storeFinishedResponse(deps.db, storeEntry(resource, result.costMicros), { input: turn.messages, result }, recordThePause);
     } else {
       if (approvals.length > 0) await deps.runtime.checkpointer?.deleteThread(result.threadId); // unstored: nothing can name it to resume
       request.remembered?.remember(id, { agentId: agent.id, history: [...continuation.history, ...turn.messages, ...result.messages], output: resource.output });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Continuation, recordTurn } from '../../conversations/conversation-service.ts';
-import type { ConversationOwner, NewMessage } from '../../conversations/conversation-repository.ts';
-import { saveResponse, type StoredResponse } from '../../conversations/response-repository.ts';
+import { type ConversationOwner, type NewMessage, newMessageId } from '../../conversations/conversation-repository.ts';
+import { responseUpsert, saveResponse, type StoredResponse } from '../../conversations/response-repository.ts';
 import type { ModelMessage } from '../../core/model-types.ts';
 import type { Database, Queryable } from '../../store/database.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
@@ -11,7 +11,7 @@ import type { ResponseResource, ResponseSettings } from './response-resource.ts'
 /**
  * Responses in the conversation tree. A finished response appends its turn (the new
  * input, then every message the run produced, each tagged with the response id) and
- * saves the response row in the same transaction, its `last_message_id` being where a
+ * saves the response row in the same statement (or transaction), its `last_message_id` being where a
  * `previous_response_id` continues. A failed response is saved without messages, so
  * it can be read but not continued.
  *
@@ -49,19 +49,23 @@ export async function storeFinishedResponse(
   /** More work for the same transaction (a background run's fenced finish). */
   alsoWithin?: (tx: Queryable) => Promise<void>,
 ): Promise<void> {
-  const { resource } = entry;
+  const messages = turnMessages(turn.input, turn.result, entry.resource.id);
+  const saved = (lastMessageId: string) => ({ ...row(entry), model: turn.result.model, conversationId: entry.continuation.conversation.id, lastMessageId });
+  if (!alsoWithin) {
+    // The usual case, a foreground response: the turn and its row in one statement (one
+    // round trip, no transaction). The messages' ids are chosen here so the row can name the last.
+    const withIds = messages.map((message) => ({ ...message, id: newMessageId() }));
+    const lastMessageId = (withIds.at(-1) as { id: string }).id;
+    await recordTurn(db, { continuation: entry.continuation, agentId: entry.agentId, messages: withIds, alongside: (first) => responseUpsert(saved(lastMessageId), first) });
+    return;
+  }
   await recordTurn(db, {
     continuation: entry.continuation,
     agentId: entry.agentId,
-    messages: turnMessages(turn.input, turn.result, resource.id),
+    messages,
     withinTransaction: async (tx, recorded) => {
-      await saveResponse(tx, {
-        ...row(entry),
-        model: turn.result.model,
-        conversationId: recorded.conversation.id,
-        lastMessageId: recorded.lastMessageId,
-      });
-      await alsoWithin?.(tx);
+      await saveResponse(tx, saved(recorded.lastMessageId));
+      await alsoWithin(tx);
     },
   });
 }

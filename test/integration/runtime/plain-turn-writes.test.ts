@@ -4,7 +4,8 @@ import { engineName } from '../../support/test-database.ts';
 
 /**
  * What a plain agent turn (one model step, no tools, no pause) writes before it answers:
- * its conversation in ONE statement (conversation, messages and updated_at together),
+ * its conversation in ONE statement (conversation, messages and updated_at together, and
+ * on /responses the response row too),
  * and no checkpoint at all (a finished foreground run's checkpoints are dropped unwritten).
  * The turn's cost on PGlite is mostly statements, so this keeps the overhead down.
  */
@@ -23,18 +24,7 @@ describe(`a plain agent turn on ${engineName()}`, () => {
     await send('warm up'); // leases, caches, lazily loaded runtime
     await gateway.settle();
 
-    const db = gateway.services.db;
-    const statements: string[] = [];
-    const original = db.query.bind(db);
-    const originalTransaction = db.transaction.bind(db);
-    db.query = ((sql: string, params?: unknown[]) => {
-      statements.push(sql);
-      return original(sql, params);
-    }) as typeof db.query;
-    db.transaction = ((work: Parameters<typeof db.transaction>[0]) => {
-      statements.push('transaction');
-      return originalTransaction(work);
-    }) as typeof db.transaction;
+    const { statements, stop } = recordStatements(gateway);
     try {
       const first = await send('a new conversation');
       expect(first.statusCode).toBe(200);
@@ -43,11 +33,9 @@ describe(`a plain agent turn on ${engineName()}`, () => {
       expect(next.statusCode).toBe(200);
       await new Promise((resolve) => setImmediate(resolve)); // deletions run off the answer's path
     } finally {
-      db.query = original;
-      db.transaction = originalTransaction;
+      stop();
     }
-    // Settlement's group commit (usage rows, spend) is written off the answer's path: not counted.
-    const writes = statements.filter((sql) => /\b(INSERT INTO|UPDATE|DELETE FROM)\b|^transaction$/.test(sql) && !sql.includes('jsonb_to_recordset'));
+    const writes = turnWrites(statements);
     expect(writes.filter((sql) => sql.includes('conversation_messages'))).toHaveLength(2);
     expect(writes.filter((sql) => sql.includes('agent_checkpoint') || sql === 'transaction')).toEqual([]);
     expect(writes).toHaveLength(2);
@@ -58,4 +46,62 @@ describe(`a plain agent turn on ${engineName()}`, () => {
     expect(JSON.stringify(tree.json())).toContain('the next turn');
     expect(tree.json()).toMatchObject({ id: conversationId, title: 'a new conversation' });
   });
+
+  it('on /responses, writes the turn and its response row in one statement, and the response reads back and continues', async () => {
+    const gateway = runtime.gateway;
+    const send = (input: string, previous?: string) =>
+      gateway.app.inject({ method: 'POST', url: '/agents/v1/responses', headers: runtime.headers(), payload: { model: 'echo', input, ...(previous && { previous_response_id: previous }) } });
+    await send('warm up');
+    await gateway.settle();
+    const { statements, stop } = recordStatements(gateway);
+    let first;
+    let next;
+    try {
+      first = await send('first words');
+      expect(first.statusCode).toBe(200);
+      next = await send('second words', first.json<{ id: string }>().id);
+      expect(next.statusCode).toBe(200);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      stop();
+    }
+    const writes = turnWrites(statements);
+    expect(writes).toHaveLength(2);
+    for (const sql of writes) {
+      expect(sql).toContain('INSERT INTO conversation_messages');
+      expect(sql).toContain('INSERT INTO responses');
+    }
+    const stored = await gateway.app.inject({ url: `/agents/v1/responses/${next.json<{ id: string }>().id}`, headers: runtime.headers() });
+    expect(stored.statusCode).toBe(200);
+    expect(stored.json()).toMatchObject({ status: 'completed', previous_response_id: first.json<{ id: string }>().id });
+    // The continuation saw the first turn: the upstream got both user messages.
+    const upstreamMessages = (gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> }).messages;
+    expect(upstreamMessages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['first words', 'second words']);
+  });
 });
+
+/** Every statement and transaction the store runs until `stop()`. */
+function recordStatements(gateway: typeof runtime.gateway) {
+  const db = gateway.services.db;
+  const statements: string[] = [];
+  const original = db.query.bind(db);
+  const originalTransaction = db.transaction.bind(db);
+  db.query = ((sql: string, params?: unknown[]) => {
+    statements.push(sql);
+    return original(sql, params);
+  }) as typeof db.query;
+  db.transaction = ((work: Parameters<typeof db.transaction>[0]) => {
+    statements.push('transaction');
+    return originalTransaction(work);
+  }) as typeof db.transaction;
+  return {
+    statements,
+    stop: () => {
+      db.query = original;
+      db.transaction = originalTransaction;
+    },
+  };
+}
+
+/** Writes on the answer's path: settlement's group commit (usage rows, spend) is written off it, so not counted. */
+const turnWrites = (statements: string[]) => statements.filter((sql) => /\b(INSERT INTO|UPDATE|DELETE FROM)\b|^transaction$/.test(sql) && !sql.includes('jsonb_to_recordset'));
