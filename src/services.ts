@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { loggerOptions } from './http/logger-options.ts';
 import { type Account, ensureDefaultAccount } from './accounts/account-repository.ts';
@@ -178,7 +178,9 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     // REDIS_URL: rate-limit windows shared by every process (else one window per process).
     let redis = options.redis;
     if (!redis && config.redisUrl) {
-      const client = new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 2, lazyConnect: false });
+      // Loaded only when configured: most deployments have no Redis, and the client costs start-up time and memory.
+      const { Redis: RedisClient } = await import('ioredis');
+      const client = new RedisClient(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 2, lazyConnect: false });
       client.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection problem'));
       redis = client;
       stops.push(async () => {

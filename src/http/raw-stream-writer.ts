@@ -17,14 +17,19 @@ export const openStreams = (): number => open;
 /**
  * A streamed response written on the raw socket: headers once (with the request id
  * and any rate-limit headers already set on the reply), then text, respecting
- * backpressure. Writes made in one event-loop turn are corked into one syscall.
- * Writes after the client left are dropped quietly. A client that reads nothing for
- * the stream idle timeout is cut off: a slow reader cannot pin the stream's memory
- * (and its upstream call) for ever; the pipeline then bills it as client_closed.
+ * backpressure. Text written in one event-loop turn (the frames of one upstream read)
+ * goes out as ONE write at the turn's end: one HTTP chunk and one syscall, not a chunk
+ * header, body and trailer per frame. Writes after the client left are dropped quietly.
+ * A client that reads nothing for the stream idle timeout is cut off: a slow reader
+ * cannot pin the stream's memory (and its upstream call) for ever; the pipeline then
+ * bills it as client_closed.
  */
 export class RawStreamWriter {
   readonly #reply: FastifyReply;
-  #corked = false;
+  /** Text of this turn not yet written (sent by #flush at the turn's end). */
+  #batch: string | undefined;
+  /** Pending while the socket is full: the next write waits for it (backpressure one batch late). */
+  #drained: Promise<void> | undefined;
 
   constructor(reply: FastifyReply, headers: OutgoingHttpHeaders, status = 200) {
     this.#reply = reply;
@@ -43,42 +48,55 @@ export class RawStreamWriter {
     return this.#reply.raw.destroyed || this.#reply.raw.writableEnded;
   }
 
-  async write(text: string | Uint8Array): Promise<void> {
+  async write(data: string | Uint8Array): Promise<void> {
+    if (this.#drained) await this.#drained;
     if (this.closed) return;
-    const raw = this.#reply.raw;
-    // Frames produced from one upstream read go out together: cork on the first write
-    // of this turn, uncork once the turn's other writes ran.
-    if (!this.#corked) {
-      this.#corked = true;
-      raw.cork();
-      setImmediate(() => {
-        this.#corked = false;
-        raw.uncork();
-      });
+    if (typeof data !== 'string') {
+      // Bytes (a pass-through body) go as they came, after any text before them.
+      this.#flush();
+      this.#send(data);
+    } else if (this.#batch === undefined) {
+      this.#batch = data;
+      setImmediate(this.#flush);
+    } else {
+      this.#batch += data;
     }
-    if (raw.write(text)) return;
+  }
+
+  /** Aborts the response (the body broke off: the client must not see a clean end). */
+  destroy(): void {
+    this.#batch = undefined;
+    this.#reply.raw.destroy();
+  }
+
+  end(text?: string): void {
+    const tail = (this.#batch ?? '') + (text ?? '');
+    this.#batch = undefined;
+    if (this.closed) return;
+    this.#reply.raw.end(tail === '' ? undefined : tail);
+  }
+
+  readonly #flush = (): void => {
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (batch !== undefined && !this.closed) this.#send(batch);
+  };
+
+  #send(data: string | Uint8Array): void {
+    const raw = this.#reply.raw;
+    if (raw.write(data) || this.#drained) return;
     const idleTimeoutMs = this.#reply.server.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-    await new Promise<void>((done) => {
+    this.#drained = new Promise<void>((done) => {
       const timer = setTimeout(() => raw.destroy(), idleTimeoutMs);
       const finish = () => {
         clearTimeout(timer);
         raw.off('drain', finish);
         raw.off('close', finish);
+        this.#drained = undefined;
         done();
       };
       raw.once('drain', finish);
       raw.once('close', finish);
     });
-  }
-
-  /** Aborts the response (the body broke off: the client must not see a clean end). */
-  destroy(): void {
-    this.#reply.raw.destroy();
-  }
-
-  end(text?: string): void {
-    if (this.closed) return;
-    this.#reply.raw.end(text);
-    if (this.#corked) this.#reply.raw.uncork();
   }
 }

@@ -37,6 +37,10 @@ export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Pro
  * A changed file that was already applied is an error: migrations are forward-only.
  */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const migrations = await readMigrations(dir);
+  // Every start of an existing store lands here: one read settles it without the lock
+  // and a transaction per file (nothing pending, nothing to race for).
+  if (await allApplied(db, migrations)) return [];
   await db.transaction(async (tx) => {
     await tx.query(SCHEMA_LOCK_SQL);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -44,7 +48,7 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
       applied_at timestamptz NOT NULL DEFAULT now())`);
   });
   const applied: string[] = [];
-  for (const migration of await readMigrations(dir)) {
+  for (const migration of migrations) {
     const done = await db.transaction(async (tx) => {
       await tx.query(SCHEMA_LOCK_SQL);
       const existing = await tx.query<{ checksum: string }>(
@@ -69,4 +73,25 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
     if (done) applied.push(migration.name);
   }
   return applied;
+}
+
+/**
+ * Whether every file is already applied, unchanged (a changed one is the same error as
+ * below). False when the table does not exist yet: a new store takes the locked path.
+ */
+async function allApplied(db: Database, migrations: Migration[]): Promise<boolean> {
+  let rows: Array<{ version: number; checksum: string }>;
+  try {
+    rows = (await db.query<{ version: number; checksum: string }>('SELECT version, checksum FROM schema_migrations')).rows;
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && 'code' in error && error.code === '42P01') return false; // undefined_table
+    throw error;
+  }
+  const applied = new Map(rows.map((row) => [row.version, row.checksum]));
+  for (const migration of migrations) {
+    const checksum = applied.get(migration.version);
+    if (checksum === undefined) return false;
+    if (checksum !== migration.checksum) throw new Error(`migration ${migration.name} was changed after it was applied (checksum mismatch)`);
+  }
+  return true;
 }

@@ -102,4 +102,24 @@ describe('mapChatStream', () => {
       upstreamMessage: 'The server had an error while processing your request. Sorry about that!',
     });
   });
+
+  it('skips chunks of shapes it does not know, whichever check sees them, and keeps vendor extras', async () => {
+    const frames = [
+      { id: 'c1', model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'kept' }, finish_reason: null }], system_fingerprint: 'fp', service_tier: 'default' },
+      { id: 'c1', choices: [{ index: 0, delta: { content: 42 } }] },
+      { id: 'c1', choices: [{ index: 0, delta: ['content'] }] },
+      { id: 'c1', choices: { 0: { delta: { content: 'not an array' } } } },
+      { id: 7, choices: [{ index: 0, delta: { content: 'bad id' } }] },
+      { id: 'c1', choices: [[{ delta: { content: 'nested' } }]] },
+      { id: 'c1', choices: [{ index: 0, delta: null, finish_reason: 'length' }] },
+    ];
+    const body = `${frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join('')}data: [DONE]\n\n`;
+    const events: ModelStreamEvent[] = [];
+    for await (const event of mapChatStream(readSseEvents([new TextEncoder().encode(body)]))) events.push(event);
+    expect(events).toEqual([
+      { type: 'response-metadata', id: 'c1', model: 'm' },
+      { type: 'text-delta', delta: 'kept' },
+      { type: 'finish', finishReason: { unified: 'length', raw: 'length' } },
+    ]);
+  });
 });
