@@ -5,7 +5,8 @@
  * through the gateway (`/v1/chat/completions`), then the same model as a plain agent
  * (`echo`) and as an agent with knowledge retrieval (`librarian`, full text over the
  * example handbook) on both agent endpoints, with their default storage (the chat
- * conversation and the stored response are written; checkpoints as shipped). Kinds
+ * conversation and the stored response are written; checkpoints as shipped), and the
+ * plain responses turn once more with `store: false` (the runtime without the write). Kinds
  * alternate in rounds (the machine is shared). Overhead = an agent kind's p50 minus
  * the gateway call's p50.
  *
@@ -39,6 +40,8 @@ const KINDS: Kind[] = [
   { name: 'gateway', path: '/v1/chat/completions', key: 'model', body: (turn) => ({ model: 'openai/test-echo', messages: [{ role: 'user', content: `${QUESTION} ${turn}` }] }) },
   { name: 'chat plain', path: '/agents/v1/chat/completions', key: 'agent', body: (turn) => ({ model: 'echo', messages: [{ role: 'user', content: `${QUESTION} ${turn}` }] }) },
   { name: 'responses plain', path: '/agents/v1/responses', key: 'agent', body: (turn) => ({ model: 'echo', input: `${QUESTION} ${turn}` }) },
+  // The same turn with nothing stored: what the runtime adds, apart from the durable write of the turn.
+  { name: 'responses plain unstored', path: '/agents/v1/responses', key: 'agent', body: (turn) => ({ model: 'echo', input: `${QUESTION} ${turn}`, store: false }) },
   { name: 'chat knowledge', path: '/agents/v1/chat/completions', key: 'agent', body: (turn) => ({ model: 'librarian', messages: [{ role: 'user', content: `${QUESTION} ${turn}` }] }) },
   { name: 'responses knowledge', path: '/agents/v1/responses', key: 'agent', body: (turn) => ({ model: 'librarian', input: `${QUESTION} ${turn}` }) },
 ];

@@ -115,7 +115,10 @@ describe('mapChatStream', () => {
     ];
     const body = `${frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join('')}data: [DONE]\n\n`;
     const events: ModelStreamEvent[] = [];
-    for await (const event of mapChatStream(readSseEvents([new TextEncoder().encode(body)]))) events.push(event);
+    const bytes = async function* () {
+      yield new TextEncoder().encode(body);
+    };
+    for await (const event of mapChatStream(readSseEvents(bytes()))) events.push(event);
     expect(events).toEqual([
       { type: 'response-metadata', id: 'c1', model: 'm' },
       { type: 'text-delta', delta: 'kept' },
