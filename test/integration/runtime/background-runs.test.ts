@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitForBackgroundResponse } from '../../support/background-response.ts';
 import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
@@ -18,14 +19,7 @@ const retrieve = async (id: string, query = '') => {
   const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/${id}${query}`, { headers: runtime.headers() });
   return { status: response.status, text: await response.text() };
 };
-async function settled(id: string): Promise<Resource> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const resource = JSON.parse((await retrieve(id)).text) as Resource;
-    if (resource.status !== 'queued' && resource.status !== 'in_progress') return resource;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the run did not end');
-}
+const settled = (id: string) => waitForBackgroundResponse<Resource>(runtime.gateway.baseUrl, runtime.headers(), id);
 const eventsOf = (text: string) =>
   text
     .split('\n\n')

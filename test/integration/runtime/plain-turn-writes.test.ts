@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
+import { recordStatements } from '../../support/statement-recorder.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /**
@@ -24,7 +25,7 @@ describe(`a plain agent turn on ${engineName()}`, () => {
     await send('warm up'); // leases, caches, lazily loaded runtime
     await gateway.settle();
 
-    const { statements, stop } = recordStatements(gateway);
+    const { statements, stop } = recordStatements(gateway.services.db);
     try {
       const first = await send('a new conversation');
       expect(first.statusCode).toBe(200);
@@ -53,7 +54,7 @@ describe(`a plain agent turn on ${engineName()}`, () => {
       gateway.app.inject({ method: 'POST', url: '/agents/v1/responses', headers: runtime.headers(), payload: { model: 'echo', input, ...(previous && { previous_response_id: previous }) } });
     await send('warm up');
     await gateway.settle();
-    const { statements, stop } = recordStatements(gateway);
+    const { statements, stop } = recordStatements(gateway.services.db);
     let first;
     let next;
     try {
@@ -79,29 +80,6 @@ describe(`a plain agent turn on ${engineName()}`, () => {
     expect(upstreamMessages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['first words', 'second words']);
   });
 });
-
-/** Every statement and transaction the store runs until `stop()`. */
-function recordStatements(gateway: typeof runtime.gateway) {
-  const db = gateway.services.db;
-  const statements: string[] = [];
-  const original = db.query.bind(db);
-  const originalTransaction = db.transaction.bind(db);
-  db.query = ((sql: string, params?: unknown[]) => {
-    statements.push(sql);
-    return original(sql, params);
-  }) as typeof db.query;
-  db.transaction = ((work: Parameters<typeof db.transaction>[0]) => {
-    statements.push('transaction');
-    return originalTransaction(work);
-  }) as typeof db.transaction;
-  return {
-    statements,
-    stop: () => {
-      db.query = original;
-      db.transaction = originalTransaction;
-    },
-  };
-}
 
 /** Writes on the answer's path: settlement's group commit (usage rows, spend) is written off it, so not counted. */
 const turnWrites = (statements: string[]) => statements.filter((sql) => /\b(INSERT INTO|UPDATE|DELETE FROM)\b|^transaction$/.test(sql) && !sql.includes('jsonb_to_recordset'));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitForBackgroundResponse } from '../../support/background-response.ts';
 import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
@@ -18,14 +19,6 @@ const post = async (body: Record<string, unknown>) => {
   return { status: response.status, text: await response.text() };
 };
 const get = async (id: string, query = '') => (await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses/${id}${query}`, { headers: runtime.headers() })).text();
-async function settled(id: string): Promise<Resource> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const resource = JSON.parse(await get(id)) as Resource;
-    if (resource.status !== 'queued' && resource.status !== 'in_progress') return resource;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the background run did not end');
-}
 /** Event types in order, and the resource each terminal event carries. */
 const eventsOf = (text: string) =>
   text
@@ -44,7 +37,7 @@ describe(`a one-step agent on ${engineName()}`, () => {
 
     const queued = await post({ model: 'plain', input: 'same words', background: true });
     expect(queued.status).toBe(200);
-    const background = await settled((JSON.parse(queued.text) as Resource).id);
+    const background = await waitForBackgroundResponse<Resource>(runtime.gateway.baseUrl, runtime.headers(), (JSON.parse(queued.text) as Resource).id);
     expect(background.status).toBe('completed');
     const backgroundEvents = eventsOf(await get(background.id, '?stream=true'));
 

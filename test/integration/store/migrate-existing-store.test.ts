@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/store/database.ts';
 import { migrate } from '../../../src/store/migrate.ts';
 import { openDatabase } from '../../../src/store/open-database.ts';
+import { recordStatements } from '../../support/statement-recorder.ts';
 import { engineName, freshStorage } from '../../support/test-database.ts';
 
 /**
@@ -33,22 +34,11 @@ describe(`migrate on an existing store (${engineName()})`, () => {
   it('applies new files once, then starts again with one read and no transaction', async () => {
     expect(await migrate(db, dir)).toEqual(['0001_first', '0002_second']);
 
-    const statements: string[] = [];
-    const query = db.query.bind(db);
-    const transaction = db.transaction.bind(db);
-    db.query = ((sql: string, params?: unknown[]) => {
-      statements.push(sql);
-      return query(sql, params);
-    }) as typeof db.query;
-    db.transaction = ((work: Parameters<typeof db.transaction>[0]) => {
-      statements.push('transaction');
-      return transaction(work);
-    }) as typeof db.transaction;
+    const { statements, stop } = recordStatements(db);
     try {
       expect(await migrate(db, dir)).toEqual([]);
     } finally {
-      db.query = query;
-      db.transaction = transaction;
+      stop();
     }
     expect(statements).toEqual(['SELECT version, checksum FROM schema_migrations']);
   });
