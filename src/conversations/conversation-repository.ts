@@ -164,6 +164,9 @@ export type AppendedMessages = {
   conversationUpdatedAt: Date | null;
 };
 
+/** A write to run within another statement: its SQL, with parameters numbered from `firstParam`. */
+export type StatementPart = (firstParam: number) => { sql: string; params: unknown[] };
+
 /**
  * Appends `messages` as a chain under `parentId` (null only for a new conversation's
  * root), creating the conversation first when `create` is given, and bumps its
@@ -171,9 +174,6 @@ export type AppendedMessages = {
  * is one round trip); the foreign keys (checked at statement end) reject a parent from
  * another conversation or a conversation that is gone.
  */
-/** A write to run within another statement: its SQL, with parameters numbered from `firstParam`. */
-export type StatementPart = (firstParam: number) => { sql: string; params: unknown[] };
-
 export async function appendMessages(
   db: Queryable,
   chain: { conversationId: string; parentId: string | null; agentId: string | null; messages: readonly NewMessage[]; create?: NewConversation; alongside?: StatementPart },
@@ -209,10 +209,10 @@ export async function appendMessages(
     parentId = id;
   }
   if (rows.length === 0) return { messages: [], conversationCreatedAt: null, conversationUpdatedAt: null };
-  // The UPDATE cannot see a row the same statement inserts: a new conversation's times come from its INSERT.
   // Another write of the same turn, as a CTE of this statement: it commits with the messages or not at all.
   const alongside = chain.alongside?.(params.length + 1);
   if (alongside) params.push(...alongside.params);
+  // The UPDATE cannot see a row the same statement inserts: a new conversation's times come from its INSERT.
   const created = create
     ? `created AS (INSERT INTO conversations (id, account_id, key_id, agent_id, title) VALUES ($1, $2, $3, $4, $5) RETURNING created_at, updated_at)`
     : `created AS (SELECT NULL::timestamptz AS created_at, NULL::timestamptz AS updated_at WHERE false)`;
