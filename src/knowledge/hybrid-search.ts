@@ -1,6 +1,7 @@
 import type { Database } from '../store/database.ts';
 import { embedChecked, type Embedder, toVectorLiteral } from './embedder.ts';
-import { type ChunkMatch, listIndexedCollections, searchByText, searchByVector } from './knowledge-repository.ts';
+import { searchByText } from './full-text-search.ts';
+import { type ChunkMatch, listIndexedCollections, searchByVector } from './knowledge-repository.ts';
 
 export type KnowledgeHit = {
   chunkId: number;

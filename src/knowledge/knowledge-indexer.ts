@@ -13,6 +13,7 @@ import {
   type StoredEmbedding,
   upsertCollection,
 } from './knowledge-repository.ts';
+import { refreshLexemeStatistics, STATISTICS_REFRESH_CHUNKS } from './lexeme-frequencies.ts';
 import { type KnowledgeDocument, listCollections, loadCollection } from './load-documents.ts';
 import { type KnowledgeChunk, splitDocument, type SplitOptions } from './split-documents.ts';
 
@@ -74,11 +75,18 @@ export async function indexKnowledge(options: IndexOptions): Promise<IndexReport
     }
   }
   const collections: CollectionReport[] = [];
-  for (const name of names) collections.push(await indexCollection(options, name));
+  let chunksWritten = 0;
+  for (const name of names) {
+    const indexed = await indexCollection(options, name);
+    collections.push(indexed.report);
+    chunksWritten += indexed.chunksWritten;
+  }
+  if (chunksWritten >= STATISTICS_REFRESH_CHUNKS) await refreshLexemeStatistics(db);
   return { collections, collectionsRemoved };
 }
 
-async function indexCollection(options: IndexOptions, collection: string): Promise<CollectionReport> {
+/** One collection's report, and the chunks it wrote (the statistics refresh goes by them). */
+async function indexCollection(options: IndexOptions, collection: string): Promise<{ report: CollectionReport; chunksWritten: number }> {
   const { db, accountId, embedder } = options;
   const batchSize = Math.max(1, options.batchSize ?? 64);
   const documents = await loadCollection(options.rootDir, collection);
@@ -87,6 +95,7 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
 
   const progress: IndexProgress = { collection, documentsDone: 0, documentsTotal: documents.length, chunksEmbedded: 0, chunksReused: 0 };
   let chunksTotal = 0;
+  let chunksWritten = 0;
   const report = () => options.onProgress?.({ ...progress });
   report();
 
@@ -101,7 +110,10 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
       if (!next) return;
       if (!next.unchanged && embedder && next.chunks.some((chunk) => !vectors.has(chunk.contentHash))) return;
       waiting.shift();
-      if (!next.unchanged) await writeDocument(options, next, vectors);
+      if (!next.unchanged) {
+        await writeDocument(options, next, vectors);
+        chunksWritten += next.chunks.length;
+      }
       progress.documentsDone += 1;
       report();
     }
@@ -150,7 +162,8 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
 
   const removed = [...stored.values()];
   await deleteDocuments(db, accountId, removed.map((document) => document.id));
-  return { ...progress, documentsRemoved: removed.length, chunksTotal };
+  chunksWritten += removed.reduce((sum, document) => sum + document.chunkCount, 0);
+  return { report: { ...progress, documentsRemoved: removed.length, chunksTotal }, chunksWritten };
 }
 
 /**

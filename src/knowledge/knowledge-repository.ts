@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../store/database.ts';
+import { DEFAULT_EF_SEARCH } from '../store/vector-session-settings.ts';
 
 /**
  * All SQL of the knowledge subsystem. Every statement filters on account_id: the
@@ -163,34 +164,37 @@ export async function countChunks(
   return result.rows[0] ?? { chunks: 0, embedded: 0, documents: 0 };
 }
 
-type MatchRow = Omit<ChunkMatch, 'score'> & { score: number | string };
-const toMatch = (row: MatchRow): ChunkMatch => ({ ...row, score: Number(row.score) });
+export type MatchRow = Omit<ChunkMatch, 'score'> & { score: number | string };
+export const toMatch = (row: MatchRow): ChunkMatch => ({ ...row, score: Number(row.score) });
 const MATCH_COLUMNS = 'id, collection, path, title, heading, content';
 
 /**
  * Nearest chunks by cosine distance. The distance expression repeats the index's cast
  * and the `dims = N` predicate so the partial HNSW index for that size is chosen
- * (checked with EXPLAIN on PostgreSQL 15 and PGlite). Iterative scan keeps returning
- * candidates when the account/collection filter rejects the first ones the graph
- * offers; relaxed order is fine because the caller only uses the rank.
+ * (checked with EXPLAIN on PostgreSQL 15 and PGlite). Iterative scan, on in every
+ * session of both engines, keeps returning candidates when the account/collection
+ * filter rejects the first ones the graph offers.
  */
 export async function searchByVector(
   db: Database,
   scope: SearchScope & { embeddingModel: string; vector: string; dims: number },
 ): Promise<ChunkMatch[]> {
   const distance = distanceExpression(scope.dims);
-  return db.transaction(async (tx) => {
-    await tx.query(
-      `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-      [String(Math.min(1000, Math.max(40, scope.limit)))],
-    );
-    const result = await tx.query<MatchRow>(
+  const search = async (queryable: Queryable) => {
+    const result = await queryable.query<MatchRow>(
       `SELECT ${MATCH_COLUMNS}, ${distance} AS score FROM knowledge_chunks
        WHERE dims = ${scope.dims} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
        ORDER BY ${distance} LIMIT $5`,
       [scope.vector, scope.accountId, scope.collections, scope.embeddingModel, scope.limit],
     );
     return result.rows.map(toMatch).sort((a, b) => a.score - b.score || a.id - b.id);
+  };
+  // Iterative scan is on in every session (vector-session-settings.ts); only a search for
+  // more rows than the default candidate list holds needs a larger one, set for its transaction.
+  if (scope.limit <= DEFAULT_EF_SEARCH) return search(db);
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, scope.limit))]);
+    return search(tx);
   });
 }
 
@@ -200,102 +204,4 @@ function distanceExpression(dims: number): string {
   if (HNSW_VECTOR_DIMENSIONS.includes(dims)) return `embedding::vector(${dims}) <=> $1::vector(${dims})`;
   if (HNSW_HALFVEC_DIMENSIONS.includes(dims)) return `embedding::halfvec(${dims}) <=> $1::halfvec(${dims})`;
   return 'embedding <=> $1::vector';
-}
-
-/** Question words full-text search considers (the first ones): tiers combine them in pairs and triples. */
-const MAX_QUERY_LEXEMES = 10;
-/** Matches a tier ranks at most, besides the rows of the tier before it (a one-word question's first tier is every chunk with that word). */
-const TIER_SAMPLE = 1000;
-
-/** The tiers, strictest first; each is a tsquery over the question's lexemes (NULL: matches nothing). */
-const TIERS = [
-  ['every_word', `(SELECT string_agg(quoted, ' & ')::tsquery FROM lexemes)`],
-  ['three_words', `(SELECT string_agg(a.quoted || ' & ' || b.quoted || ' & ' || c.quoted, ' | ')::tsquery FROM lexemes a JOIN lexemes b ON a.quoted < b.quoted JOIN lexemes c ON b.quoted < c.quoted)`],
-  ['two_words', `(SELECT string_agg(a.quoted || ' & ' || b.quoted, ' | ')::tsquery FROM lexemes a JOIN lexemes b ON a.quoted < b.quoted)`],
-  ['any_word', `(SELECT string_agg(quoted, ' | ')::tsquery FROM lexemes)`],
-] as const;
-
-/**
- * One tier: the tier before's rows (if any) plus at most TIER_SAMPLE of this tier's matches, ranked,
- * best `limit` kept. Behind a one-time filter, it runs only when every tier before it
- * found fewer than `limit`, which PostgreSQL checks before scanning anything.
- */
-function tierSql(index: number): string {
-  const [name] = TIERS[index] ?? [];
-  const earlier = TIERS.slice(0, index).map(([tier]) => `(SELECT count(*) FROM ${tier}) < $4`);
-  const matches = `SELECT c.id, c.tsv FROM knowledge_chunks c, queries q
-           WHERE ${[...earlier, 'c.account_id = $2', 'c.collection = ANY($3::text[])', `c.tsv @@ q.${name}`].join(' AND ')}
-           LIMIT ${TIER_SAMPLE}`;
-  const previous = index === 0 ? '' : `SELECT id, score FROM ${TIERS[index - 1]?.[0]} UNION ALL `;
-  return `${name} AS MATERIALIZED (
-       SELECT id, max(score) AS score FROM (
-         ${previous}SELECT m.id, ts_rank(m.tsv, q.any_word) AS score FROM queries q, (${matches}) m
-       ) scored GROUP BY id ORDER BY score DESC, id LIMIT $4
-     )`;
-}
-
-/** Each tier holds the one before it, so the last tier that ran is the answer. */
-function widestTierSql(): string {
-  const names = TIERS.map(([name]) => name).reverse();
-  return names
-    .map((name, index) => `SELECT * FROM ${name}${index === 0 ? '' : ` WHERE ${names.slice(0, index).map((wider) => `NOT EXISTS (SELECT 1 FROM ${wider})`).join(' AND ')}`}`)
-    .join('\n       UNION ALL ');
-}
-
-const LEXEMES_SQL = `lexemes AS (
-       SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted
-       FROM unnest(to_tsvector('english', $1)) ORDER BY positions[1] LIMIT ${MAX_QUERY_LEXEMES}
-     )`;
-
-/**
- * A scope of at most TIER_SAMPLE chunks (the knowledge of most agents): every match
- * ranked, plain OR ranking, in a statement small enough to plan and start quickly (the
- * tiered one costs milliseconds of executor start-up even on a few chunks). For a larger
- * scope it returns one row with `large` set instead, and the tiers run.
- */
-const SMALL_SCOPE_SQL = `WITH ${LEXEMES_SQL}, scope_size AS (
-       SELECT coalesce(sum(chunk_count), 0) AS chunks FROM knowledge_documents WHERE account_id = $2 AND collection = ANY($3::text[])
-     ), query AS (SELECT (SELECT string_agg(quoted, ' | ')::tsquery FROM lexemes) AS any_word)
-     (SELECT c.id, c.collection, c.path, c.title, c.heading, c.content, ts_rank(c.tsv, q.any_word) AS score, false AS large
-      FROM knowledge_chunks c, query q
-      WHERE (SELECT chunks FROM scope_size) <= ${TIER_SAMPLE} AND c.account_id = $2 AND c.collection = ANY($3::text[]) AND c.tsv @@ q.any_word
-      ORDER BY score DESC, c.id LIMIT $4)
-     UNION ALL
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, true FROM scope_size WHERE chunks > ${TIER_SAMPLE}`;
-
-const FULL_TEXT_SQL = `WITH ${LEXEMES_SQL}, queries AS (
-       SELECT ${TIERS.map(([name, query]) => `${query} AS ${name}`).join(',\n              ')}
-     ), ${TIERS.map((_, index) => tierSql(index)).join(', ')}, widest_tier AS (
-       ${widestTierSql()}
-     )
-     SELECT c.id, c.collection, c.path, c.title, c.heading, c.content, t.score
-     FROM widest_tier t JOIN knowledge_chunks c ON c.id = t.id
-     ORDER BY t.score DESC, t.id`;
-
-/**
- * Full-text matches for a question, best first, in "minimum should match" tiers (as in
- * Lucene and Elasticsearch): chunks with every word of the question; when fewer than
- * `limit` have them, chunks with at least three; then two; then any. Ranking every
- * chunk that shares one common word with the question is what made search slow at
- * scale (tens of thousands of rows ranked per question at 100k chunks); a tier with
- * enough matches ranks only those, and every tier ranks at most TIER_SAMPLE of its own
- * matches (in storage order) besides the better ones of the tier before; the tiers are
- * one statement. A scope of at most TIER_SAMPLE chunks (the knowledge of most agents)
- * has every match ranked instead, plain OR ranking, by a smaller statement.
- *
- * The question's words become lexemes through the 'english' config (stemmed, stop words
- * and operator words dropped), the config of the generated `tsv` column, and are quoted
- * into tsquery syntax, so no input can make it a syntax error. Every tier ranks with
- * ts_rank over the any-word query: ts_rank adds a share per query word with diminishing
- * returns for repeats, so a chunk with more of the question's words wins over one
- * repeating a common word; cover density has no such notion and ranked a chunk saying
- * "device" ten times above the one about the "restocking fee". Title and heading
- * (weight A) count more than body text (B).
- */
-export async function searchByText(db: Queryable, scope: SearchScope & { question: string }): Promise<ChunkMatch[]> {
-  const params = [scope.question, scope.accountId, scope.collections, scope.limit];
-  const small = await db.query<MatchRow & { large: boolean }>(SMALL_SCOPE_SQL, params);
-  if (!small.rows.some((row) => row.large)) return small.rows.map(({ large: _large, ...row }) => toMatch(row));
-  const result = await db.query<MatchRow>(FULL_TEXT_SQL, params);
-  return result.rows.map(toMatch);
 }

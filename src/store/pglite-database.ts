@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './data-dir-lock.ts';
+import { VECTOR_SETTINGS } from './vector-session-settings.ts';
 import type { Database, NotificationHandler, Queryable, QueryResult } from './database.ts';
 
 const parsers = { [types.INT8]: (value: string) => Number(value) };
@@ -25,7 +26,7 @@ export async function openPgliteDatabase(dataDir: string): Promise<Database> {
       dataDir: inMemory ? undefined : dataDir,
       extensions: { vector },
       parsers,
-      postgresqlconf: `shared_buffers=${SHARED_BUFFERS}`,
+      postgresqlconf: `shared_buffers=${SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
     });
     await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
     return new PgliteDatabase(db, release);

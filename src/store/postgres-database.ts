@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { type Database, LOST_NOTIFICATIONS, type NotificationHandler, type Queryable, type QueryResult } from './database.ts';
+import { type Database, LOST_NOTIFICATIONS, type NotificationHandler, type Queryable, type QueryOptions, type QueryResult } from './database.ts';
 import { SCHEMA_LOCK_SQL } from './schema-lock.ts';
+import { VECTOR_SESSION_SETTINGS } from './vector-session-settings.ts';
 
 // int8 → number on this engine as on PGlite (money is integer micro-USD, well below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -8,7 +9,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 /** PostgreSQL (with pgvector) through a `pg` pool. */
 export async function openPostgresDatabase(connectionString: string, poolSize = 10): Promise<Database> {
   // A database that does not answer fails a request in 5 s (a 503), instead of holding it for ever.
-  const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    // Awaited before the pool hands the new connection out.
+    onConnect: async (client) => {
+      await client.query(VECTOR_SESSION_SETTINGS);
+    },
+  });
   // An idle pooled connection the server closed (restart, admin kill) is replaced on
   // next use; without this listener its error event would crash the process.
   pool.on('error', () => undefined);
@@ -36,6 +45,13 @@ async function ensureVectorExtension(pool: pg.Pool): Promise<void> {
   }
 }
 
+/** node-postgres prepares a named statement once per connection and reuses it by name. */
+const queryConfig = (sql: string, params: readonly unknown[], options: QueryOptions | undefined): pg.QueryConfig => ({
+  text: sql,
+  values: params as unknown[],
+  ...(options?.prepareAs ? { name: options.prepareAs } : {}),
+});
+
 const toResult = <Row>(result: pg.QueryResult): QueryResult<Row> => ({
   rows: result.rows as Row[],
   rowCount: result.rowCount ?? result.rows.length,
@@ -54,8 +70,8 @@ class PostgresDatabase implements Database {
     this.#connectionString = connectionString;
   }
 
-  async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-    return toResult<Row>(await this.#pool.query(sql, params as unknown[]));
+  async query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
+    return toResult<Row>(await this.#pool.query(queryConfig(sql, params, options)));
   }
 
   poolStats(): { total: number; idle: number; waiting: number } {
@@ -71,8 +87,8 @@ class PostgresDatabase implements Database {
     try {
       await client.query('BEGIN');
       const result = await work({
-        query: async <Row>(sql: string, params: readonly unknown[] = []) =>
-          toResult<Row>(await client.query(sql, params as unknown[])),
+        query: async <Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) =>
+          toResult<Row>(await client.query(queryConfig(sql, params, options))),
         exec: async (sql: string) => {
           await client.query(sql);
         },

@@ -1,4 +1,4 @@
-import type { Database } from '../../src/store/database.ts';
+import type { Database, QueryOptions } from '../../src/store/database.ts';
 
 /**
  * Records every statement `db` runs, and every transaction it opens (as "transaction"),
@@ -8,9 +8,9 @@ export function recordStatements(db: Database): { statements: string[]; stop(): 
   const statements: string[] = [];
   const query = db.query.bind(db);
   const transaction = db.transaction.bind(db);
-  db.query = ((sql: string, params?: unknown[]) => {
+  db.query = ((sql: string, params?: unknown[], options?: QueryOptions) => {
     statements.push(sql);
-    return query(sql, params);
+    return query(sql, params, options);
   }) as typeof db.query;
   db.transaction = ((work: Parameters<typeof db.transaction>[0]) => {
     statements.push('transaction');

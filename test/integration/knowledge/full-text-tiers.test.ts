@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replaceDocument, searchByText, upsertCollection } from '../../../src/knowledge/knowledge-repository.ts';
+import { searchByText } from '../../../src/knowledge/full-text-search.ts';
+import { replaceDocument, upsertCollection } from '../../../src/knowledge/knowledge-repository.ts';
+import { refreshLexemeStatistics } from '../../../src/knowledge/lexeme-frequencies.ts';
 import type { Database } from '../../../src/store/database.ts';
 import { openKnowledgeDatabase } from '../../support/knowledge-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
@@ -93,6 +95,26 @@ describe(`full-text search in minimum-should-match tiers (${engineName()})`, () 
     const matches = await searchByText(db, { accountId, collections: ['crowded'], limit: 5, question: 'restocking fee' });
     expect(matches).toHaveLength(5);
     expect(matches[0]?.path).toBe('late.md');
+  });
+
+  it("samples a crowded tier from its rarest word pairs, so a common pair's matches cannot crowd out a rare one", async () => {
+    await upsertCollection(db, accountId, 'common-pairs', null);
+    // Stored first, so a sample in storage order would hold only these.
+    await replaceDocument(db, {
+      accountId,
+      collection: 'common-pairs',
+      path: 'policies.md',
+      title: 'numbers',
+      sourceHash: 'policies',
+      embeddingModel: null,
+      chunks: Array.from({ length: 1200 }, (_, index) => ({ chunkIndex: index, content: `Fee policy number ${index}.`, contentHash: `policy-${index}`, embedding: null, dims: null })),
+    });
+    await addChunks({ 'restocking.md': 'Restocking fee: the restocking fee is ten percent.' }, 'common-pairs');
+    // What an index run of this size does (PGlite has no autovacuum): the statistics learn that "fee" and "policy" are common.
+    await refreshLexemeStatistics(db);
+    const matches = await searchByText(db, { accountId, collections: ['common-pairs'], limit: 5, question: 'restocking fee policy' });
+    expect(matches).toHaveLength(5);
+    expect(matches[0]?.path).toBe('restocking.md');
   });
 
   it('ranks every match in a small scope (plain OR ranking)', async () => {

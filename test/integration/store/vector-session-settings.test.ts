@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/store/database.ts';
+import { migrate } from '../../../src/store/migrate.ts';
+import { openDatabase } from '../../../src/store/open-database.ts';
+import { engineName, freshStorage } from '../../support/test-database.ts';
+
+let db: Database;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const storage = await freshStorage();
+  drop = storage.drop;
+  db = await openDatabase(storage);
+  await migrate(db);
+});
+afterAll(async () => {
+  await db.close();
+  await drop();
+});
+
+describe(`pgvector session settings (${engineName()})`, () => {
+  it('has iterative HNSW scans on in every session, once pgvector is loaded', async () => {
+    // Several at once: on PostgreSQL each takes its own pooled connection.
+    const settings = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        db.transaction(async (tx) => {
+          await tx.query(`SELECT '[1,0]'::vector <=> '[0,1]'::vector`);
+          const result = await tx.query<{ setting: string }>(`SELECT current_setting('hnsw.iterative_scan') AS setting`);
+          await tx.query('SELECT pg_sleep(0.05)');
+          return result.rows[0]?.setting;
+        }),
+      ),
+    );
+    expect(settings).toEqual(['relaxed_order', 'relaxed_order', 'relaxed_order', 'relaxed_order']);
+  });
+});
