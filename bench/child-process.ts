@@ -9,8 +9,11 @@ import { createInterface } from 'node:readline';
  */
 const started: ChildProcess[] = [];
 
+/** Node's arguments for a bench script: a compiled `.js` runs as it is, TypeScript through tsx. */
+const nodeArguments = (script: string): string[] => (script.endsWith('.js') ? [script] : ['--import', 'tsx', script]);
+
 export async function startScript(script: string, env: Record<string, string>): Promise<{ pid: number; info: Record<string, string>; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, nodeArguments(script), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   // The listener stays for the child's life: an unread stdout pipe would block its writes.
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -28,7 +31,7 @@ export async function startScript(script: string, env: Record<string, string>): 
 }
 
 export async function runScript<Result>(script: string, env: Record<string, string>): Promise<Result> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env, BENCH_JSON: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, nodeArguments(script), { env: { ...process.env, ...env, BENCH_JSON: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
   started.push(child);
   let last = '';
   for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {

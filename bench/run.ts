@@ -17,6 +17,7 @@ import { cpus } from 'node:os';
 import type { AgentTurnResult } from './agent-turn.ts';
 import { printAgentTurns } from './agent-turn.ts';
 import { runScript, stopAll } from './child-process.ts';
+import { compiledScript } from './compiled-scripts.ts';
 import { type KnowledgeBenchResult, printKnowledgeBench } from './knowledge-search.ts';
 import { type FootprintResult, measureFootprint, printFootprint } from './server-footprint.ts';
 import { printSoak, soak, type SoakResult } from './soak.ts';
@@ -58,7 +59,7 @@ try {
   }
   if (wanted('agent')) {
     results.agentTurn = [];
-    for (const { env } of engines) results.agentTurn.push(await runScript<AgentTurnResult>('bench/agent-turn.ts', env));
+    for (const { env } of engines) results.agentTurn.push(await runScript<AgentTurnResult>(await compiledScript('bench/agent-turn.ts'), env));
     printAgentTurns(results.agentTurn);
   }
   if (wanted('knowledge')) {

@@ -7,6 +7,7 @@
  */
 import { createScratchDatabase } from '../test/support/test-database.ts';
 import { rssMegabytes, startScript } from './child-process.ts';
+import { compiledScript } from './compiled-scripts.ts';
 import { percentile, runLoad } from './load.ts';
 
 export type SoakWindow = { requests: number; rssMb: number; p50: number; p99: number; rps: number };
@@ -18,7 +19,7 @@ export async function soak(options: { requests: number; concurrency: number; dat
   const scratch = options.databaseUrl ? await createScratchDatabase(options.databaseUrl, 'junction_bench_soak') : undefined;
   try {
     const upstream = await startScript('bench/fake-upstream.ts', {});
-    const server = await startScript('bench/gateway-server.ts', { UPSTREAM_URL: upstream.info.url ?? '', DATABASE_URL: scratch?.url ?? '' });
+    const server = await startScript(await compiledScript('bench/gateway-server.ts'), { UPSTREAM_URL: upstream.info.url ?? '', DATABASE_URL: scratch?.url ?? '' });
     const body = JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64 });
     let total = 0;
     let errors = 0;

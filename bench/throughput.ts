@@ -7,6 +7,7 @@
  */
 import { createScratchDatabase } from '../test/support/test-database.ts';
 import { startScript as startChild } from './child-process.ts';
+import { compiledScript } from './compiled-scripts.ts';
 import { cpuSeconds, percentile, runLoad } from './load.ts';
 
 export type ThroughputRow = {
@@ -62,13 +63,14 @@ export async function measureThroughput(options: { seconds: number; concurrency:
       const started = await startScript(script, { UPSTREAM_URL: upstreamUrl, DATABASE_URL: databaseUrl });
       targets.push({ name, pid: pid ? started.pid : 0, url: `${started.info.url}/v1`, ...(started.info.key && { key: started.info.key }) });
     };
-    await addTarget('junction (pglite)', 'bench/gateway-server.ts', '');
+    const gatewayServer = await compiledScript('bench/gateway-server.ts');
+    await addTarget('junction (pglite)', gatewayServer, '');
     if (options.databaseUrl) {
       // A fresh database per target, dropped afterwards, so runs never share state.
       const single = await createScratchDatabase(options.databaseUrl, 'junction_bench');
       const workers = await createScratchDatabase(options.databaseUrl, 'junction_bench_workers');
       scratch.push(single, workers);
-      await addTarget('junction (postgres)', 'bench/gateway-server.ts', single.url);
+      await addTarget('junction (postgres)', gatewayServer, single.url);
       // The same on two worker processes (one port, one database).
       await addTarget('junction (pg, 2 workers)', 'bench/workers-server.ts', workers.url, false);
     }

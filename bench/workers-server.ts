@@ -3,7 +3,7 @@
  * database): prepares the store like gateway-server.ts (credit, a limited key), then
  * starts the cluster primary and prints its URL and key once both workers listen.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,9 @@ await runAdminCommand(services, { command: 'credits.grant', amount: '1000000', c
 const created = (await runAdminCommand(services, { command: 'keys.create', kind: 'model', name: 'bench', dailyLimitUsd: 100000, rateLimitRpm: 100_000_000 })) as { key: string };
 await services.close();
 
-const primary = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...env, JUNCTION_WORKERS: process.env.BENCH_WORKERS ?? '2', PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+// The compiled server, as `npm start` runs it (ensure-build compiles it when a source is newer).
+execFileSync(process.execPath, ['scripts/ensure-build.mjs'], { stdio: 'inherit' });
+const primary = spawn(process.execPath, ['build/main.js'], { env: { ...env, JUNCTION_WORKERS: process.env.BENCH_WORKERS ?? '2', PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
 const workers = Number(process.env.BENCH_WORKERS ?? 2);
 let ready = 0;
 // Keeps reading the primary's output (a closed pipe would stop the workers).

@@ -1,10 +1,12 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../src/project-root.ts';
 import { startFakeAnthropicUpstream } from './fake-anthropic-upstream.ts';
 import { startFakeGeminiUpstream } from './fake-gemini-upstream.ts';
 import { startFakeOpenAIUpstream } from './fake-openai-upstream.ts';
 import { startTestApp, type TestApp } from './test-app.ts';
 
-export const TEST_CONFIG = fileURLToPath(new URL('../fixtures/gateway/junction.test.yaml', import.meta.url));
+// From the project root, not this file: the bench compiles this file into bench-build/.
+export const TEST_CONFIG = join(PROJECT_ROOT, 'test/fixtures/gateway/junction.test.yaml');
 export const UPSTREAM_KEYS = { openai: 'sk-upstream-openai', anthropic: 'sk-ant-upstream', gemini: 'gemini-upstream-key' };
 
 export type GatewayHarness = TestApp & {

@@ -1,0 +1,65 @@
+// esbuild's settings for the compiled server, shared by `npm run build:server` (src/main.ts
+// into build/) and the benchmarks (bench/gateway-server.ts into bench-build/), so that what
+// is measured is compiled as what `npm start` runs. The packages loaded at every start are
+// bundled in: resolving and compiling some 900 files of node_modules one by one was about
+// a third of a start.
+import { rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+// Packages that stay imports of node_modules, each for a reason:
+const EXTERNAL = [
+  // find files beside their own modules at run time (WASM, data bundles, worker scripts, UI assets)
+  '@electric-sql/pglite',
+  '@electric-sql/pglite-pgvector',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+  'swagger-ui-dist',
+  'tsx',
+  // one instance shared with tool files, which import zod themselves
+  'zod',
+  // loaded only when first used (src/agents/agent-runtime-loader.ts, tracing, tokenizer,
+  // parsers, REDIS_URL): bundling would not speed up a start, and the lazy-loading test
+  // sees them by their node_modules paths
+  '@langchain/*',
+  'langsmith',
+  '@modelcontextprotocol/*',
+  '@opentelemetry/*',
+  'js-tiktoken',
+  'html-to-text',
+  'mathjs',
+  'unpdf',
+  'ioredis',
+  // optional native add-ons of pg and ws, absent unless installed
+  'pg-native',
+  'bufferutil',
+  'utf-8-validate',
+];
+
+const root = new URL('..', import.meta.url).pathname;
+
+/**
+ * Compiles `entryPoints` (paths from the root) into `outdir`, a folder directly below the
+ * root like src/ (src/project-root.ts relies on that): one module per entry point plus a
+ * chunk per lazily imported part.
+ */
+export async function bundleServer({ entryPoints, outdir }) {
+  const target = `${root}${outdir}/`;
+  rmSync(target, { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints,
+    outdir: target,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none.
+    banner: { js: "import { createRequire as createRequireForBundledPackages } from 'node:module'; const require = createRequireForBundledPackages(import.meta.url);" },
+    chunkNames: '[name]-[hash]',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
