@@ -25,6 +25,20 @@ async function addChunks(texts: Record<string, string>, collection = 'tiers'): P
   }
 }
 
+/** One document of 1,200 one-line chunks ("<line> <n>."), stored before anything else in its collection. */
+async function addCrowdedDocument(collection: string, path: string, line: string): Promise<void> {
+  await upsertCollection(db, accountId, collection, null);
+  await replaceDocument(db, {
+    accountId,
+    collection,
+    path,
+    title: 'numbers',
+    sourceHash: path,
+    embeddingModel: null,
+    chunks: Array.from({ length: 1200 }, (_, index) => ({ chunkIndex: index, content: `${line} ${index}.`, contentHash: `${path}-${index}`, embedding: null, dims: null })),
+  });
+}
+
 /** One document of `count` chunks that match none of the questions: makes a scope large enough for the tiers. */
 async function addFiller(collection: string, count: number): Promise<void> {
   await replaceDocument(db, {
@@ -81,16 +95,7 @@ describe(`full-text search in minimum-should-match tiers (${engineName()})`, () 
   });
 
   it('keeps the chunks with more words when single-word matches are more than the last tier ranks', async () => {
-    await upsertCollection(db, accountId, 'crowded', null);
-    await replaceDocument(db, {
-      accountId,
-      collection: 'crowded',
-      path: 'numbers.md',
-      title: 'numbers',
-      sourceHash: 'fees',
-      embeddingModel: null,
-      chunks: Array.from({ length: 1200 }, (_, index) => ({ chunkIndex: index, content: `Fee number ${index}.`, contentHash: `fee-${index}`, embedding: null, dims: null })),
-    });
+    await addCrowdedDocument('crowded', 'numbers.md', 'Fee number');
     await addChunks({ 'late.md': 'The restocking fee is ten percent.' }, 'crowded');
     const matches = await searchByText(db, { accountId, collections: ['crowded'], limit: 5, question: 'restocking fee' });
     expect(matches).toHaveLength(5);
@@ -98,17 +103,8 @@ describe(`full-text search in minimum-should-match tiers (${engineName()})`, () 
   });
 
   it("samples a crowded tier from its rarest word pairs, so a common pair's matches cannot crowd out a rare one", async () => {
-    await upsertCollection(db, accountId, 'common-pairs', null);
     // Stored first, so a sample in storage order would hold only these.
-    await replaceDocument(db, {
-      accountId,
-      collection: 'common-pairs',
-      path: 'policies.md',
-      title: 'numbers',
-      sourceHash: 'policies',
-      embeddingModel: null,
-      chunks: Array.from({ length: 1200 }, (_, index) => ({ chunkIndex: index, content: `Fee policy number ${index}.`, contentHash: `policy-${index}`, embedding: null, dims: null })),
-    });
+    await addCrowdedDocument('common-pairs', 'policies.md', 'Fee policy number');
     await addChunks({ 'restocking.md': 'Restocking fee: the restocking fee is ten percent.' }, 'common-pairs');
     // What an index run of this size does (PGlite has no autovacuum): the statistics learn that "fee" and "policy" are common.
     await refreshLexemeStatistics(db);
