@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/store/database.ts';
-import { migrate } from '../../../src/store/migrate.ts';
-import { openDatabase } from '../../../src/store/open-database.ts';
-import { engineName, freshStorage } from '../../support/test-database.ts';
+import { openKnowledgeDatabase } from '../../support/knowledge-fixtures.ts';
+import { engineName } from '../../support/test-database.ts';
 
 let db: Database;
-let drop: () => Promise<void>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const storage = await freshStorage();
-  drop = storage.drop;
-  db = await openDatabase(storage);
-  await migrate(db);
+  ({ db, close } = await openKnowledgeDatabase());
 });
-afterAll(async () => {
-  await db.close();
-  await drop();
-});
+afterAll(() => close());
 
 describe(`pgvector session settings (${engineName()})`, () => {
   it('has iterative HNSW scans on in every session, once pgvector is loaded', async () => {
