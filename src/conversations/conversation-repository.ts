@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ModelMessage } from '../core/model-types.ts';
 import type { Queryable } from '../store/database.ts';
+import { statementName } from '../store/statement-name.ts';
 
 /**
  * SQL for conversation trees (migrations/0004_conversations.sql). Every read that
@@ -164,6 +165,9 @@ export type AppendedMessages = {
   conversationUpdatedAt: Date | null;
 };
 
+/** The most messages a turn's write may have and still be a prepared statement. */
+const PREPARED_TURN_MESSAGES = 6;
+
 /** A write to run within another statement: its SQL, with parameters numbered from `firstParam`. */
 export type StatementPart = (firstParam: number) => { sql: string; params: unknown[] };
 
@@ -216,17 +220,18 @@ export async function appendMessages(
   const created = create
     ? `created AS (INSERT INTO conversations (id, account_id, key_id, agent_id, title) VALUES ($1, $2, $3, $4, $5) RETURNING created_at, updated_at)`
     : `created AS (SELECT NULL::timestamptz AS created_at, NULL::timestamptz AS updated_at WHERE false)`;
-  const result = await db.query<MessageRow & { conversation_created_at: Date | null; conversation_updated_at: Date | null }>(
-    `WITH ${created},
+  const sql = `WITH ${created},
      touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING updated_at)${alongside ? `,
      alongside AS (${alongside.sql})` : ''}
      INSERT INTO conversation_messages AS m
        (id, conversation_id, parent_id, role, message, model, agent_id, response_id, input_tokens, output_tokens, cost_micros, metadata)
      VALUES ${rows.join(', ')}
      RETURNING ${MESSAGE_COLUMNS}, (SELECT created_at FROM created) AS conversation_created_at,
-       COALESCE((SELECT updated_at FROM touched), (SELECT updated_at FROM created)) AS conversation_updated_at`,
-    params,
-  );
+       COALESCE((SELECT updated_at FROM touched), (SELECT updated_at FROM created)) AS conversation_updated_at`;
+  // A turn's write is prepared (planned once, not on every turn) for the common sizes; a
+  // turn of many tool steps is rare and would only fill the statement cache.
+  const options = rows.length <= PREPARED_TURN_MESSAGES ? { prepareAs: statementName('conversation-append', sql) } : undefined;
+  const result = await db.query<MessageRow & { conversation_created_at: Date | null; conversation_updated_at: Date | null }>(sql, params, options);
   // RETURNING order is not promised; the chain order is.
   const byId = new Map(result.rows.map((row) => [row.id, toStoredMessage(row)]));
   const first = result.rows[0];

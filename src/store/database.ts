@@ -8,9 +8,10 @@ export type QueryResult<Row> = { rows: Row[]; rowCount: number };
 
 export type QueryOptions = {
   /**
-   * Keeps the statement prepared under this name on each PostgreSQL connection, so it is
-   * planned once per connection rather than on every run: for a large statement run often,
-   * whose planning costs more than its execution. PGlite plans every statement anyway.
+   * Keeps the statement prepared under this name (on each PostgreSQL connection; once per
+   * PGlite instance, outside transactions), so it is parsed and planned once rather than on
+   * every run: for a large statement run often, whose planning costs as much as its
+   * execution. One name, one text.
    */
   prepareAs?: string;
 };

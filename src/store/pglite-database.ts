@@ -3,7 +3,8 @@ import { PGlite, types } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './data-dir-lock.ts';
 import { VECTOR_SETTINGS } from './vector-session-settings.ts';
-import type { Database, NotificationHandler, Queryable, QueryResult } from './database.ts';
+import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
+import { PglitePreparedStatements } from './pglite-prepared.ts';
 
 const parsers = { [types.INT8]: (value: string) => Number(value) };
 
@@ -44,14 +45,17 @@ const toResult = <Row>(result: { rows: Row[]; affectedRows?: number }): QueryRes
 class PgliteDatabase implements Database {
   readonly engine = 'pglite' as const;
   readonly #db: PGlite;
+  readonly #prepared: PglitePreparedStatements;
   readonly #release: () => void;
 
   constructor(db: PGlite, release: () => void) {
     this.#db = db;
+    this.#prepared = new PglitePreparedStatements(db);
     this.#release = release;
   }
 
-  async query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+  async query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
+    if (options?.prepareAs) return toResult(await this.#prepared.query<Row>(options.prepareAs, sql, params));
     return toResult(await this.#db.query<Row>(sql, params as unknown[]));
   }
 
@@ -60,7 +64,9 @@ class PgliteDatabase implements Database {
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    // PGlite serialises transactions itself: one session, one transaction at a time.
+    // PGlite serialises transactions itself: one session, one transaction at a time. A
+    // statement in a transaction is not prepared (PreparedStatements takes the
+    // transaction lock this one holds): it runs as an ordinary query.
     return this.#db.transaction(async (tx) =>
       work({
         query: async <Row>(sql: string, params: readonly unknown[] = []) =>
