@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
 import { readEnvConfig } from './config/env-config.ts';
 import { assertWorkersFit, runPrimary, workerCount } from './ops/workers.ts';
-import { startServer } from './server.ts';
 import { describeStartupError } from './startup-error.ts';
+import { openDatabase } from './store/open-database.ts';
 
 /**
  * `npm start`: serve until SIGTERM/SIGINT, then drain in-flight requests and exit.
@@ -15,7 +15,15 @@ if (workers > 1 && cluster.isPrimary) {
   runPrimary(workers, (message) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message })}\n`));
 } else {
   // readEnvConfig inside the async function: a bad variable is a start-up error like the others.
-  const server = await (async () => startServer(readEnvConfig()))().catch((error: unknown) => exitOnStartupError(error));
+  const server = await (async () => {
+    const config = readEnvConfig();
+    // The store starts opening (the pool's first connection, PGlite's file reads and WASM
+    // compilation) before the server's modules load, so its waits overlap with them.
+    const database = openDatabase(config);
+    database.catch(() => undefined); // awaited (and reported) by createServices
+    const { startServer } = await import('./server.ts');
+    return startServer(config, { database });
+  })().catch((error: unknown) => exitOnStartupError(error));
 
   let stopping = false;
   const shutdown = (signal: string) => {

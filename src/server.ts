@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import type { EnvConfig } from './config/env-config.ts';
 import { issueSetupLink } from './console/session-routes.ts';
 import { createServices, type Services } from './services.ts';
+import type { Database } from './store/database.ts';
 
 export type RunningServer = { app: FastifyInstance; services: Services; url: string; stop(): Promise<void> };
 
@@ -47,9 +48,12 @@ async function closeWithinGrace(app: FastifyInstance, services: Services, graceM
   if (cut) await services.budgets.openCallsSettled(CUT_CALLS_SETTLE_MS);
 }
 
-/** Opens the store, applies migrations, listens. `stop()` drains in-flight requests first. */
-export async function startServer(config: EnvConfig): Promise<RunningServer> {
-  const services = await createServices(config);
+/**
+ * Opens the store (or takes the one being opened), applies migrations, listens. `stop()`
+ * drains in-flight requests first.
+ */
+export async function startServer(config: EnvConfig, options: { database?: Promise<Database> } = {}): Promise<RunningServer> {
+  const services = await createServices(config, options.database ? { database: options.database } : {});
   let adminSocket: Server | undefined;
   try {
     const embedded = !config.databaseUrl && !config.dataDir.startsWith('memory://');

@@ -81,7 +81,8 @@ export type Services = {
 
 export type ServiceOptions = {
   now?: () => Date;
-  database?: Database;
+  /** An opened store, or one being opened (the server starts that before loading its modules). */
+  database?: Database | Promise<Database>;
   /** False for short-lived tools (the CLI): they serve no requests and hold no leases. */
   registerProcess?: boolean;
   /** Where provider credentials and the config file path are read (default process.env). */
@@ -121,7 +122,18 @@ function runLeaseSeconds(env: Readonly<Record<string, string | undefined>>): num
 export async function createServices(config: EnvConfig, options: ServiceOptions = {}): Promise<Services> {
   const env = options.env ?? process.env;
   const logger = pino(loggerOptions(config.logLevel) as object);
-  const db = options.database ?? (await openDatabase(config));
+  const onConfigError = options.onConfigError ?? ((error: Error) => logger.error(error.message));
+  // Tool files load (TypeScript ones through tsx's loader thread) while the store opens:
+  // neither needs the other, and each waits on work off the main thread.
+  const toolsLoading = options.loadAgents === false ? undefined : loadTools(config.toolsDir, onConfigError);
+  toolsLoading?.catch(() => undefined); // awaited below, or closed on a failed start
+  let db: Database;
+  try {
+    db = await (options.database ?? openDatabase(config));
+  } catch (error) {
+    await closeLoadedTools(toolsLoading);
+    throw error;
+  }
   // Traces only when an OTLP endpoint is configured: the SDK is not even loaded otherwise.
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT) await enableTracing({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? 'junction' });
   const now = options.now ?? (() => new Date());
@@ -194,7 +206,6 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
 
     const embeddingModel = config.embeddingModel && resolveModel(catalog, config.embeddingModel) ? config.embeddingModel : undefined;
     if (config.embeddingModel && !embeddingModel) logger.warn(`JUNCTION_EMBEDDING_MODEL ${config.embeddingModel} is not in the catalog; knowledge search uses full text only`);
-    const onConfigError = options.onConfigError ?? ((error: Error) => logger.error(error.message));
     const knowledge = new KnowledgeSync({
       db,
       knowledgeDir: config.knowledgeDir,
@@ -228,11 +239,9 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
         if (starting && onlyUnknownModels(error)) unconfigured.push(error as AgentConfigErrorLike);
         else onConfigError(error);
       };
-      // Imported here so short-lived tools (the CLI) do not load the tool libraries.
-      const { createToolRegistry } = await import('./tools/tool-registry.ts');
-      const { createBuiltinTools } = await import('./tools/builtin/builtin-tools.ts');
+      // Imported here so short-lived tools (the CLI) do not load the agent libraries.
       const { createAgentRegistry } = await import('./agents/agent-registry.ts');
-      tools = await createToolRegistry({ toolsDir: config.toolsDir, builtins: createBuiltinTools(), watch: true, onError });
+      tools = await (toolsLoading as Promise<ToolRegistry>);
       const loadedTools = tools;
       stops.push(() => loadedTools.close());
       agents = await createAgentRegistry({
@@ -342,7 +351,20 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     };
   } catch (error) {
     for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
+    await closeLoadedTools(toolsLoading);
     await db.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The built-in tools and the tools folder, watched; imported here so the CLI never loads them. */
+async function loadTools(toolsDir: string, onError: (error: Error) => void): Promise<ToolRegistry> {
+  const [{ createToolRegistry }, { createBuiltinTools }] = await Promise.all([import('./tools/tool-registry.ts'), import('./tools/builtin/builtin-tools.ts')]);
+  return createToolRegistry({ toolsDir, builtins: createBuiltinTools(), watch: true, onError });
+}
+
+/** Stops the folder watcher of a start that failed (closing twice is harmless). */
+async function closeLoadedTools(loading: Promise<ToolRegistry> | undefined): Promise<void> {
+  const tools = await loading?.catch(() => undefined);
+  tools?.close();
 }

@@ -1,9 +1,17 @@
 import type { Database } from './database.ts';
-import { openPgliteDatabase } from './pglite-database.ts';
-import { openPostgresDatabase } from './postgres-database.ts';
 
 export type StorageConfig = { databaseUrl?: string; dataDir: string };
 
-/** `DATABASE_URL` wins; otherwise the embedded engine in `JUNCTION_DATA_DIR`. */
-export const openDatabase = (config: StorageConfig): Promise<Database> =>
-  config.databaseUrl ? openPostgresDatabase(config.databaseUrl) : openPgliteDatabase(config.dataDir);
+/**
+ * `DATABASE_URL` wins; otherwise the embedded engine in `JUNCTION_DATA_DIR`. Each engine's
+ * module is imported only when chosen: a PostgreSQL start never loads PGlite (nor an
+ * embedded one the pg client).
+ */
+export async function openDatabase(config: StorageConfig): Promise<Database> {
+  if (config.databaseUrl) {
+    const { openPostgresDatabase } = await import('./postgres-database.ts');
+    return openPostgresDatabase(config.databaseUrl);
+  }
+  const { openPgliteDatabase } = await import('./pglite-database.ts');
+  return openPgliteDatabase(config.dataDir);
+}
