@@ -65,7 +65,7 @@ class PgliteDatabase implements Database {
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     // PGlite serialises transactions itself: one session, one transaction at a time. A
-    // statement in a transaction is not prepared (PreparedStatements takes the
+    // statement in a transaction is not prepared (PglitePreparedStatements takes the
     // transaction lock this one holds): it runs as an ordinary query.
     return this.#db.transaction(async (tx) =>
       work({
