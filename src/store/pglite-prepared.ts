@@ -32,12 +32,13 @@ export class PglitePreparedStatements {
   }
 
   async query<Row>(name: string, sql: string, params: readonly unknown[]): Promise<Results<Row>> {
-    const known = this.#texts.get(name);
-    if (known !== undefined && known !== sql) throw new Error(`prepared statement "${name}" was prepared with another text`);
     const db = this.#db;
     await db._checkReady();
     return db._runExclusiveTransaction(() =>
       db._runExclusiveQuery(async () => {
+        // Checked under the locks: two first runs of one name cannot both prepare it.
+        const known = this.#texts.get(name);
+        if (known !== undefined && known !== sql) throw new Error(`prepared statement "${name}" was prepared with another text`);
         const messages: BackendMessage[] = [];
         try {
           const types = this.#parameterTypes.get(name) ?? (await this.#prepare(name, sql));
