@@ -53,6 +53,18 @@ describe(`prepared statements (${engineName()})`, () => {
     await expect(db.query('SELECT 2 AS two', [], { prepareAs: 'probe-name' })).rejects.toThrow(/probe-name/);
   });
 
+  it('never answer one text with another’s statement, even when two first runs race', async () => {
+    const runs = await Promise.allSettled([
+      db.query<{ one?: number }>('SELECT 1 AS one', [], { prepareAs: 'probe-race' }),
+      db.query<{ two?: number }>('SELECT 2 AS two', [], { prepareAs: 'probe-race' }),
+    ]);
+    const [first, second] = runs;
+    if (first?.status === 'fulfilled') expect(first.value.rows).toEqual([{ one: 1 }]);
+    if (second?.status === 'fulfilled') expect(second.value.rows).toEqual([{ two: 2 }]);
+    // PGlite is one session: the second text is refused. PostgreSQL may prepare each on its own connection.
+    if (engineName() === 'pglite') expect(runs.map((run) => run.status)).toEqual(['fulfilled', 'rejected']);
+  });
+
   it('never run inside another caller’s open transaction', async () => {
     let inserted!: () => void;
     const insertedNow = new Promise<void>((resolve) => (inserted = resolve));
