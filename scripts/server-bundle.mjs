@@ -48,7 +48,8 @@ export async function bundleServer({ entryPoints, outdir }) {
   rmSync(target, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints,
+    // The embedded database's thread (src/store/pglite-worker-database.ts starts it from beside the chunks).
+    entryPoints: [...entryPoints, { in: 'src/store/pglite-worker.ts', out: 'pglite-worker' }],
     outdir: target,
     bundle: true,
     splitting: true,

@@ -12,6 +12,6 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
     const { openPostgresDatabase } = await import('./postgres-database.ts');
     return openPostgresDatabase(config.databaseUrl);
   }
-  const { openPgliteDatabase } = await import('./pglite-database.ts');
+  const { openPgliteDatabase } = await import('./pglite-worker-database.ts');
   return openPgliteDatabase(config.dataDir);
 }

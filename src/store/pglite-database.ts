@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { lockDataDir } from './data-dir-lock.ts';
 import { VECTOR_SETTINGS } from './vector-session-settings.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
 import { PglitePreparedStatements } from './pglite-prepared.ts';
@@ -16,25 +14,21 @@ const parsers = { [types.INT8]: (value: string) => Number(value) };
  */
 const SHARED_BUFFERS = '32MB';
 
-/** Embedded PostgreSQL (WASM) in `dataDir`, or in memory for `memory://`. */
-export async function openPgliteDatabase(dataDir: string): Promise<Database> {
-  const inMemory = dataDir === 'memory://' || dataDir.startsWith('memory://');
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  // Before PGlite touches the files: a second process must get a sentence, not a WASM abort.
-  const release = inMemory ? () => undefined : lockDataDir(dataDir);
-  try {
-    const db = await PGlite.create({
-      dataDir: inMemory ? undefined : dataDir,
-      extensions: { vector },
-      parsers,
-      postgresqlconf: `shared_buffers=${SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
-    });
-    await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-    return new PgliteDatabase(db, release);
-  } catch (error) {
-    release();
-    throw error;
-  }
+/**
+ * Embedded PostgreSQL (WASM) in `dataDir`, or in memory for `memory://`, on the calling
+ * thread. The server runs it on a thread of its own (pglite-worker.ts); the caller has
+ * created and locked the folder.
+ */
+export async function openPgliteEngine(dataDir: string): Promise<Database> {
+  const inMemory = dataDir.startsWith('memory://');
+  const db = await PGlite.create({
+    dataDir: inMemory ? undefined : dataDir,
+    extensions: { vector },
+    parsers,
+    postgresqlconf: `shared_buffers=${SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
+  });
+  await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  return new PgliteDatabase(db);
 }
 
 const toResult = <Row>(result: { rows: Row[]; affectedRows?: number }): QueryResult<Row> => ({
@@ -46,12 +40,10 @@ class PgliteDatabase implements Database {
   readonly engine = 'pglite' as const;
   readonly #db: PGlite;
   readonly #prepared: PglitePreparedStatements;
-  readonly #release: () => void;
 
-  constructor(db: PGlite, release: () => void) {
+  constructor(db: PGlite) {
     this.#db = db;
     this.#prepared = new PglitePreparedStatements(db);
-    this.#release = release;
   }
 
   async query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
@@ -83,10 +75,6 @@ class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    try {
-      if (!this.#db.closed) await this.#db.close();
-    } finally {
-      this.#release();
-    }
+    if (!this.#db.closed) await this.#db.close();
   }
 }

@@ -1,0 +1,149 @@
+import { mkdirSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { lockDataDir } from './data-dir-lock.ts';
+import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
+import { deserializeError, type SerializedError, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
+
+/**
+ * The embedded store, PGlite, on a thread of its own (pglite-worker.ts). The WASM engine's
+ * start (about a second) runs while the server's modules load, and its statements (the
+ * settlement batches above all) run beside request handling instead of on its thread.
+ * Transactions, prepared statements and notifications behave as on the engine itself:
+ * the worker runs the same PgliteDatabase.
+ */
+export async function openPgliteDatabase(dataDir: string): Promise<Database> {
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  // Before PGlite touches the files: a second process must get a sentence, not a WASM abort.
+  const release = inMemory ? () => undefined : lockDataDir(dataDir);
+  const worker = new Worker(workerScript(), { workerData: { dataDir } });
+  try {
+    await started(worker);
+    return new PgliteWorkerDatabase(worker, release);
+  } catch (error) {
+    await worker.terminate();
+    release();
+    throw error;
+  }
+}
+
+/** The compiled worker beside the compiled server; from source, its tsx bootstrap. */
+const workerScript = (): URL =>
+  import.meta.url.endsWith('.ts') ? new URL('./pglite-worker-boot.mjs', import.meta.url) : new URL('./pglite-worker.js', import.meta.url);
+
+/** Resolves once the worker has opened the engine; rejects with its error, or if the thread ends first. */
+function started(worker: Worker): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`the embedded database's thread exited (code ${code}) before it opened the store`));
+    const onMessage = (message: WorkerMessage) => {
+      if (message.kind !== 'ready' && message.kind !== 'failed') return;
+      worker.off('message', onMessage).off('error', reject).off('exit', onExit);
+      if (message.kind === 'ready') resolve();
+      else reject(deserializeError(message.error));
+    };
+    worker.on('message', onMessage).once('error', reject).once('exit', onExit);
+  });
+}
+
+type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+
+class PgliteWorkerDatabase implements Database {
+  readonly engine = 'pglite' as const;
+  readonly #worker: Worker;
+  readonly #release: () => void;
+  readonly #pending = new Map<number, Pending>();
+  readonly #handlers = new Map<number, NotificationHandler>();
+  #lastId = 0;
+  /** Set once the thread is gone: every later call fails with it. */
+  #stopped: Error | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(worker: Worker, release: () => void) {
+    this.#worker = worker;
+    this.#release = release;
+    // An idle engine does not keep the process alive (the in-thread engine did not either);
+    // a call in flight does (see #call).
+    worker.unref();
+    worker.on('message', (message: WorkerMessage) => this.#receive(message));
+    worker.on('error', (error) => this.#stop(error));
+    worker.on('exit', (code) => this.#stop(new Error(`the embedded database's thread exited (code ${code})`)));
+  }
+
+  query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
+    return this.#call({ op: 'query', sql, params, ...(options?.prepareAs && { prepareAs: options.prepareAs }) }) as Promise<QueryResult<Row>>;
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.#call({ op: 'exec', sql });
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const tx = (await this.#call({ op: 'begin' })) as number;
+    let result: T;
+    try {
+      result = await work({
+        query: <Row>(sql: string, params: readonly unknown[] = []) => this.#call({ op: 'query', sql, params, tx }) as Promise<QueryResult<Row>>,
+        exec: async (sql: string) => {
+          await this.#call({ op: 'exec', sql, tx });
+        },
+      });
+    } catch (error) {
+      await this.#call({ op: 'end', tx, commit: false }).catch(() => undefined);
+      throw error;
+    }
+    await this.#call({ op: 'end', tx, commit: true });
+    return result;
+  }
+
+  async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
+    const listener = (await this.#call({ op: 'listen', channel })) as number;
+    this.#handlers.set(listener, handler);
+    return async () => {
+      this.#handlers.delete(listener);
+      if (!this.#stopped) await this.#call({ op: 'unlisten', listener });
+    };
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      try {
+        if (!this.#stopped) await this.#call({ op: 'close' });
+      } finally {
+        await this.#worker.terminate();
+        this.#release();
+      }
+    })();
+    return this.#closing;
+  }
+
+  #call(call: WorkerCall): Promise<unknown> {
+    if (this.#stopped) return Promise.reject(this.#stopped);
+    const id = ++this.#lastId;
+    if (this.#pending.size === 0) this.#worker.ref();
+    this.#worker.postMessage({ ...call, id });
+    return new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+  }
+
+  #receive(message: WorkerMessage): void {
+    if (message.kind === 'notification') {
+      this.#handlers.get(message.listener)?.(message.payload);
+      return;
+    }
+    if (message.kind !== 'reply' && message.kind !== 'error') return;
+    const pending = this.#pending.get(message.id);
+    if (!pending) return;
+    this.#pending.delete(message.id);
+    if (this.#pending.size === 0) this.#worker.unref();
+    if (message.kind === 'reply') pending.resolve(message.value);
+    else pending.reject(deserializeError(message.error as SerializedError));
+  }
+
+  /** The thread ended (closed, or crashed in the engine): what waits fails as an outage would. */
+  #stop(cause: Error): void {
+    if (this.#stopped) return;
+    // 57P02 crash_shutdown: callers treat it as the database being unreachable (503), not as a bad statement.
+    this.#stopped = Object.assign(new Error(`the embedded database stopped: ${cause.message}`, { cause }), { code: '57P02' });
+    for (const pending of this.#pending.values()) pending.reject(this.#stopped);
+    this.#pending.clear();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The messages between PgliteWorkerDatabase (the server's thread) and pglite-worker.ts
+ * (the thread that owns the WASM engine). Values cross by structured clone: rows, Dates,
+ * Uint8Arrays and plain objects arrive as they left.
+ */
+export type WorkerRequest =
+  | { id: number; op: 'query'; sql: string; params: readonly unknown[]; prepareAs?: string; tx?: number }
+  | { id: number; op: 'exec'; sql: string; tx?: number }
+  | { id: number; op: 'begin' }
+  | { id: number; op: 'end'; tx: number; commit: boolean }
+  | { id: number; op: 'listen'; channel: string }
+  | { id: number; op: 'unlisten'; listener: number }
+  | { id: number; op: 'close' };
+
+/** Distributes Omit over the union, so each request keeps its own fields. */
+export type WorkerCall = WorkerRequest extends infer Request ? (Request extends WorkerRequest ? Omit<Request, 'id'> : never) : never;
+
+export type SerializedError = { name: string; message: string; stack: string | undefined; fields: Record<string, unknown> };
+
+export type WorkerMessage =
+  | { kind: 'ready' }
+  | { kind: 'failed'; error: SerializedError }
+  | { kind: 'reply'; id: number; value: unknown }
+  | { kind: 'error'; id: number; error: SerializedError }
+  | { kind: 'notification'; listener: number; payload: string };
+
+/** An error as data: its message, stack and the fields callers read (`code`, `constraint`…). */
+export function serializeError(error: unknown): SerializedError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error), stack: undefined, fields: {} };
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(error)) {
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[name] = value;
+  }
+  return { name: error.name, message: error.message, stack: error.stack, fields };
+}
+
+export function deserializeError(serialized: SerializedError): Error {
+  const error = Object.assign(new Error(serialized.message), serialized.fields);
+  error.name = serialized.name;
+  if (serialized.stack) error.stack = serialized.stack;
+  return error;
+}
