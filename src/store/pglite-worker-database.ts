@@ -119,8 +119,13 @@ class PgliteWorkerDatabase implements Database {
   #call(call: WorkerCall): Promise<unknown> {
     if (this.#stopped) return Promise.reject(this.#stopped);
     const id = ++this.#lastId;
+    try {
+      // Parameters cross by structured clone: one that cannot (a function) fails here, as a bad statement would.
+      this.#worker.postMessage({ ...call, id });
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (this.#pending.size === 0) this.#worker.ref();
-    this.#worker.postMessage({ ...call, id });
     return new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
   }
 

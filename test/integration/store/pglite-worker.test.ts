@@ -41,6 +41,10 @@ describe.skipIf(engineName() !== 'pglite')('the embedded engine on its own threa
     expect(duplicate).toBeInstanceOf(Error);
     expect(duplicate).toMatchObject({ code: '23505', constraint: 'worker_probe_pkey', message: expect.stringContaining('duplicate key') });
     expect(isConnectionError(duplicate)).toBe(false);
+
+    // A parameter that cannot cross to the engine's thread is refused at once, and the next call is served.
+    await expect(db.query('SELECT $1::text AS value', [() => 'not data'])).rejects.toThrow(/could not be cloned/);
+    expect((await db.query('SELECT $1::text AS value', ['data'])).rows).toEqual([{ value: 'data' }]);
   });
 
   it('commits a transaction, rolls one back when its work throws, and runs an outside statement after it', async () => {
