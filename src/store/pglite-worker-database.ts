@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
-import { deserializeError, type SerializedError, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
+import { deserializeError, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
 
 /**
  * The embedded store, PGlite, on a thread of its own (pglite-worker.ts). The WASM engine's
@@ -140,7 +140,7 @@ class PgliteWorkerDatabase implements Database {
     this.#pending.delete(message.id);
     if (this.#pending.size === 0) this.#worker.unref();
     if (message.kind === 'reply') pending.resolve(message.value);
-    else pending.reject(deserializeError(message.error as SerializedError));
+    else pending.reject(deserializeError(message.error));
   }
 
   /** The thread ended (closed, or crashed in the engine): what waits fails as an outage would. */

@@ -12,8 +12,9 @@ export type WorkerRequest =
   | { id: number; op: 'unlisten'; listener: number }
   | { id: number; op: 'close' };
 
-/** Distributes Omit over the union, so each request keeps its own fields. */
-export type WorkerCall = WorkerRequest extends infer Request ? (Request extends WorkerRequest ? Omit<Request, 'id'> : never) : never;
+/** A request before the client numbers it (the conditional type keeps each request's own fields). */
+type WithoutId<Request> = Request extends unknown ? Omit<Request, 'id'> : never;
+export type WorkerCall = WithoutId<WorkerRequest>;
 
 export type SerializedError = { name: string; message: string; stack: string | undefined; fields: Record<string, unknown> };
 
