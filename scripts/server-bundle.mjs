@@ -8,14 +8,15 @@ import { build } from 'esbuild';
 
 // Packages that stay imports of node_modules, each for a reason:
 const EXTERNAL = [
-  // find files beside their own modules at run time (WASM, data bundles, worker scripts, UI assets)
+  // find files beside their own modules at run time (WASM, data bundles, worker scripts, UI
+  // assets, esbuild's platform binary: it compiles TypeScript tool files)
   '@electric-sql/pglite',
   '@electric-sql/pglite-pgvector',
   'pino',
   'pino-pretty',
   'thread-stream',
   'swagger-ui-dist',
-  'tsx',
+  'esbuild',
   // one instance shared with tool files, which import zod themselves
   'zod',
   // loaded only when first used (src/agents/agent-runtime-loader.ts, tracing, tokenizer,

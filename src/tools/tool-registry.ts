@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { ToolDefinition as ModelToolDefinition } from '../core/model-types.ts';
 import { compileTool, ToolDefinitionError, type DefinitionIssue, type LoadedTool } from './compile-tool.ts';
 import { displayPath, watchFolders, type FolderWatcher } from './folder-watcher.ts';
-import { ensureTypeScriptImports } from './typescript-imports.ts';
+import { importToolModule } from './typescript-imports.ts';
 
 /**
  * Tools by name: the built-ins, then one tool per file in the tools folder. A file
@@ -57,8 +56,9 @@ type FileState = { lastGood: LoadedTool | undefined; error: ToolLoadError | unde
 
 /**
  * A module's default export. A TypeScript file outside an ESM package (no "type": "module"
- * above it) is loaded as CommonJS when tsx's loader is registered at run time, so its
- * `export default` arrives as `module.exports.default`, marked `__esModule`.
+ * above it) is loaded as CommonJS by tsx (the server run from source), as is a compiled
+ * CommonJS `.js` file, so its `export default` arrives as `module.exports.default`, marked
+ * `__esModule`.
  */
 function defaultExport(module: unknown): unknown {
   const outer = typeof module === 'object' && module !== null && 'default' in module ? module.default : undefined;
@@ -87,10 +87,9 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
         state.error = undefined;
         return;
       }
-      // The query string busts the ESM cache so an edit is imported afresh. Old
-      // module instances stay in memory; edits are rare enough for that not to matter.
-      if (/\.[cm]?ts$/.test(file)) await ensureTypeScriptImports();
-      const module: unknown = await import(`${pathToFileURL(file).href}?v=${version}`);
+      // The version busts the ESM cache so an edit is imported afresh. Old module
+      // instances stay in memory; edits are rare enough for that not to matter.
+      const module = await importToolModule(file, version);
       const exported = defaultExport(module);
       if (exported === undefined) throw new ToolDefinitionError([{ path: 'default', message: 'the file has no default export' }]);
       state.lastGood = compileTool(exported, file, version);
