@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
-import { readEnvConfig } from './config/env-config.ts';
+import { readStorageEnv } from './config/storage-env.ts';
 import { assertWorkersFit, runPrimary, workerCount } from './ops/workers.ts';
-import { describeStartupError } from './startup-error.ts';
+import type { Database } from './store/database.ts';
 import { openDatabase } from './store/open-database.ts';
 
 /**
@@ -14,16 +14,17 @@ assertWorkersFit(workers, process.env);
 if (workers > 1 && cluster.isPrimary) {
   runPrimary(workers, (message) => process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message })}\n`));
 } else {
-  // readEnvConfig inside the async function: a bad variable is a start-up error like the others.
+  let database: Promise<Database> | undefined;
+  // Inside the async function: a bad variable is a start-up error like the others.
   const server = await (async () => {
-    const config = readEnvConfig();
-    // The store starts opening (the pool's first connection, PGlite's file reads and WASM
-    // compilation) before the server's modules load, so its waits overlap with them.
-    const database = openDatabase(config);
+    // The store starts opening (the pool's first connection, PGlite's thread, file reads
+    // and WASM compilation) before any other module loads, zod and the environment's
+    // schema included, so its waits overlap with all of them.
+    database = openDatabase(readStorageEnv(process.env));
     database.catch(() => undefined); // awaited (and reported) by createServices
-    const { startServer } = await import('./server.ts');
-    return startServer(config, { database });
-  })().catch((error: unknown) => exitOnStartupError(error));
+    const [{ readEnvConfig }, { startServer }] = await Promise.all([import('./config/env-config.ts'), import('./server.ts')]);
+    return startServer(readEnvConfig(), { database });
+  })().catch((error: unknown) => exitOnStartupError(error, database));
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -42,8 +43,14 @@ if (workers > 1 && cluster.isPrimary) {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** A cause the operator can fix is one line on stderr and exit 1; anything else keeps its stack. */
-function exitOnStartupError(error: unknown): never {
+/**
+ * A cause the operator can fix is one line on stderr and exit 1; anything else keeps its
+ * stack. A store still opening (the environment was refused after it began) is closed
+ * first, so the embedded engine is not stopped halfway through writing its files.
+ */
+async function exitOnStartupError(error: unknown, database: Promise<Database> | undefined): Promise<never> {
+  await database?.then((db) => db.close()).catch(() => undefined);
+  const { describeStartupError } = await import('./startup-error.ts');
   const listen = { host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 8080) };
   const line = describeStartupError(error, listen);
   if (line === undefined) throw error;

@@ -7,8 +7,6 @@ import { reclaimStaleLeases, releaseHolderLeases } from './billing/lease-sql.ts'
 import type { Settlement } from './billing/settlement.ts';
 import { SettlementQueue } from './billing/settlement-queue.ts';
 import { replayShutdownJournals, writeShutdownJournal } from './billing/shutdown-journal.ts';
-import { buildCatalog } from './catalog/build-catalog.ts';
-import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
 import type { Catalog } from './catalog/types.ts';
 import { AccountNames } from './accounts/account-names.ts';
 import { AgentDirectory } from './agents/agent-directory.ts';
@@ -23,6 +21,7 @@ import { KnowledgeSync } from './knowledge/knowledge-sync.ts';
 import { pipelineEmbedder } from './knowledge/pipeline-embedder.ts';
 import { systemKeyFor } from './keys/system-key.ts';
 import type { ToolRegistry } from './tools/tool-registry.ts';
+import { type FileConfiguration, loadFileConfiguration } from './file-configuration.ts';
 import { DEFAULT_USD_RATES } from './credits/currency-rates.ts';
 import { KeyAuthenticator } from './keys/key-authenticator.ts';
 import { KeyChangeSync } from './keys/key-change-sync.ts';
@@ -32,7 +31,7 @@ import { ChatPipeline } from './pipeline/chat-pipeline.ts';
 import { KeyRateLimiter } from './pipeline/rate-limiter.ts';
 import { UnaryPipeline } from './pipeline/unary-pipeline.ts';
 import type { RetryPolicy } from './pipeline/upstream-attempts.ts';
-import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from './providers/provider-registry.ts';
+import type { ProviderRegistry } from './providers/provider-registry.ts';
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { JunctionMetrics } from './ops/metrics.ts';
@@ -95,14 +94,6 @@ export type ServiceOptions = {
   onConfigError?: (error: Error) => void;
 };
 
-type AgentConfigErrorLike = Error & { file: string; issues: Array<{ path: string; message: string }> };
-
-/** An agent file refused only because its models are not in the catalog (no provider configured for them). */
-function onlyUnknownModels(error: Error): boolean {
-  const issues = (error as Partial<AgentConfigErrorLike>).issues;
-  return Array.isArray(issues) && issues.length > 0 && issues.every((issue) => /^(model|fallback_models\[\d+\])$/.test(issue.path) && issue.message.startsWith('unknown model'));
-}
-
 /** Dead processes are looked for often enough that their calls settle within the lease timeout + 5 s. */
 const reclaimIntervalMs = (leaseTimeoutSeconds: number): number => Math.min(5_000, (leaseTimeoutSeconds * 1000) / 3);
 
@@ -123,22 +114,21 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
   const env = options.env ?? process.env;
   const logger = pino(loggerOptions(config.logLevel) as object);
   const onConfigError = options.onConfigError ?? ((error: Error) => logger.error(error.message));
-  // Tool files load (TypeScript ones through tsx's loader thread) while the store opens:
-  // neither needs the other, and each waits on work off the main thread.
-  const toolsLoading = options.loadAgents === false ? undefined : loadTools(config.toolsDir, onConfigError);
-  toolsLoading?.catch(() => undefined); // awaited below, or closed on a failed start
+  const now = options.now ?? (() => new Date());
+  // The catalog, tools and agents load while the store opens: neither needs the other.
+  const files = loadFileConfiguration({ config, env, now, loadAgents: options.loadAgents !== false, logger, onConfigError });
+  files.catch(() => undefined); // awaited below, or closed on a failed start
   let db: Database;
   try {
     db = await (options.database ?? openDatabase(config));
   } catch (error) {
-    await closeLoadedTools(toolsLoading);
+    await closeFileConfiguration(files);
     throw error;
   }
-  // Traces only when an OTLP endpoint is configured: the SDK is not even loaded otherwise.
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) await enableTracing({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? 'junction' });
-  const now = options.now ?? (() => new Date());
-  const stops: Array<() => Promise<void> | void> = [];
+  const stops: Array<() => Promise<void> | void> = [() => closeFileConfiguration(files)];
   try {
+    // Traces only when an OTLP endpoint is configured: the SDK is not even loaded otherwise.
+    if (env.OTEL_EXPORTER_OTLP_ENDPOINT) await enableTracing({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? 'junction' });
     await migrate(db);
     const { account, created } = await ensureDefaultAccount(db);
     const hasher = new KeyHasher(config.keySecret);
@@ -176,11 +166,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     await keyChanges.start();
     stops.push(() => keyChanges.stop());
 
-    const catalogConfig = await loadCatalogConfig(config.configPath, env);
-    const extraProviders = providerConfigsFromCatalogConfig(catalogConfig, env);
-    const providerConfigs = [...providersFromEnv(env), ...extraProviders.providers];
-    const catalog = buildCatalog({ providers: providerConfigs.map(({ id, kind }) => ({ id, kind })), config: catalogConfig, now: now() });
-    const providers = buildProviderRegistry(providerConfigs);
+    const { catalogConfig, catalog, providers, tools, agents, warnings } = await files;
     metrics = new JunctionMetrics({ settlements, db, catalog });
     config.usdRates = { ...DEFAULT_USD_RATES, ...catalogConfig.currencies, ...config.envUsdRates };
 
@@ -225,44 +211,11 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
           'knowledge indexed',
         ),
     });
-    let agents: AgentRegistry | undefined;
-    let tools: ToolRegistry | undefined;
     let agentRuntime: AgentRuntimeDeps | undefined;
     let agentDirectory: AgentDirectory | undefined;
     let backgroundRuns: BackgroundRuns | undefined;
-    if (options.loadAgents !== false) {
-      // Without any provider credentials, agents whose only problem is a model outside the
-      // (empty) catalog are expected on a first start: one warning lists them, not ERROR lines.
-      const unconfigured: AgentConfigErrorLike[] = [];
-      let starting = providerConfigs.length === 0;
-      const onError = (error: Error) => {
-        if (starting && onlyUnknownModels(error)) unconfigured.push(error as AgentConfigErrorLike);
-        else onConfigError(error);
-      };
-      // Imported here so short-lived tools (the CLI) do not load the agent libraries.
-      const { createAgentRegistry } = await import('./agents/agent-registry.ts');
-      tools = await (toolsLoading as Promise<ToolRegistry>);
-      const loadedTools = tools;
-      stops.push(() => loadedTools.close());
-      agents = await createAgentRegistry({
-        agentsDir: config.agentsDir,
-        knowledgeDir: config.knowledgeDir,
-        tools,
-        isKnownModel: (id) => resolveModel(catalog, id) !== undefined,
-        watch: true,
-        onError,
-        onWarning: (file, warnings) =>
-          logger.warn({ file: file.split(/[\\/]/).pop(), warnings: warnings.map((warning) => `${warning.path}: ${warning.message}`) }, 'an agent loaded without part of its file'),
-      });
+    if (agents && tools) {
       const loadedAgents = agents;
-      stops.push(() => loadedAgents.close());
-      starting = false;
-      if (unconfigured.length > 0) {
-        logger.warn(
-          { agents: unconfigured.map((error) => error.file.split(/[\\/]/).pop()) },
-          'no provider credentials are set, so these agents are inactive until their model\'s provider is configured (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or the config file)',
-        );
-      }
       const consoleAgents = new ConsoleAgentStore(db);
       await consoleAgents.start();
       stops.push(() => consoleAgents.stop());
@@ -329,7 +282,7 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
       firstStart: created,
       now,
       logger,
-      warnings: [...catalog.warnings, ...extraProviders.skipped.map((skip) => `provider ${skip.id} skipped: ${skip.reason}`)],
+      warnings,
       async close() {
         const journalUnwritten = async (unwritten: Settlement[]) => {
           const spendMicros = unwritten.reduce((sum, settlement) => sum + settlement.spendMicros, 0);
@@ -351,20 +304,13 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
     };
   } catch (error) {
     for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
-    await closeLoadedTools(toolsLoading);
     await db.close().catch(() => undefined);
     throw error;
   }
 }
 
-/** The built-in tools and the tools folder, watched; imported here so the CLI never loads them. */
-async function loadTools(toolsDir: string, onError: (error: Error) => void): Promise<ToolRegistry> {
-  const [{ createToolRegistry }, { createBuiltinTools }] = await Promise.all([import('./tools/tool-registry.ts'), import('./tools/builtin/builtin-tools.ts')]);
-  return createToolRegistry({ toolsDir, builtins: createBuiltinTools(), watch: true, onError });
-}
-
-/** Stops the folder watcher of a start that failed (closing twice is harmless). */
-async function closeLoadedTools(loading: Promise<ToolRegistry> | undefined): Promise<void> {
-  const tools = await loading?.catch(() => undefined);
-  tools?.close();
+/** Stops the folder watchers of the file configuration, once it has loaded (or failed to). */
+async function closeFileConfiguration(loading: Promise<FileConfiguration>): Promise<void> {
+  const files = await loading.catch(() => undefined);
+  files?.close();
 }

@@ -1,5 +1,5 @@
 import { CatalogConfigError } from './catalog/config-error.ts';
-import { EnvConfigError } from './config/env-config.ts';
+import { EnvConfigError } from './config/env-config-error.ts';
 import { isConnectionError } from './store/connection-errors.ts';
 import { StoreInUseError } from './store/data-dir-lock.ts';
 

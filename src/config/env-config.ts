@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { DEFAULT_USD_RATES, parseRatesEnv } from '../credits/currency-rates.ts';
 import { type CorsOrigins, parseCorsOrigins } from '../http/cors-origins.ts';
+import { EnvConfigError } from './env-config-error.ts';
+import { readStorageEnv } from './storage-env.ts';
 
 /** Everything the service reads from the environment, validated once at start-up. */
 const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  DATABASE_URL: z.string().min(1).optional(),
-  JUNCTION_DATA_DIR: z.string().min(1).default('./.junction'),
   REDIS_URL: z.string().min(1).optional(),
   JUNCTION_CONFIG: z.string().min(1).optional(),
   JUNCTION_KEY_SECRET: z.string().min(1).optional(),
@@ -58,11 +58,6 @@ export type EnvConfig = {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 };
 
-/** A variable the service cannot start with (the message names it). */
-export class EnvConfigError extends Error {
-  override name = 'EnvConfigError';
-}
-
 /** Used when JUNCTION_KEY_SECRET is unset: keys keep 256 bits of entropy, so hashes stay unguessable. */
 const DEFAULT_KEY_SECRET = 'junction-api-key-hash-v1';
 
@@ -73,6 +68,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     throw new EnvConfigError(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const values = parsed.data;
+  const storage = readStorageEnv(env);
   let corsOrigins: CorsOrigins | undefined;
   try {
     corsOrigins = parseCorsOrigins(values.JUNCTION_CORS_ORIGINS);
@@ -83,8 +79,8 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
   return {
     host: values.HOST,
     port: values.PORT,
-    databaseUrl: values.DATABASE_URL,
-    dataDir: values.JUNCTION_DATA_DIR,
+    databaseUrl: storage.databaseUrl,
+    dataDir: storage.dataDir,
     redisUrl: values.REDIS_URL,
     configPath: values.JUNCTION_CONFIG,
     keySecret: values.JUNCTION_KEY_SECRET ?? DEFAULT_KEY_SECRET,

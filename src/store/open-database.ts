@@ -1,6 +1,6 @@
 import type { Database } from './database.ts';
 
-export type StorageConfig = { databaseUrl?: string; dataDir: string };
+export type StorageConfig = { databaseUrl?: string | undefined; dataDir: string };
 
 /**
  * `DATABASE_URL` wins; otherwise the embedded engine in `JUNCTION_DATA_DIR`. Each engine's

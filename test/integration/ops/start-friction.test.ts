@@ -96,6 +96,9 @@ describe('start-up that explains itself', () => {
     expect(bad.stderr.trim().split('\n')).toEqual(['junction: invalid environment: PORT: Invalid input: expected number, received NaN']);
     const cors = await failingStart({ ...baseEnv(), JUNCTION_CORS_ORIGINS: 'app.example.com' });
     expect(cors.stderr.trim()).toMatch(/^junction: invalid environment: JUNCTION_CORS_ORIGINS: 'app.example.com' is not an origin/);
+    // The store's variables are read before the rest (the store starts opening first): same one line.
+    const emptyUrl = await failingStart({ ...baseEnv(), DATABASE_URL: '' });
+    expect(emptyUrl.stderr.trim().split('\n')).toEqual(['junction: invalid environment: DATABASE_URL: is empty (unset it to use the embedded store)']);
   });
 
   it('stops the server when `npm start` gets SIGTERM, leaving no orphan', async () => {
