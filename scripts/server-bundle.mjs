@@ -62,6 +62,12 @@ export async function bundleServer({ entryPoints, outdir }) {
     banner: { js: "import { createRequire as createRequireForBundledPackages } from 'node:module'; const require = createRequireForBundledPackages(import.meta.url);" },
     chunkNames: '[name]-[hash]',
     sourcemap: 'linked',
+    // Without comments and indentation the compiled server is a third smaller: V8 keeps each
+    // module's source in memory (as two-byte text when a single comment holds a character
+    // beyond Latin-1: 6.4 MB for the main chunk) and parses less at every start. Names stay,
+    // so stack traces still name their functions; `node --enable-source-maps` maps their
+    // positions back to src/ through the .map beside each chunk.
+    minifyWhitespace: true,
     logLevel: 'warning',
   });
 }

@@ -9,10 +9,12 @@ const parsers = { [types.INT8]: (value: string) => Number(value) };
 /**
  * PGlite's shared_buffers default (128 MB) is all touched WASM memory: about 150 MB of
  * the process's resident size for a page cache the OS keeps anyway (the data folder is
- * ordinary files). 32 MB holds a small store's hot pages; measured idle RSS of the
- * engine alone: 314 MB at the default, 205 MB at 32 MB, 168 MB at 16 MB.
+ * ordinary files). 16 MB holds a small store's hot pages; measured idle RSS of the
+ * engine alone: 314 MB at the default, 205 MB at 32 MB, 168 MB at 16 MB. Knowledge search
+ * over 100k chunks (bench/knowledge-search.ts, whose working set exceeds either) measured
+ * the same at 16 MB as at 32 (hybrid p95 33.6 and 36.5 ms, one run each).
  */
-const SHARED_BUFFERS = '32MB';
+const SHARED_BUFFERS = '16MB';
 
 /**
  * Embedded PostgreSQL (WASM) in `dataDir`, or in memory for `memory://`, on the calling
