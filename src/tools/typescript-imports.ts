@@ -1,5 +1,5 @@
 import { isBuiltin } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 
@@ -31,6 +31,7 @@ export async function compileTypeScriptTool(file: string): Promise<string> {
   try {
     const result = await esbuild.build({
       entryPoints: [file],
+      absWorkingDir: dirname(file),
       bundle: true,
       format: 'esm',
       platform: 'node',
@@ -48,7 +49,7 @@ export async function compileTypeScriptTool(file: string): Promise<string> {
     if (!output) throw new Error('esbuild produced no output');
     return output.text;
   } catch (error) {
-    throw new Error(describeBuildFailure(error));
+    throw new Error(describeBuildFailure(error, dirname(file)));
   } finally {
     compiling -= 1;
     if (compiling === 0) await esbuild.stop();
@@ -57,11 +58,11 @@ export async function compileTypeScriptTool(file: string): Promise<string> {
 
 type BuildMessage = { text: string; location: { file: string; line: number; column: number } | null };
 
-/** Each of esbuild's errors with the file, line and column it points at. */
-function describeBuildFailure(error: unknown): string {
+/** Each of esbuild's errors with the file (esbuild names it from `workingDir`), line and column it points at. */
+function describeBuildFailure(error: unknown, workingDir: string): string {
   const errors = (error as { errors?: BuildMessage[] }).errors ?? [];
   if (errors.length === 0) return (error as Error).message;
-  return errors.map(({ text, location }) => (location ? `${location.file}:${location.line}:${location.column}: ${text}` : text)).join('; ');
+  return errors.map(({ text, location }) => (location ? `${resolve(workingDir, location.file)}:${location.line}:${location.column}: ${text}` : text)).join('; ');
 }
 
 /** Package imports become imports of the files they resolve to (a data: module resolves no bare names). */
