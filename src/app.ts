@@ -36,8 +36,10 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   });
   app.decorateRequest('apiKey', undefined);
   app.decorate('streamIdleTimeoutMs', services.config.streamIdleTimeoutMs);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks (here and in metrics): an async one costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   if (tracer()) registerRequestSpans(app);
   registerErrorHandlers(app);

@@ -34,10 +34,15 @@ export class RawStreamWriter {
   constructor(reply: FastifyReply, headers: OutgoingHttpHeaders, status = 200) {
     this.#reply = reply;
     reply.hijack();
-    const inherited = Object.fromEntries(
-      Object.entries(reply.getHeaders()).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
-    );
-    reply.raw.writeHead(status, { ...inherited, ...headers });
+    // A plain loop: the entries/flatMap/fromEntries version showed in stream profiles.
+    const merged: OutgoingHttpHeaders = {};
+    const inherited = reply.getHeaders();
+    for (const name in inherited) {
+      const value = inherited[name];
+      if (value !== undefined) merged[name] = String(value);
+    }
+    for (const name in headers) merged[name] = headers[name];
+    reply.raw.writeHead(status, merged);
     open += 1;
     reply.raw.once('close', () => {
       open -= 1;
@@ -48,8 +53,22 @@ export class RawStreamWriter {
     return this.#reply.raw.destroyed || this.#reply.raw.writableEnded;
   }
 
-  async write(data: string | Uint8Array): Promise<void> {
-    if (this.#drained) await this.#drained;
+  /**
+   * Queues `data`; returns a promise only while the socket is full (await it when there is
+   * one). Most writes return nothing: two promise hops per SSE frame showed in profiles.
+   */
+  write(data: string | Uint8Array): Promise<void> | undefined {
+    if (this.#drained) return this.#writeAfterDrain(data);
+    this.#writeNow(data);
+    return undefined;
+  }
+
+  async #writeAfterDrain(data: string | Uint8Array): Promise<void> {
+    while (this.#drained) await this.#drained;
+    this.#writeNow(data);
+  }
+
+  #writeNow(data: string | Uint8Array): void {
     if (this.closed) return;
     if (typeof data !== 'string') {
       // Bytes (a pass-through body) go as they came, after any text before them.

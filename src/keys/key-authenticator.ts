@@ -4,6 +4,7 @@ import { type KeyKind, parseKey } from './key-format.ts';
 import type { KeyHasher } from './key-hash.ts';
 import type { ApiKeyRecord } from './key-record.ts';
 import { findKeyByLookupId } from './key-repository.ts';
+import { VerifiedSecrets } from './verified-secrets.ts';
 
 export type AuthenticateOptions = {
   /** Key kinds this endpoint family serves; any other valid key gets 403 wrong_key_kind. */
@@ -27,6 +28,7 @@ export class KeyAuthenticator {
   readonly #db: Database;
   readonly #hasher: KeyHasher;
   readonly #cache = new Map<string, ApiKeyRecord>();
+  readonly #verified = new VerifiedSecrets<ApiKeyRecord>();
   readonly #now: () => Date;
   /** Bumped by every forget(): a read that began before a change must not be cached after it. */
   #generation = 0;
@@ -50,7 +52,7 @@ export class KeyAuthenticator {
     }
     const parsed = parseKey(plainKey);
     const record = parsed ? await this.#lookup(parsed.lookupId) : undefined;
-    if (!parsed || !record || record.deletedAt || !this.#hasher.matches(parsed.secret, record.secretHash)) {
+    if (!parsed || !record || record.deletedAt || !this.#secretMatches(record, parsed.secret)) {
       throw new JunctionError('invalid_api_key', 'The API key is not valid. Check it, or create a new one.');
     }
     if (!options.kinds.includes(record.kind)) {
@@ -59,6 +61,13 @@ export class KeyAuthenticator {
     }
     if (!options.allowInactive) assertActive(record, this.#now());
     return record;
+  }
+
+  #secretMatches(record: ApiKeyRecord, secret: string): boolean {
+    if (this.#verified.has(record, secret)) return true;
+    if (!this.#hasher.matches(secret, record.secretHash)) return false;
+    this.#verified.remember(record, secret);
+    return true;
   }
 
   async #lookup(lookupId: string): Promise<ApiKeyRecord | undefined> {

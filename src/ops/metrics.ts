@@ -85,9 +85,9 @@ function sameSecret(given: string, expected: string): boolean {
  */
 export function registerMetrics(app: FastifyInstance, deps: { metrics: JunctionMetrics; token: string | undefined }): void {
   // On the root instance, so every route's answers are counted.
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.url === '/metrics') return;
-    deps.metrics.observeRequest(request, reply.statusCode, reply.elapsedTime / 1000);
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.routeOptions.url !== '/metrics') deps.metrics.observeRequest(request, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', async (request, reply) => {
     if (deps.token) {

@@ -110,17 +110,17 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
         if (inner.type === 'usage' || inner.type === 'finish') continue;
         if (inner.type === 'tool-call-start' && !clientToolNames.has(inner.name)) hiddenCalls.add(inner.index);
         if ((inner.type === 'tool-call-start' || inner.type === 'tool-call-delta') && hiddenCalls.has(inner.index)) continue;
-        for (const chunk of encoder.encode(inner)) await sse.send(chunk);
+        for (const chunk of encoder.encode(inner)) await sse.sendJson(chunk);
       }
       const result = finished(run.result());
       await store(result);
       encoder.encode({ type: 'finish', finishReason: finishOf(result, clientToolNames) });
-      for (const chunk of encoder.finish(result.costMicros, true, result.usage)) await sse.send(chunk);
+      for (const chunk of encoder.finish(result.costMicros, true, result.usage)) await sse.sendJson(chunk);
       sse.end('data: [DONE]\n\n');
     } catch (error) {
       const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The agent run failed.', { cause: error });
       if (failure.status >= 500) request.log.error({ err: error }, 'agent run failed');
-      if (billed.any) await sse.send(encoder.usageOnly(billed.costMicros, billed.usage));
+      if (billed.any) await sse.sendJson(encoder.usageOnly(billed.costMicros, billed.usage));
       await sse.send(failure.toOpenAIBody());
       sse.end();
     }

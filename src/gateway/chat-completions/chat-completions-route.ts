@@ -41,15 +41,18 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       // Errors up to here (limits, unknown model, upstream refusing before its first
       // byte) are ordinary JSON errors; after the headers they become an error frame.
       const call = await deps.chat.stream(context, input);
-      const sse = new SseWriter(reply, call.rateLimit ? rateLimitHeaders(call.rateLimit) : {});
+      const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
       const encoder = new ChatChunkEncoder({ id: call.generationId, model: call.model.id, created, provider: call.model.providerId });
       try {
         for await (const event of call.events) {
-          for (const chunk of encoder.encode(event)) await sse.send(chunk);
+          for (const chunk of encoder.encode(event)) {
+            const full = sse.sendJson(chunk);
+            if (full) await full;
+          }
         }
         const outcome = call.outcome();
         for (const chunk of encoder.finish(outcome?.costMicros ?? 0, body.stream_options?.include_usage === true, outcome?.usage)) {
-          await sse.send(chunk);
+          await sse.sendJson(chunk);
         }
         sse.end('data: [DONE]\n\n');
       } catch (error) {

@@ -141,7 +141,7 @@ async function streamGenerate(deps: GeminiRouteDeps, request: FastifyRequest, re
   return reply;
 }
 
-type ChunkWriter = { send(chunk: unknown): Promise<void>; end(): void };
+type ChunkWriter = { send(chunk: unknown): Promise<void> | undefined; end(): void };
 
 const sseChunks = (sse: SseWriter): ChunkWriter => ({ send: (chunk) => sse.send(chunk), end: () => sse.end() });
 

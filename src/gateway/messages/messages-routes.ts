@@ -52,7 +52,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
     // Before the headers, failures are ordinary Anthropic error bodies; after them,
     // an `event: error` frame, as Anthropic's own API does mid-stream.
     const call = await deps.chat.stream(context, input);
-    const sse = new SseWriter(reply, call.rateLimit ? rateLimitHeaders(call.rateLimit) : {});
+    const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new MessagesStreamEncoder({
       model: body.model,
       inputTokensEstimate: Math.ceil(estimateInputTokens(converted.request) / 4),

@@ -63,9 +63,11 @@ export function convertChatRequest(request: ModelRequest, options: ConvertChatOp
     body['stream'] = true;
     // Without this OpenAI sends no usage at all in a stream, and we bill by usage.
     body['stream_options'] = { include_usage: true };
-  } else {
-    delete body['stream'];
-    delete body['stream_options'];
+  } else if ('stream' in body || 'stream_options' in body) {
+    // Set to undefined, not deleted (JSON.stringify leaves them out either way): a delete
+    // turns the object into a slow dictionary for the serializer.
+    body['stream'] = undefined;
+    body['stream_options'] = undefined;
   }
   return body;
 }

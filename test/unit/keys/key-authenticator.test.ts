@@ -62,4 +62,44 @@ describe('KeyAuthenticator cache', () => {
     await expect(authenticator.authenticate(key.plain, { kinds: ['model'] })).resolves.toMatchObject({ disabled: false });
     expect(pending).toHaveLength(0);
   });
+
+  it('checks a repeated key without the HMAC, and still refuses another secret under the same lookup id', async () => {
+    const hashed: string[] = [];
+    // Counts the HMAC checks (the cost the verified-secret cache avoids).
+    const hasher = new (class extends KeyHasher {
+      override hash(secret: string) {
+        hashed.push(secret);
+        return super.hash(secret);
+      }
+    })('test-secret');
+    const key = generateKey('model');
+    const { db, pending } = manualStore();
+    const authenticator = new KeyAuthenticator(db, hasher);
+    const row = keyRow(hasher, key, false);
+    hashed.length = 0;
+    const first = authenticator.authenticate(key.plain, { kinds: ['model'] });
+    await Promise.resolve();
+    pending.shift()?.(row);
+    await first;
+    expect(hashed).toEqual([key.secret]);
+
+    await authenticator.authenticate(key.plain, { kinds: ['model'] });
+    expect(hashed).toHaveLength(1);
+
+    // Same lookup id, last character of the secret changed: the HMAC runs and refuses it.
+    const forged = key.plain.slice(0, -1) + (key.plain.endsWith('A') ? 'B' : 'A');
+    await expect(authenticator.authenticate(forged, { kinds: ['model'] })).rejects.toMatchObject({ code: 'invalid_api_key' });
+    expect(hashed).toHaveLength(2);
+    // The forged attempt did not displace the genuine secret.
+    await authenticator.authenticate(key.plain, { kinds: ['model'] });
+    expect(hashed).toHaveLength(2);
+
+    // A change drops the record and what was verified with it: the next request reads and checks again.
+    authenticator.forget(key.lookupId);
+    const afterChange = authenticator.authenticate(key.plain, { kinds: ['model'] });
+    await Promise.resolve();
+    pending.shift()?.(row);
+    await afterChange;
+    expect(hashed).toHaveLength(3);
+  });
 });
