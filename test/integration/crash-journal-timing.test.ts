@@ -1,0 +1,90 @@
+import { once } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../src/admin/admin-commands.ts';
+import { JOURNAL_START_MS } from '../../src/billing/open-call.ts';
+import { TEST_CONFIG } from '../support/gateway-harness.ts';
+import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
+
+/**
+ * The crash journal (open_calls) holds calls that have lasted JOURNAL_START_MS: a
+ * shorter call never costs a journal row, even when group commits happen while it runs;
+ * a longer one is journaled while open and its row goes when it settles.
+ */
+let app: TestApp;
+let upstream: Server;
+let key: string;
+/** Answers of held calls, released by the test. */
+const held: ServerResponse[] = [];
+
+const completion = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'test-echo',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+});
+const answer = (response: ServerResponse) => response.writeHead(200, { 'content-type': 'application/json' }).end(completion);
+
+beforeAll(async () => {
+  // "hold" waits for the test; anything else is answered after 150 ms (many group commits, far below JOURNAL_START_MS).
+  upstream = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => (body.includes('hold') ? held.push(response) : setTimeout(() => answer(response), 150)));
+  });
+  upstream.listen(0, '127.0.0.1');
+  await once(upstream, 'listening');
+  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  const env = { OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: url, JUNCTION_CONFIG: TEST_CONFIG };
+  app = await startTestApp(env, { env });
+  key = await app.key('model');
+  await runAdminCommand(app.services, { command: 'credits.grant', amount: '5', currency: 'USD' });
+  // Every row ever written to the journal, whatever happens to it afterwards.
+  await app.services.db.query('CREATE TABLE test_journal_writes (id text NOT NULL)');
+  await app.services.db.query(
+    `CREATE FUNCTION test_record_journal_write() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN INSERT INTO test_journal_writes VALUES (NEW.id); RETURN NEW; END $$`,
+  );
+  await app.services.db.query('CREATE TRIGGER test_journal_writes AFTER INSERT ON open_calls FOR EACH ROW EXECUTE FUNCTION test_record_journal_write()');
+});
+afterAll(async () => {
+  for (const response of held) answer(response);
+  await app.close();
+  upstream.close();
+});
+
+const chat = (content: string) =>
+  app.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model: 'openai/test-echo', messages: [{ role: 'user', content }] } });
+const count = async (sql: string) => (await app.services.db.query<{ n: number }>(sql)).rows[0]?.n ?? -1;
+
+describe('crash journal timing', () => {
+  it('never journals calls that settle within JOURNAL_START_MS', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => chat('quick')));
+    expect(answers.map((response) => response.statusCode)).toEqual(Array(8).fill(200));
+    await app.services.settlements.drain();
+    expect(await count("SELECT count(*)::int AS n FROM usage_log WHERE status = 'success'")).toBe(8);
+    expect(await count('SELECT count(*)::int AS n FROM test_journal_writes')).toBe(0);
+  });
+
+  it('journals a call still open after JOURNAL_START_MS, and drops its row when it settles', async () => {
+    const startedAt = Date.now();
+    const pending = chat('hold');
+    while ((await count('SELECT count(*)::int AS n FROM open_calls')) === 0) {
+      expect(Date.now() - startedAt).toBeLessThan(JOURNAL_START_MS + 5_000);
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    // Not before it had lasted JOURNAL_START_MS (the scheduler may only be late, never early).
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(JOURNAL_START_MS);
+    for (const response of held.splice(0)) answer(response);
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    await app.services.settlements.drain();
+    expect(await count('SELECT count(*)::int AS n FROM open_calls')).toBe(0);
+    const id = (response.json() as { id: string }).id;
+    expect(await count(`SELECT count(*)::int AS n FROM test_journal_writes WHERE id = '${id}'`)).toBe(1);
+    expect(await count(`SELECT count(*)::int AS n FROM usage_log WHERE id = '${id}' AND status = 'success'`)).toBe(1);
+  });
+});
