@@ -56,11 +56,10 @@ export class ChatPipeline {
 
   async stream(context: CallContext, input: ChatInput): Promise<ChatStream> {
     const call = await this.#begin(context, input, true);
-    const controller = linkedController(context.signal);
     let opened;
     try {
-      opened = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, controller.signal, tracedAttempt(call, async (adapter, model) => {
-        const iterator = adapter.streamChat({ ...call.request, model: model.upstreamName }, { signal: controller.signal })[Symbol.asyncIterator]();
+      opened = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, tracedAttempt(call, async (adapter, model) => {
+        const iterator = adapter.streamChat({ ...call.request, model: model.upstreamName }, { signal: context.signal })[Symbol.asyncIterator]();
         // The first event proves the upstream accepted the call; until then a retry is safe.
         const first = await iterator.next();
         return { iterator, first };
@@ -118,7 +117,8 @@ export class ChatPipeline {
       } finally {
         if (!completed) {
           // The consumer stopped early (client gone): stop the upstream, bill what was produced.
-          controller.abort(new JunctionError('client_closed_request', 'The client closed the connection.'));
+          // The adapter's stream is paused at a yield here, so return() runs its cleanup at
+          // once, down to the upstream body, which aborts its request.
           await iterator.return?.().catch(() => undefined);
           finish('client_closed', 499, 'client_closed_request');
         }
@@ -278,12 +278,3 @@ class StreamMeter {
     return { inputTokens, outputTokens: this.#produced.tokens };
   }
 }
-
-function linkedController(signal: AbortSignal): AbortController {
-  const controller = new AbortController();
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-  return controller;
-}
-
-
