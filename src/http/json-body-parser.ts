@@ -29,7 +29,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
-    if (body.trim() === '' && (BODYLESS_METHODS.has(request.method) || request.routeOptions.config?.bodyOptional)) return done(null, undefined);
+    if ((BODYLESS_METHODS.has(request.method) || request.routeOptions.config?.bodyOptional) && body.trim() === '') return done(null, undefined);
     parse(request, body, (error, value) => {
       if (error) return done(error, undefined);
       if (SURROGATE_ESCAPE.test(body)) {
