@@ -10,6 +10,7 @@ import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
 import { ChatRequestSchema } from './chat-request-schema.ts';
+import { isPlainChatRequest } from './plain-chat-request.ts';
 import { toChatInput } from './convert-chat-request.ts';
 import { renderChatCompletion } from './render-chat-response.ts';
 
@@ -21,7 +22,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
     '/chat/completions',
     { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) },
     async (request, reply) => {
-      const body = parseInput(ChatRequestSchema, request.body);
+      const body = isPlainChatRequest(request.body) ? request.body : parseInput(ChatRequestSchema, request.body);
       const input = toChatInput(body);
       const context = callContextFrom(request, reply, 'chat.completions');
       const created = Math.floor(Date.now() / 1000);
