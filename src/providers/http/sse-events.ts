@@ -26,15 +26,13 @@ export async function* readSseEvents(body: AsyncIterable<Uint8Array>): AsyncGene
   });
   // `stream: true` keeps a multi-byte character split across two chunks intact.
   const decoder = new TextDecoder();
+  // Plain loops over the parsed events: `yield*` of a sync iterable inside an async
+  // generator wraps every element in a promise of its own.
   for await (const chunk of body) {
     parser.feed(decoder.decode(chunk, { stream: true }));
-    yield* drain(pending);
+    for (const event of pending.splice(0)) yield event;
   }
   // Two newlines end a trailing line and dispatch it; after a clean end they are no-ops.
   parser.feed(`${decoder.decode()}\n\n`);
-  yield* drain(pending);
-}
-
-function* drain(pending: SseEvent[]): Generator<SseEvent> {
-  yield* pending.splice(0);
+  for (const event of pending.splice(0)) yield event;
 }
