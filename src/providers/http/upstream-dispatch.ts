@@ -115,11 +115,6 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
   }
 
-  /** Reads and drops the rest of the body, keeping the connection for the next request. */
-  async dump(): Promise<void> {
-    await this.text();
-  }
-
   destroy(reason: Error = new Error('upstream body destroyed before its end')): void {
     this.#chunks = [];
     this.#queuedBytes = 0;
