@@ -16,7 +16,7 @@ if (workers > 1 && cluster.isPrimary) {
 } else {
   let database: Promise<Database> | undefined;
   // Inside the async function: a bad variable is a start-up error like the others.
-  const server = await (async () => {
+  const started = (async () => {
     // The store starts opening (the pool's first connection, PGlite's thread, file reads
     // and WASM compilation) before any other module loads, zod and the environment's
     // schema included, so its waits overlap with all of them.
@@ -26,18 +26,24 @@ if (workers > 1 && cluster.isPrimary) {
     return startServer(readEnvConfig(), { database });
   })().catch((error: unknown) => exitOnStartupError(error, database));
 
+  // Installed before the start completes: "junction is ready" is logged inside it, and a
+  // signal sent on seeing that line must already find these handlers (under load it could
+  // arrive first and kill the process undrained). A signal during the start stops the
+  // server once it is up, never a store halfway through opening.
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    server.app.log.info({ signal }, 'draining in-flight requests');
-    server.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    void started.then((server) => {
+      server.app.log.info({ signal }, 'draining in-flight requests');
+      server.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          server.app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
