@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../core/random-hex.ts';
 
 /** A new agent run id (also the LangGraph thread id of the run's checkpoints). */
-export const newRunId = () => `run_${randomBytes(12).toString('hex')}`;
+export const newRunId = () => `run_${randomHex(12)}`;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../core/random-hex.ts';
 import { z } from 'zod';
 import type { ModelMessage } from '../core/model-types.ts';
 import type { Queryable } from '../store/database.ts';
@@ -52,7 +52,7 @@ export type NewMessage = {
   metadata?: Record<string, unknown>;
 };
 
-const randomId = (prefix: string): string => `${prefix}_${randomBytes(24).toString('hex')}`;
+const randomId = (prefix: string): string => `${prefix}_${randomHex(24)}`;
 export const newConversationId = (): string => randomId('conv');
 export const newMessageId = (): string => randomId('msg');
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../core/random-hex.ts';
 import { z } from 'zod';
 import { JunctionError } from '../core/errors.ts';
 import type { Queryable } from '../store/database.ts';
@@ -48,7 +48,7 @@ export type ResponseToSave = Omit<StoredResponse, 'accountId' | 'keyId' | 'creat
   metadata?: Record<string, unknown>;
 };
 
-export const newResponseId = (): string => `resp_${randomBytes(24).toString('hex')}`;
+export const newResponseId = (): string => `resp_${randomHex(24)}`;
 
 type ResponseRow = {
   id: string;

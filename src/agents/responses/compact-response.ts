@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../core/random-hex.ts';
 import type { FastifyInstance } from 'fastify';
 import { resolveResponseContinuation } from '../../conversations/conversation-service.ts';
 import { JunctionError } from '../../core/errors.ts';
@@ -56,10 +56,10 @@ export async function compactResponseRoute(app: FastifyInstance, deps: AgentsApi
     const summary = result.response.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('').trim();
     if (summary === '') throw new JunctionError('upstream_error', 'The model returned no summary to compact into.');
     return {
-      id: `resp_${randomBytes(24).toString('hex')}`,
+      id: `resp_${randomHex(24)}`,
       object: 'response.compaction',
       created_at: Math.floor(Date.now() / 1000),
-      output: [{ type: 'compaction', id: `cmp_${randomBytes(24).toString('hex')}`, encrypted_content: seal.seal(owner.accountId, summary), created_by: 'junction' }],
+      output: [{ type: 'compaction', id: `cmp_${randomHex(24)}`, encrypted_content: seal.seal(owner.accountId, summary), created_by: 'junction' }],
       usage: wireUsage(result.usage, { modelCostMicros: result.costMicros, toolCostMicros: 0 }),
     };
   });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../core/random-hex.ts';
 
 /**
  * Output items and streaming events in the Open Responses wire shape (snake_case on
@@ -31,7 +31,7 @@ export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | Functi
 
 export type StreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
-const randomId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`;
+const randomId = (prefix: string) => `${prefix}_${randomHex(16)}`;
 export const newItemId = {
   message: () => randomId('msg'),
   reasoning: () => randomId('rs'),

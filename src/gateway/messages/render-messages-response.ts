@@ -1,5 +1,5 @@
 import { parseToolArguments } from '../../core/tool-arguments.ts';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../core/random-hex.ts';
 import { microsToUsd } from '../../core/money.ts';
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
 
@@ -134,6 +134,6 @@ export function renderUsage(usage: Usage, costMicros: number | undefined): Anthr
 
 /** Anthropic ids start with msg_; an upstream's own id is kept inside for tracing. */
 export function messageId(upstreamId: string | undefined): string {
-  if (upstreamId === undefined || upstreamId === '') return `msg_${randomBytes(12).toString('hex')}`;
+  if (upstreamId === undefined || upstreamId === '') return `msg_${randomHex(12)}`;
   return upstreamId.startsWith('msg_') ? upstreamId : `msg_${upstreamId}`;
 }
