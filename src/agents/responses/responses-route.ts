@@ -13,6 +13,7 @@ import { compactResponseRoute } from './compact-response.ts';
 import { startForegroundResponse } from './foreground-response.ts';
 import { prepareOptions, prepareResponse } from './response-preparation.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
+import { plainResponseRequest } from './plain-response-request.ts';
 
 /**
  * `POST /agents/v1/responses` (Open Responses), `GET` and `DELETE /responses/{id}`.
@@ -37,7 +38,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
   });
 
   app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
-    const body = parseInput(CreateResponseSchema, request.body);
+    const body = plainResponseRequest(request.body) ?? parseInput(CreateResponseSchema, request.body);
     if (body.background && body.generate === false) throw new JunctionError('invalid_request', 'A generate: false warm-up answers at once: send it without background.', { param: 'generate' });
     const owner = ownerOf(request);
     const requested = await deps.agents.require(owner.accountId, body.model);
