@@ -1,11 +1,10 @@
+import { isPlainRecord } from '../../core/plain-record.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 
 /** Fields a plain request may carry; anything else goes through the schema. */
 const PLAIN_FIELDS = new Set(['model', 'input', 'instructions', 'stream', 'store', 'previous_response_id', 'temperature', 'max_output_tokens', 'background', 'generate']);
 const FLAGS = ['stream', 'store', 'background', 'generate'] as const;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 const isAbsentOr = (record: Record<string, unknown>, field: string, check: (value: unknown) => boolean): boolean =>
   !(field in record) || record[field] === null || check(record[field]);
 
@@ -18,7 +17,7 @@ const isAbsentOr = (record: Record<string, unknown>, field: string, check: (valu
  * the two to each other over generated requests.
  */
 export function plainResponseRequest(body: unknown): CreateResponseRequest | undefined {
-  if (!isRecord(body)) return undefined;
+  if (!isPlainRecord(body)) return undefined;
   for (const key in body) if (!PLAIN_FIELDS.has(key)) return undefined;
   if (typeof body.model !== 'string' || body.model.length === 0 || typeof body.input !== 'string') return undefined;
   for (const flag of FLAGS) if (!isAbsentOr(body, flag, (value) => typeof value === 'boolean')) return undefined;

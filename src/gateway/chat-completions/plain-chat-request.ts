@@ -1,3 +1,4 @@
+import { isPlainRecord } from '../../core/plain-record.ts';
 import type { ChatRequest } from './chat-request-schema.ts';
 
 /** Fields a plain request may carry; anything else goes through the schema. */
@@ -6,8 +7,6 @@ const PLAIN_MESSAGE_FIELDS = new Set(['role', 'content', 'name']);
 const PLAIN_ROLES = new Set(['system', 'developer', 'user', 'assistant']);
 const STREAM_OPTION_FIELDS = new Set(['include_usage']);
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 const isPositiveIntegerOrNull = (value: unknown): boolean => value === null || (Number.isSafeInteger(value) && (value as number) > 0);
 const isNumberInOrNull = (value: unknown, max: number): boolean => value === null || (typeof value === 'number' && value >= 0 && value <= max);
 const hasOnly = (record: Record<string, unknown>, fields: Set<string>): boolean => {
@@ -23,12 +22,12 @@ const hasOnly = (record: Record<string, unknown>, fields: Set<string>): boolean 
  * A test holds the two to each other over generated requests.
  */
 export function isPlainChatRequest(body: unknown): body is ChatRequest {
-  if (!isRecord(body) || !hasOnly(body, PLAIN_FIELDS)) return false;
+  if (!isPlainRecord(body) || !hasOnly(body, PLAIN_FIELDS)) return false;
   if (typeof body.model !== 'string' || body.model.length === 0) return false;
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return false;
   for (const message of messages) {
-    if (!isRecord(message) || !hasOnly(message, PLAIN_MESSAGE_FIELDS)) return false;
+    if (!isPlainRecord(message) || !hasOnly(message, PLAIN_MESSAGE_FIELDS)) return false;
     if (typeof message.role !== 'string' || !PLAIN_ROLES.has(message.role) || typeof message.content !== 'string') return false;
     if ('name' in message && typeof message.name !== 'string') return false;
   }
@@ -40,7 +39,7 @@ export function isPlainChatRequest(body: unknown): body is ChatRequest {
   if ('user' in body && typeof body.user !== 'string') return false;
   if ('stream_options' in body && body.stream_options !== null) {
     const options = body.stream_options;
-    if (!isRecord(options) || !hasOnly(options, STREAM_OPTION_FIELDS)) return false;
+    if (!isPlainRecord(options) || !hasOnly(options, STREAM_OPTION_FIELDS)) return false;
     if ('include_usage' in options && typeof options.include_usage !== 'boolean') return false;
   }
   return true;

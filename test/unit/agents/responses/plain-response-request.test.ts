@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { plainResponseRequest } from '../../../../src/agents/responses/plain-response-request.ts';
 import { CreateResponseSchema } from '../../../../src/agents/responses/response-request-schema.ts';
-
-/** A small seeded generator, so a failure names a reproducible case. */
-function random(seed: number) {
-  let state = seed;
-  const next = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
-  return { next, pick };
-}
+import { addFields, type FieldValues, holdToSchema, type SeededRandom, seededRandom } from '../../../support/generated-requests.ts';
 
 // Valid values and near misses for the fields the fast path takes, and fields it leaves to the schema.
-const VALUES: Record<string, { valid: readonly unknown[]; invalid: readonly unknown[] }> = {
+const VALUES: FieldValues = {
   instructions: { valid: ['Be brief.', '', null], invalid: [3, ['x']] },
   stream: { valid: [true, false, null], invalid: ['yes', 1] },
   store: { valid: [true, false, null], invalid: ['no'] },
@@ -29,36 +19,20 @@ const VALUES: Record<string, { valid: readonly unknown[]; invalid: readonly unkn
   unknown_field: { valid: [], invalid: [true] },
 };
 
-function request(rng: ReturnType<typeof random>): unknown {
+function request(rng: SeededRandom): unknown {
   const built: Record<string, unknown> = {};
   if (rng.next() < 0.97) built.model = rng.next() < 0.9 ? 'echo' : rng.pick(['', 7, null]);
   if (rng.next() < 0.97) {
     built.input = rng.next() < 0.85 ? rng.pick(['How many days do I have?', 'x', '', 'ünïcode ✓']) : rng.pick([[{ type: 'message', role: 'user', content: 'hi' }], [], 3, null]);
   }
-  for (const [field, values] of Object.entries(VALUES)) {
-    if (rng.next() >= 0.12) continue;
-    built[field] = values.valid.length > 0 && rng.next() < 0.7 ? rng.pick(values.valid) : rng.pick(values.invalid);
-  }
+  addFields(rng, built, VALUES, 0.12);
   return built;
 }
 
 describe('plainResponseRequest', () => {
   it('gives exactly what the schema gives, and only where the schema accepts (5,000 generated requests)', () => {
-    const rng = random(20261126);
-    let plain = 0;
-    let schemaOnly = 0;
-    for (let index = 0; index < 5_000; index += 1) {
-      const body = request(rng);
-      const parsed = CreateResponseSchema.safeParse(body);
-      const fast = plainResponseRequest(body);
-      if (fast !== undefined) {
-        plain += 1;
-        expect(parsed.success, JSON.stringify(body)).toBe(true);
-        expect(fast).toEqual(parsed.data);
-      } else if (parsed.success) {
-        schemaOnly += 1;
-      }
-    }
+    const rng = seededRandom(20261126);
+    const { plain, schemaOnly } = holdToSchema({ count: 5_000, generate: () => request(rng), fast: plainResponseRequest, schema: CreateResponseSchema });
     expect(plain).toBeGreaterThan(500);
     expect(schemaOnly).toBeGreaterThan(100);
   });

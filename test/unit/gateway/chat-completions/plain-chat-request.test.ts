@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ChatRequestSchema } from '../../../../src/gateway/chat-completions/chat-request-schema.ts';
 import { isPlainChatRequest } from '../../../../src/gateway/chat-completions/plain-chat-request.ts';
-
-/** A small seeded generator, so a failure names a reproducible case. */
-function random(seed: number) {
-  let state = seed;
-  const next = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
-  return { next, pick };
-}
+import { addFields, type FieldValues, holdToSchema, type SeededRandom, seededRandom } from '../../../support/generated-requests.ts';
 
 // Valid values and near misses for every field the fast path looks at, and fields it leaves to the schema.
-const VALUES: Record<string, { valid: readonly unknown[]; invalid: readonly unknown[] }> = {
+const VALUES: FieldValues = {
   max_tokens: { valid: [1, 64, null], invalid: [0, -3, 1.5, '64', 2 ** 60] },
   max_completion_tokens: { valid: [16, null], invalid: [0, true] },
   temperature: { valid: [0, 1, 2, null], invalid: [2.01, -0.1, '1'] },
@@ -30,7 +20,7 @@ const VALUES: Record<string, { valid: readonly unknown[]; invalid: readonly unkn
 const ROLES = { valid: ['system', 'developer', 'user', 'assistant'], invalid: ['tool', 'robot', 5] };
 const CONTENTS = { valid: ['hello', ''], invalid: [null, [{ type: 'text', text: 'hi' }], [], 3] };
 
-function message(rng: ReturnType<typeof random>): unknown {
+function message(rng: SeededRandom): unknown {
   if (rng.next() < 0.03) return rng.pick(['not an object', null, []]);
   const choose = (values: { valid: readonly unknown[]; invalid: readonly unknown[] }) => (rng.next() < 0.9 ? rng.pick(values.valid) : rng.pick(values.invalid));
   const built: Record<string, unknown> = { role: choose(ROLES), content: choose(CONTENTS) };
@@ -41,33 +31,18 @@ function message(rng: ReturnType<typeof random>): unknown {
   return built;
 }
 
-function request(rng: ReturnType<typeof random>): unknown {
+function request(rng: SeededRandom): unknown {
   const built: Record<string, unknown> = {};
   if (rng.next() < 0.97) built.model = rng.next() < 0.9 ? 'openai/gpt-x' : rng.pick(['', 7, null]);
   if (rng.next() < 0.98) built.messages = rng.next() < 0.03 ? rng.pick([[], 'hi', null]) : Array.from({ length: 1 + Math.floor(rng.next() * 3) }, () => message(rng));
-  for (const [field, values] of Object.entries(VALUES)) {
-    if (rng.next() >= 0.1) continue;
-    built[field] = values.valid.length > 0 && rng.next() < 0.7 ? rng.pick(values.valid) : rng.pick(values.invalid);
-  }
+  addFields(rng, built, VALUES, 0.1);
   return built;
 }
 
 describe('isPlainChatRequest', () => {
   it('accepts only what the schema accepts, unchanged (5,000 generated requests)', () => {
-    const rng = random(20261126);
-    let plain = 0;
-    let schemaOnly = 0;
-    for (let index = 0; index < 5_000; index += 1) {
-      const body = request(rng);
-      const parsed = ChatRequestSchema.safeParse(body);
-      if (isPlainChatRequest(body)) {
-        plain += 1;
-        expect(parsed.success, JSON.stringify(body)).toBe(true);
-        expect(parsed.data).toEqual(body);
-      } else if (parsed.success) {
-        schemaOnly += 1;
-      }
-    }
+    const rng = seededRandom(20261126);
+    const { plain, schemaOnly } = holdToSchema({ count: 5_000, generate: () => request(rng), fast: (body) => (isPlainChatRequest(body) ? body : undefined), schema: ChatRequestSchema });
     // Both paths were really exercised.
     expect(plain).toBeGreaterThan(200);
     expect(schemaOnly).toBeGreaterThan(100);
