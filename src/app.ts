@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomHex } from './core/random-hex.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes } from './gateway/account-routes.ts';
 import { chatCompletionsRoute } from './gateway/chat-completions/chat-completions-route.ts';
@@ -29,7 +29,8 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   const logging = options.logStream ? { logger: { ...(loggerOptions(services.config.logLevel) as object), stream: options.logStream } } : { loggerInstance: services.logger as FastifyBaseLogger };
   const app = Fastify({
     ...logging,
-    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    // 128 random bits from the pooled buffer: randomUUID() plus replaceAll showed in profiles.
+    genReqId: () => `req_${randomHex(16)}`,
     // Idle keep-alive sockets close at shutdown; in-flight requests drain first.
     forceCloseConnections: 'idle',
     return503OnClosing: true,

@@ -13,6 +13,7 @@ import type { CallContext } from './call-context.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
 import { TextTokenEstimate } from './estimate-text-tokens.ts';
 import { newGenerationId } from './generation-id.ts';
+import { SettledEventStream } from './settled-event-stream.ts';
 import type { RateLimitState } from './rate-limiter.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
 import { usageLogEntry } from './usage-log-entry.ts';
@@ -93,38 +94,22 @@ export class ChatPipeline {
       outcome = { usage, costMicros, model, generationId: call.generationId };
       this.#settle(context, call, model, status, httpStatus, usage, costMicros, opened.attempts, true, errorCode);
     };
-    const events = async function* (): AsyncGenerator<ModelStreamEvent> {
-      let completed = false;
-      try {
-        if (!first.done) {
-          observe(first.value);
-          yield first.value;
-        }
-        for (let next = first.done ? first : await iterator.next(); !next.done; next = await iterator.next()) {
-          observe(next.value);
-          yield next.value;
-        }
-        completed = true;
-        finish('success', 200);
-      } catch (error) {
+    const events = new SettledEventStream(iterator, first, {
+      observe,
+      complete: () => finish('success', 200),
+      fail: (error) => {
         if (context.signal.aborted) {
           finish('client_closed', 499, 'client_closed_request');
-          throw new JunctionError('client_closed_request', 'The client closed the connection.');
+          return new JunctionError('client_closed_request', 'The client closed the connection.');
         }
         const clientError = toClientError(error, model);
         finish('upstream_error', clientError.status, clientError.code);
-        throw clientError;
-      } finally {
-        if (!completed) {
-          // The consumer stopped early (client gone): stop the upstream, bill what was produced.
-          // The adapter's stream is paused at a yield here, so return() runs its cleanup at
-          // once, down to the upstream body, which aborts its request.
-          await iterator.return?.().catch(() => undefined);
-          finish('client_closed', 499, 'client_closed_request');
-        }
-      }
-    };
-    return { generationId: call.generationId, model, rateLimit: call.rateLimit, events: events(), outcome: () => outcome };
+        return clientError;
+      },
+      // The consumer stopped early (client gone): the upstream was stopped, bill what was produced.
+      abandon: () => finish('client_closed', 499, 'client_closed_request'),
+    });
+    return { generationId: call.generationId, model, rateLimit: call.rateLimit, events, outcome: () => outcome };
   }
 
   async generate(context: CallContext, input: ChatInput): Promise<ChatResult> {

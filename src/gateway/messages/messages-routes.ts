@@ -63,7 +63,11 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
         // The cost goes out in message_delta, which `finish` emits; usage precedes it,
         // and this is the pipeline's own formula on the same usage, so the numbers agree.
         if (event.type === 'usage') encoder.setCost(computeChatCost(call.model, event.usage));
-        for (const frame of encoder.push(event)) await sse.send(frame.data, frame.event);
+        for (const frame of encoder.push(event)) {
+          // A promise only while the client lags: awaiting nothing cost a microtask per frame.
+          const full = sse.send(frame.data, frame.event);
+          if (full) await full;
+        }
       }
       // An upstream that ended without a finish event still gets a well-formed ending,
       // with the pipeline's (possibly estimated) cost; a no-op after a real finish.

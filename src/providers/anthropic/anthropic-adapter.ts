@@ -1,6 +1,6 @@
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../core/model-types.ts';
 import type { CallOptions, ProviderAdapter, ProviderConfig } from '../adapter.ts';
-import { readSseEvents } from '../http/sse-events.ts';
+import { readSseBatches } from '../http/sse-events.ts';
 import { postJson, postStream } from '../http/upstream-client.ts';
 import { readAnthropicErrorMessage } from './anthropic-error.ts';
 import { convertMessagesRequest } from './convert-messages-request.ts';
@@ -32,10 +32,10 @@ export function createAnthropicAdapter(config: ProviderConfig): ProviderAdapter 
       const response = await postJson(config, { ...call(options), body: convertMessagesRequest(request) });
       return mapMessagesResponse(response.body);
     },
-    async *streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
-      const body = { ...convertMessagesRequest(request), stream: true };
-      const response = await postStream(config, { ...call(options), body });
-      yield* mapMessagesStream(readSseEvents(response.body));
+    streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+      // Opened by the reader on the first next(): the stream stays lazy.
+      const open = async () => (await postStream(config, { ...call(options), body: { ...convertMessagesRequest(request), stream: true } })).body;
+      return mapMessagesStream(readSseBatches(open));
     },
   };
 }

@@ -23,14 +23,14 @@ type OpenBlock = { kind: 'text' | 'thinking' | 'other' } | { kind: 'tool'; toolI
  * - An `error` event throws UpstreamError; a stream that ends without message_stop
  *   throws too, so a truncated answer is never billed or shown as complete.
  */
-export async function* mapMessagesStream(events: AsyncIterable<SseEvent>): AsyncGenerator<ModelStreamEvent> {
+export async function* mapMessagesStream(batches: AsyncIterable<SseEvent[]>): AsyncGenerator<ModelStreamEvent> {
   const blocks = new Map<number, OpenBlock>();
   let toolCount = 0;
   let usage: AnthropicUsage = {};
   let stopReason: string | null | undefined;
   let finished = false;
 
-  for await (const sse of events) {
+  for await (const batch of batches) for (const sse of batch) {
     if (sse.data.trim() === '') continue;
     const parsed = AnthropicStreamEventSchema.safeParse(parseJson(sse.data));
     // Unknown event types are allowed by Anthropic's versioning policy: skip them.

@@ -1,6 +1,6 @@
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../core/model-types.ts';
 import type { CallOptions, EmbeddingRequest, EmbeddingResponse, ProviderAdapter, ProviderConfig } from '../adapter.ts';
-import { readSseEvents } from '../http/sse-events.ts';
+import { readSseBatches } from '../http/sse-events.ts';
 import { postJson, postStream } from '../http/upstream-client.ts';
 import { convertGenerateRequest } from './convert-generate-request.ts';
 import { embedWithGemini } from './embeddings.ts';
@@ -17,14 +17,12 @@ export function createGeminiAdapter(config: ProviderConfig): ProviderAdapter {
       const response = await postJson(config, { ...geminiCall(config, path, options), body: convertGenerateRequest(request) });
       return mapGenerateResponse(response.body, request.model);
     },
-    async *streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+    streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
       const path = geminiModelPath(request.model, 'streamGenerateContent');
-      const response = await postStream(config, {
-        ...geminiCall(config, path, options),
-        query: { alt: 'sse' },
-        body: convertGenerateRequest(request),
-      });
-      yield* mapGenerateStream(readSseEvents(response.body));
+      // Opened by the reader on the first next(): the stream stays lazy.
+      const open = async () =>
+        (await postStream(config, { ...geminiCall(config, path, options), query: { alt: 'sse' }, body: convertGenerateRequest(request) })).body;
+      return mapGenerateStream(readSseBatches(open));
     },
     embed(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse> {
       return embedWithGemini(config, request, options);

@@ -12,13 +12,13 @@ import { mapFinishReason, mapGeminiUsage, mapPart, parseGenerateResponse } from 
  * and repeated, so only the last one is reported, once, right before `finish`.
  * A stream that ends without a finishReason was cut off and throws.
  */
-export async function* mapGenerateStream(events: AsyncIterable<SseEvent>): AsyncGenerator<ModelStreamEvent> {
+export async function* mapGenerateStream(batches: AsyncIterable<SseEvent[]>): AsyncGenerator<ModelStreamEvent> {
   let toolCount = 0;
   let usage: GeminiUsageMetadata | undefined;
   let finishReason: FinishReason | undefined;
   let sentMetadata = false;
 
-  for await (const sse of events) {
+  for await (const batch of batches) for (const sse of batch) {
     if (sse.data.trim() === '') continue;
     const json = parseJson(sse.data);
     // Google reports late failures as an error object inside the stream.

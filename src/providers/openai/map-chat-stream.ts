@@ -20,14 +20,14 @@ import { OpenAIChatChunkSchema, type OpenAIChatChunk } from './openai-wire-schem
 type ToolCallState = { index: number; id: string | undefined; name: string | undefined; started: boolean; pendingArguments: string };
 type ChunkToolCall = NonNullable<NonNullable<NonNullable<OpenAIChatChunk['choices']>[number]['delta']>['tool_calls']>[number];
 
-export async function* mapChatStream(events: AsyncIterable<SseEvent>): AsyncGenerator<ModelStreamEvent> {
+export async function* mapChatStream(batches: AsyncIterable<SseEvent[]>): AsyncGenerator<ModelStreamEvent> {
   let sentMetadata = false;
   let finishRaw: string | undefined;
   let usage: Usage | undefined;
   let done = false;
   const toolCalls = new Map<number, ToolCallState>();
 
-  for await (const event of events) {
+  for await (const batch of batches) for (const event of batch) {
     // Read on to the end of the body rather than breaking out: leaving the loop early
     // destroys the upstream body (an AbortError with a stack trace per call) and
     // loses the keep-alive connection. Servers end the response right after [DONE].

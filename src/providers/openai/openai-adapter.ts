@@ -2,14 +2,15 @@
  * The adapter for OpenAI and every server that speaks its wire format (Ollama, vLLM,
  * Groq, Mistral, DeepSeek, Together, OpenRouter, Azure OpenAI): only `config` differs.
  *
- * `streamChat` is lazy: the HTTP request starts on the first `next()`. An error thrown
+ * `streamChat` is lazy: the HTTP request starts on the first `next()` (the SSE reader
+ * opens it; no generator of the adapter's own wraps the mapper, a step less per event). An error thrown
  * by that first `next()` before any event came is a pre-first-byte failure, safe to
  * retry when `UpstreamError.retryable` says so; later errors are not.
  */
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../core/model-types.ts';
 import type { CallOptions, ProviderAdapter, ProviderConfig } from '../adapter.ts';
 import { postJson, postStream } from '../http/upstream-client.ts';
-import { readSseEvents } from '../http/sse-events.ts';
+import { readSseBatches } from '../http/sse-events.ts';
 import { createSpeech, createTranscription } from './audio.ts';
 import { convertChatRequest } from './convert-chat-request.ts';
 import { createEmbeddings } from './embeddings.ts';
@@ -25,12 +26,10 @@ export function createOpenAIAdapter(config: ProviderConfig): ProviderAdapter {
 
   return {
     config,
-    async *streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
-      const response = await postStream(config, {
-        ...openAICall(config, '/chat/completions', options.signal),
-        body: chatBody(request, true),
-      });
-      yield* mapChatStream(readSseEvents(response.body));
+    streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+      const open = async () =>
+        (await postStream(config, { ...openAICall(config, '/chat/completions', options.signal), body: chatBody(request, true) })).body;
+      return mapChatStream(readSseBatches(open));
     },
     async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
       const response = await postJson(config, {

@@ -4,7 +4,7 @@ import type { ModelStreamEvent } from '../../../../src/core/model-types.ts';
 import { readAnthropicErrorMessage } from '../../../../src/providers/anthropic/anthropic-error.ts';
 import { mapMessagesResponse } from '../../../../src/providers/anthropic/map-messages-response.ts';
 import { mapMessagesStream } from '../../../../src/providers/anthropic/map-messages-stream.ts';
-import { readSseEvents } from '../../../../src/providers/http/sse-events.ts';
+import { readSseBatches } from '../../../../src/providers/http/sse-events.ts';
 import { UpstreamError } from '../../../../src/providers/upstream-error.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/anthropic/${name}`, import.meta.url), 'utf8');
@@ -17,7 +17,7 @@ async function* bytes(text: string): AsyncGenerator<Uint8Array> {
 
 async function collect(name: string): Promise<ModelStreamEvent[]> {
   const events: ModelStreamEvent[] = [];
-  for await (const event of mapMessagesStream(readSseEvents(bytes(fixture(name))))) events.push(event);
+  for await (const event of mapMessagesStream(readSseBatches(bytes(fixture(name))))) events.push(event);
   return events;
 }
 
@@ -116,7 +116,7 @@ describe('mapMessagesStream', () => {
   it('throws a retryable UpstreamError on a mid-stream error event, after the events before it', async () => {
     const events: ModelStreamEvent[] = [];
     const run = async () => {
-      for await (const event of mapMessagesStream(readSseEvents(bytes(fixture('stream-error.sse'))))) events.push(event);
+      for await (const event of mapMessagesStream(readSseBatches(bytes(fixture('stream-error.sse'))))) events.push(event);
     };
     await expect(run()).rejects.toMatchObject({
       name: 'UpstreamError',
@@ -130,7 +130,7 @@ describe('mapMessagesStream', () => {
   it('throws when the stream ends before message_stop', async () => {
     const truncated = fixture('stream-text.sse').split('event: message_delta')[0] ?? '';
     const run = async () => {
-      for await (const _event of mapMessagesStream(readSseEvents(bytes(truncated)))) void _event;
+      for await (const _event of mapMessagesStream(readSseBatches(bytes(truncated)))) void _event;
     };
     await expect(run()).rejects.toMatchObject({ name: 'UpstreamError', status: 0, retryable: true });
   });

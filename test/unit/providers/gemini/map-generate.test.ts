@@ -4,7 +4,7 @@ import type { ModelStreamEvent } from '../../../../src/core/model-types.ts';
 import { readGeminiErrorMessage } from '../../../../src/providers/gemini/gemini-error.ts';
 import { mapGenerateResponse } from '../../../../src/providers/gemini/map-generate-response.ts';
 import { mapGenerateStream } from '../../../../src/providers/gemini/map-generate-stream.ts';
-import { readSseEvents } from '../../../../src/providers/http/sse-events.ts';
+import { readSseBatches } from '../../../../src/providers/http/sse-events.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/gemini/${name}`, import.meta.url), 'utf8');
 
@@ -15,7 +15,7 @@ async function* bytes(text: string): AsyncGenerator<Uint8Array> {
 }
 
 async function collect(text: string, events: ModelStreamEvent[] = []): Promise<ModelStreamEvent[]> {
-  for await (const event of mapGenerateStream(readSseEvents(bytes(text)))) events.push(event);
+  for await (const event of mapGenerateStream(readSseBatches(bytes(text)))) events.push(event);
   return events;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseEvents, type SseEvent } from '../../../../src/providers/http/sse-events.ts';
+import { readSseBatches, type SseEvent } from '../../../../src/providers/http/sse-events.ts';
 
 async function* bytes(...parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield typeof part === 'string' ? new TextEncoder().encode(part) : part;
@@ -7,11 +7,28 @@ async function* bytes(...parts: Array<string | Uint8Array>): AsyncGenerator<Uint
 
 async function read(body: AsyncIterable<Uint8Array>): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
-  for await (const event of readSseEvents(body)) events.push(event);
+  for await (const batch of readSseBatches(body)) events.push(...batch);
   return events;
 }
 
-describe('readSseEvents', () => {
+describe('readSseBatches', () => {
+  it('hands over the events of one read as one batch, and skips reads that complete none', async () => {
+    const batches: SseEvent[][] = [];
+    for await (const batch of readSseBatches(bytes('data: 1\n\ndata: 2\n\ndata: 3', '', '\n\ndata: 4\n\n'))) batches.push(batch);
+    expect(batches).toEqual([[{ data: '1' }, { data: '2' }], [{ data: '3' }, { data: '4' }]]);
+  });
+
+  it('opens a body given as a function only when first read', async () => {
+    let opened = 0;
+    const batches = readSseBatches(async () => {
+      opened += 1;
+      return bytes('data: one\n\n');
+    });
+    expect(opened).toBe(0);
+    expect((await batches.next()).value).toEqual([{ data: 'one' }]);
+    expect(opened).toBe(1);
+  });
+
   it('joins split lines, keeps event names, joins multi-line data and drops comments', async () => {
     const events = await read(
       bytes('data: {"a":', '1}\r\n\r\n', ': ping\n\n', 'event: message_start\ndata: line 1\ndata: line 2\n\n'),
@@ -36,7 +53,7 @@ describe('readSseEvents', () => {
     const seen: SseEvent[] = [];
     await expect(
       (async () => {
-        for await (const event of readSseEvents(broken())) seen.push(event);
+        for await (const batch of readSseBatches(broken())) seen.push(...batch);
       })(),
     ).rejects.toThrow('socket closed');
     expect(seen).toEqual([{ data: 'one' }]);

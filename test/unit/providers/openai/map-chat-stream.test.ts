@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelStreamEvent } from '../../../../src/core/model-types.ts';
-import { readSseEvents } from '../../../../src/providers/http/sse-events.ts';
+import { readSseBatches } from '../../../../src/providers/http/sse-events.ts';
 import { mapChatStream } from '../../../../src/providers/openai/map-chat-stream.ts';
 import { UpstreamError } from '../../../../src/providers/upstream-error.ts';
 import { fixtureBytes } from './load-fixture.ts';
 
 async function mapFixture(name: string): Promise<ModelStreamEvent[]> {
   const events: ModelStreamEvent[] = [];
-  for await (const event of mapChatStream(readSseEvents(fixtureBytes(name)))) events.push(event);
+  for await (const event of mapChatStream(readSseBatches(fixtureBytes(name)))) events.push(event);
   return events;
 }
 
 async function mapFixtureUntilError(name: string): Promise<{ events: ModelStreamEvent[]; error: unknown }> {
   const events: ModelStreamEvent[] = [];
   try {
-    for await (const event of mapChatStream(readSseEvents(fixtureBytes(name)))) events.push(event);
+    for await (const event of mapChatStream(readSseBatches(fixtureBytes(name)))) events.push(event);
   } catch (error) {
     return { events, error };
   }
@@ -118,7 +118,7 @@ describe('mapChatStream', () => {
     const bytes = async function* () {
       yield new TextEncoder().encode(body);
     };
-    for await (const event of mapChatStream(readSseEvents(bytes()))) events.push(event);
+    for await (const event of mapChatStream(readSseBatches(bytes()))) events.push(event);
     expect(events).toEqual([
       { type: 'response-metadata', id: 'c1', model: 'm' },
       { type: 'text-delta', delta: 'kept' },

@@ -1,0 +1,74 @@
+import type { ModelStreamEvent } from '../core/model-types.ts';
+
+/** What a stream's consumer drives: every event seen, and the one way the stream ended. */
+export type StreamEnding = {
+  observe(event: ModelStreamEvent): void;
+  /** The upstream finished cleanly. */
+  complete(): void;
+  /** The upstream failed midway: bill it and return the error the consumer sees. */
+  fail(error: unknown): Error;
+  /** The consumer stopped early (client gone): bill what was produced. */
+  abandon(): void;
+};
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * The upstream's events as the pipeline hands them on, each observed (metering, the
+ * crash journal) and the stream's ending reported exactly once: completed, failed or
+ * abandoned. A plain iterator rather than an async generator: a generator layer cost a
+ * resumption and a promise of its own per event, for every streamed event of every call.
+ */
+export class SettledEventStream implements AsyncIterableIterator<ModelStreamEvent> {
+  readonly #upstream: AsyncIterator<ModelStreamEvent>;
+  readonly #ending: StreamEnding;
+  /** The first result, fetched before the stream was handed on (it proved the upstream answered). */
+  #first: IteratorResult<ModelStreamEvent> | undefined;
+  #ended = false;
+
+  constructor(upstream: AsyncIterator<ModelStreamEvent>, first: IteratorResult<ModelStreamEvent>, ending: StreamEnding) {
+    this.#upstream = upstream;
+    this.#first = first;
+    this.#ending = ending;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ModelStreamEvent>> {
+    if (this.#ended) return Promise.resolve(DONE);
+    const first = this.#first;
+    if (first !== undefined) {
+      this.#first = undefined;
+      return Promise.resolve(this.#step(first));
+    }
+    return this.#upstream.next().then(this.#step, this.#failed);
+  }
+
+  /** Called by `for await` when its body leaves early: the upstream is stopped, down to its request. */
+  async return(): Promise<IteratorResult<ModelStreamEvent>> {
+    if (this.#ended) return DONE;
+    this.#ended = true;
+    await this.#upstream.return?.().catch(() => undefined);
+    this.#ending.abandon();
+    return DONE;
+  }
+
+  readonly #step = (result: IteratorResult<ModelStreamEvent>): IteratorResult<ModelStreamEvent> => {
+    if (result.done) {
+      this.#ended = true;
+      this.#ending.complete();
+      return DONE;
+    }
+    this.#ending.observe(result.value);
+    return result;
+  };
+
+  readonly #failed = async (error: unknown): Promise<never> => {
+    this.#ended = true;
+    // A failed generator is closed already; any other iterator is told to clean up.
+    await this.#upstream.return?.().catch(() => undefined);
+    throw this.#ending.fail(error);
+  };
+}
