@@ -1,7 +1,7 @@
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import { JunctionError } from '../core/errors.ts';
 import { apiKeyFromRequest } from '../http/api-key-from-request.ts';
-import { requireKey } from '../http/auth-hook.ts';
+import { checkKey } from '../http/auth-hook.ts';
 import type { KeyAuthenticator } from '../keys/key-authenticator.ts';
 import type { KeyHasher } from '../keys/key-hash.ts';
 import type { Database } from '../store/database.ts';
@@ -15,9 +15,9 @@ import { playgroundKeyFor } from './playground-key.ts';
  * as that person's playground key in the session's current account.
  */
 export function agentsApiAuth(deps: { db: Database; hasher: KeyHasher; authenticator: KeyAuthenticator; now: () => Date }): preHandlerAsyncHookHandler {
-  const byKey = requireKey(deps.authenticator, { kinds: ['agent'] });
-  return async function (request, reply) {
-    if (apiKeyFromRequest(request) !== undefined || !readCookie(request, SESSION_COOKIE)) return byKey.call(this, request, reply);
+  const byKey = checkKey(deps.authenticator, { kinds: ['agent'] });
+  return async (request) => {
+    if (apiKeyFromRequest(request) !== undefined || !readCookie(request, SESSION_COOKIE)) return byKey(request);
     const caller = await resolveCaller(deps.db, request, deps.now());
     if (!caller) throw new JunctionError('invalid_api_key', 'No API key was given, and the console session has ended: sign in again.');
     if (request.method !== 'GET') {

@@ -47,14 +47,32 @@ export class KeyAuthenticator {
   }
 
   async authenticate(plainKey: string | undefined, options: AuthenticateOptions): Promise<ApiKeyRecord> {
+    const parsed = this.#parse(plainKey);
+    return this.#check(parsed, await this.#lookup(parsed.lookupId), options);
+  }
+
+  /**
+   * The same check without waiting, for a key already in the cache (every request after a
+   * key's first): its record, or undefined when the key must be read from the database
+   * first (call `authenticate`). Refusals throw as they do there.
+   */
+  authenticateCached(plainKey: string | undefined, options: AuthenticateOptions): ApiKeyRecord | undefined {
+    const parsed = this.#parse(plainKey);
+    const cached = this.#cache.get(parsed.lookupId);
+    return cached ? this.#check(parsed, cached, options) : undefined;
+  }
+
+  #parse(plainKey: string | undefined): { lookupId: string; secret: string } {
     if (!plainKey) {
       throw new JunctionError('invalid_api_key', 'No API key was given. Send it as "Authorization: Bearer <key>".');
     }
     const parsed = parseKey(plainKey);
-    const record = parsed ? await this.#lookup(parsed.lookupId) : undefined;
-    if (!parsed || !record || record.deletedAt || !this.#secretMatches(record, parsed.secret)) {
-      throw new JunctionError('invalid_api_key', 'The API key is not valid. Check it, or create a new one.');
-    }
+    if (!parsed) throw invalidKey();
+    return parsed;
+  }
+
+  #check(parsed: { secret: string }, record: ApiKeyRecord | undefined, options: AuthenticateOptions): ApiKeyRecord {
+    if (!record || record.deletedAt || !this.#secretMatches(record, parsed.secret)) throw invalidKey();
     if (!options.kinds.includes(record.kind)) {
       const wanted = options.kinds.map((kind) => KIND_HINT[kind]).join(' or ');
       throw new JunctionError('wrong_key_kind', `This endpoint takes ${wanted}; this is a ${record.kind} key.`);
@@ -80,6 +98,8 @@ export class KeyAuthenticator {
     return record;
   }
 }
+
+const invalidKey = (): JunctionError => new JunctionError('invalid_api_key', 'The API key is not valid. Check it, or create a new one.');
 
 export function assertActive(record: ApiKeyRecord, now: Date): void {
   if (record.disabled) {

@@ -102,4 +102,26 @@ describe('KeyAuthenticator cache', () => {
     await afterChange;
     expect(hashed).toHaveLength(3);
   });
+  it('checks a cached key without waiting, refusing as authenticate does, and says when it must read first', async () => {
+    const hasher = new KeyHasher('test-secret');
+    const key = generateKey('model');
+    const { db, pending } = manualStore();
+    const authenticator = new KeyAuthenticator(db, hasher);
+    expect(authenticator.authenticateCached(key.plain, { kinds: ['model'] })).toBeUndefined();
+    expect(pending).toHaveLength(0);
+    expect(() => authenticator.authenticateCached(undefined, { kinds: ['model'] })).toThrow(expect.objectContaining({ code: 'invalid_api_key' }));
+    expect(() => authenticator.authenticateCached('not-a-key', { kinds: ['model'] })).toThrow(expect.objectContaining({ code: 'invalid_api_key' }));
+
+    const first = authenticator.authenticate(key.plain, { kinds: ['model'] });
+    await Promise.resolve();
+    pending.shift()?.(keyRow(hasher, key, false));
+    await first;
+    expect(authenticator.authenticateCached(key.plain, { kinds: ['model'] })).toMatchObject({ lookupId: key.lookupId, disabled: false });
+    expect(() => authenticator.authenticateCached(key.plain, { kinds: ['agent'] })).toThrow(expect.objectContaining({ code: 'wrong_key_kind' }));
+    const forged = key.plain.slice(0, -4) + (key.plain.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    expect(() => authenticator.authenticateCached(forged, { kinds: ['model'] })).toThrow(expect.objectContaining({ code: 'invalid_api_key' }));
+    authenticator.forget(key.lookupId);
+    expect(authenticator.authenticateCached(key.plain, { kinds: ['model'] })).toBeUndefined();
+    expect(pending).toHaveLength(0);
+  });
 });
