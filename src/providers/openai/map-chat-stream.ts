@@ -16,6 +16,7 @@ import { UpstreamError } from '../upstream-error.ts';
 import { generateToolCallId, mapFinishReason, mapUsage } from './map-chat-response.ts';
 import { readOpenAIStreamError } from './openai-error.ts';
 import { OpenAIChatChunkSchema, type OpenAIChatChunk } from './openai-wire-schemas.ts';
+import { isPlainDeltaChunk } from './plain-delta-chunk.ts';
 
 type ToolCallState = { index: number; id: string | undefined; name: string | undefined; started: boolean; pendingArguments: string };
 type ChunkToolCall = NonNullable<NonNullable<NonNullable<OpenAIChatChunk['choices']>[number]['delta']>['tool_calls']>[number];
@@ -120,28 +121,4 @@ function parseChunk(data: string): OpenAIChatChunk | undefined {
   const parsed = OpenAIChatChunkSchema.safeParse(json);
   // Shapes we do not understand (vendor keep-alives, extra event kinds) are skipped, not fatal.
   return parsed.success ? parsed.data : undefined;
-}
-
-const isOptionalString = (value: unknown): boolean => value === undefined || value === null || typeof value === 'string';
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * The chunk nearly every event is (text or reasoning deltas, a finish reason), checked by
- * hand: what the schema would accept unchanged, so the schema only sees the rest (usage,
- * tool calls, errors, the unexpected). Saves most of a stream's validation time.
- */
-function isPlainDeltaChunk(json: unknown): json is OpenAIChatChunk {
-  if (!isRecord(json) || !isOptionalString(json.id) || !isOptionalString(json.model)) return false;
-  if (json.usage != null || json.x_groq != null || 'error' in json) return false;
-  const choices = json.choices;
-  if (choices === undefined || choices === null) return true;
-  if (!Array.isArray(choices)) return false;
-  for (const choice of choices) {
-    if (!isRecord(choice) || !isOptionalString(choice.finish_reason)) return false;
-    const delta = choice.delta;
-    if (delta === undefined || delta === null) continue;
-    if (!isRecord(delta) || delta.tool_calls != null) return false;
-    if (!isOptionalString(delta.content) || !isOptionalString(delta.refusal) || !isOptionalString(delta.reasoning_content) || !isOptionalString(delta.reasoning)) return false;
-  }
-  return true;
 }
