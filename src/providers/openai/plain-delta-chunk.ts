@@ -1,26 +1,6 @@
 import { isPlainRecord } from '../../core/plain-record.ts';
 import type { OpenAIChatChunk } from './openai-wire-schemas.ts';
-
-const isOptionalString = (value: unknown): boolean => value === undefined || value === null || typeof value === 'string';
-const isOptionalNumber = (value: unknown): boolean => value === undefined || value === null || typeof value === 'number';
-
-/** `{ <field>: number | null }` or absent, other fields free (the schema's loose details objects). */
-const isOptionalDetails = (value: unknown, field: string): boolean =>
-  value === undefined || value === null || (isPlainRecord(value) && isOptionalNumber(value[field]));
-
-/** The usage object OpenAI and most compatible servers send, as OpenAIUsageSchema accepts it unchanged. */
-function isPlainUsage(usage: unknown): boolean {
-  if (usage === undefined || usage === null) return true;
-  if (!isPlainRecord(usage)) return false;
-  return (
-    isOptionalNumber(usage.prompt_tokens) &&
-    isOptionalNumber(usage.completion_tokens) &&
-    isOptionalNumber(usage.total_tokens) &&
-    isOptionalNumber(usage.prompt_cache_hit_tokens) &&
-    isOptionalDetails(usage.prompt_tokens_details, 'cached_tokens') &&
-    isOptionalDetails(usage.completion_tokens_details, 'reasoning_tokens')
-  );
-}
+import { isOptionalString, isPlainUsage } from './plain-usage.ts';
 
 /**
  * The chunk nearly every event is (text or reasoning deltas, a finish reason, the usage at

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OpenAIChatChunkSchema } from '../../../../src/providers/openai/openai-wire-schemas.ts';
+import { OpenAIChatChunkSchema, OpenAIChatResponseSchema } from '../../../../src/providers/openai/openai-wire-schemas.ts';
+import { isPlainChatResponse } from '../../../../src/providers/openai/plain-chat-response.ts';
 import { isPlainDeltaChunk } from '../../../../src/providers/openai/plain-delta-chunk.ts';
 import { addFields, type FieldValues, holdToSchema, type SeededRandom, seededRandom } from '../../../support/generated-requests.ts';
 
@@ -43,6 +44,34 @@ function choice(rng: SeededRandom): unknown {
   return built;
 }
 
+const MESSAGE_FIELDS: FieldValues = {
+  ...DELTA_FIELDS,
+  role: { valid: ['assistant', null], invalid: [3] },
+  tool_calls: { valid: [[{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }], null, []], invalid: [[{ id: 'c' }]] },
+};
+
+function answer(rng: SeededRandom): unknown {
+  const built: Record<string, unknown> = { object: 'chat.completion', created: 1 };
+  if (rng.next() < 0.95) built.id = rng.next() < 0.95 ? 'chatcmpl-1' : rng.pick([null, 3]);
+  if (rng.next() < 0.95) built.model = rng.next() < 0.95 ? 'gpt-x' : rng.pick([null, 3]);
+  if (rng.next() < 0.97) {
+    built.choices = rng.next() < 0.03
+      ? rng.pick(['c', null, {}])
+      : Array.from({ length: Math.floor(rng.next() * 2.2) }, () => {
+          if (rng.next() < 0.03) return rng.pick(['choice', null]);
+          const message: Record<string, unknown> = {};
+          addFields(rng, message, MESSAGE_FIELDS, 0.4);
+          const choice: Record<string, unknown> = { index: 0, message: rng.next() < 0.03 ? rng.pick([null, 'm']) : message, logprobs: null };
+          if (rng.next() < 0.9) choice.finish_reason = rng.pick(['stop', 'length', 'tool_calls', null, 5]);
+          if (rng.next() < 0.03) delete choice.message;
+          return choice;
+        });
+  }
+  if (rng.next() < 0.9) built.usage = rng.next() < 0.05 ? null : usage(rng);
+  if (rng.next() < 0.1) built.system_fingerprint = 'fp_1';
+  return built;
+}
+
 function chunk(rng: SeededRandom): unknown {
   const built: Record<string, unknown> = { object: 'chat.completion.chunk', created: 1 };
   if (rng.next() < 0.95) built.id = rng.next() < 0.95 ? 'chatcmpl-1' : rng.pick([null, 3]);
@@ -76,5 +105,24 @@ describe('isPlainDeltaChunk', () => {
     expect(isPlainDeltaChunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0 }] } }] })).toBe(false);
     expect(isPlainDeltaChunk({ choices: [], x_groq: { usage: { prompt_tokens: 1 } } })).toBe(false);
     expect(isPlainDeltaChunk({ error: { message: 'overloaded' } })).toBe(false);
+  });
+});
+
+describe('isPlainChatResponse', () => {
+  it('accepts only what the schema accepts, unchanged (5,000 generated answers)', () => {
+    const rng = seededRandom(20261128);
+    const { plain, schemaOnly } = holdToSchema({ count: 5_000, generate: () => answer(rng), fast: (json) => (isPlainChatResponse(json) ? json : undefined), schema: OpenAIChatResponseSchema });
+    expect(plain).toBeGreaterThan(500);
+    // Answers with tool calls (valid ones) are what the schema alone takes here.
+    expect(schemaOnly).toBeGreaterThan(30);
+  });
+
+  it("takes OpenAI's everyday answer and leaves tool calls to the schema", () => {
+    const message = { role: 'assistant', content: 'Hello.', refusal: null, annotations: [] };
+    const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+    const body = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }], usage, service_tier: 'default' };
+    expect(isPlainChatResponse(body)).toBe(true);
+    const withTools = { ...body, choices: [{ index: 0, message: { ...message, tool_calls: [] }, finish_reason: 'tool_calls' }] };
+    expect(isPlainChatResponse(withTools)).toBe(false);
   });
 });
