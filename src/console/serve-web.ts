@@ -39,7 +39,7 @@ export async function serveWeb(app: FastifyInstance): Promise<void> {
     await app.register(fastifyStatic, {
       root: `${WEB_DIST}assets`,
       prefix: '/assets/',
-      wildcard: false,
+      // One wildcard route (the default), not a route per file found at start.
       immutable: true,
       maxAge: '365d',
       setHeaders: (response) => {

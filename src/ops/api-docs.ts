@@ -34,7 +34,9 @@ const START = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swa
 /** `GET /openapi.json` (no key) and `GET /docs`: the reference rendered by Swagger UI, served from this server (no CDN). */
 export async function apiDocsRoutes(app: FastifyInstance): Promise<void> {
   app.get('/openapi.json', async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(openApiDocument()));
-  await app.register(fastifyStatic, { root: SWAGGER_UI, prefix: '/docs/assets/', decorateReply: false, wildcard: false, allowedPath: (path) => /^\/(swagger-ui\.css|swagger-ui-bundle\.js)$/.test(path) });
+  // One wildcard route with an allowlist: `wildcard: false` listed the package's folder and
+  // added a route per file at every start (60-100 ms of a start on a 2-core machine).
+  await app.register(fastifyStatic, { root: SWAGGER_UI, prefix: '/docs/assets/', decorateReply: false, allowedPath: (path) => /^\/(swagger-ui\.css|swagger-ui-bundle\.js)$/.test(path) });
   app.get('/docs', async (_request, reply) => reply.headers({ ...DOCS_HEADERS, 'content-type': 'text/html; charset=utf-8' }).send(PAGE));
   app.get('/docs/start.js', async (_request, reply) => reply.headers({ ...DOCS_HEADERS, 'content-type': 'text/javascript; charset=utf-8' }).send(START));
 }

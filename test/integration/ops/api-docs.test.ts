@@ -32,7 +32,15 @@ describe('GET /openapi.json', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.body).not.toMatch(/<script>[^<]/);
-    expect((await t.app.inject({ url: '/docs/assets/swagger-ui-bundle.js' })).statusCode).toBe(200);
+    const bundle = await t.app.inject({ url: '/docs/assets/swagger-ui-bundle.js' });
+    expect(bundle.statusCode).toBe(200);
+    expect(bundle.headers['content-type']).toContain('javascript');
+    expect((await t.app.inject({ url: '/docs/assets/swagger-ui.css' })).headers['content-type']).toContain('text/css');
+    // One wildcard route serves the folder; only the viewer's two files leave it (the
+    // package's own index.html, which loads a remote petstore, and the rest answer 404).
+    for (const other of ['index.html', 'swagger-initializer.js', 'package.json', '../swagger-ui-dist/package.json', 'missing.js']) {
+      expect((await t.app.inject({ url: `/docs/assets/${other}` })).statusCode, other).toBe(404);
+    }
     expect((await t.app.inject({ url: '/docs/start.js' })).body).toContain('/openapi.json');
   });
 });
