@@ -1,27 +1,29 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import type { UsageRecord } from '../billing/usage-record.ts';
 import { JunctionError } from '../core/errors.ts';
 import { openStreams } from '../http/raw-stream-writer.ts';
 import type { Services } from '../services.ts';
+import { FastCounter, FastHistogram } from './fast-metrics.ts';
 
 /**
  * The process's Prometheus metrics. Labels are bounded and never carry secrets or user
  * content: routes are patterns (`/v1/models/*`), models are catalog ids ("unknown"
- * otherwise), tools and agents come from configuration.
+ * otherwise), tools and agents come from configuration. Counters and histograms are
+ * FastCounter / FastHistogram (label values in order, no labels object per call).
  */
 export class JunctionMetrics {
   readonly registry = new Registry();
-  readonly #requests = new Counter({ name: 'junction_http_requests_total', help: 'HTTP requests by route pattern, method, status and caller kind', labelNames: ['route', 'method', 'status', 'caller'], registers: [this.registry] });
-  readonly #latency = new Histogram({ name: 'junction_http_request_duration_seconds', help: 'Time to the full answer (streams: until their end)', labelNames: ['route', 'method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
-  readonly #calls = new Counter({ name: 'junction_model_calls_total', help: 'Model and tool calls by model, provider, endpoint and usage status', labelNames: ['model', 'provider', 'endpoint', 'status'], registers: [this.registry] });
-  readonly #attempts = new Counter({ name: 'junction_upstream_attempts_total', help: 'Upstream attempts (retries and fallbacks included) by provider', labelNames: ['provider'], registers: [this.registry] });
-  readonly #tokens = new Counter({ name: 'junction_tokens_total', help: 'Tokens by model and direction', labelNames: ['model', 'direction'], registers: [this.registry] });
-  readonly #cost = new Counter({ name: 'junction_cost_usd_total', help: 'Billed cost in USD by model', labelNames: ['model'], registers: [this.registry] });
-  readonly #latencyModel = new Histogram({ name: 'junction_model_call_duration_seconds', help: 'Model call latency by provider (first attempt to settlement)', labelNames: ['provider'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry] });
-  readonly #toolCalls = new Counter({ name: 'junction_agent_tool_calls_total', help: 'Server-side agent tool calls by tool and outcome', labelNames: ['tool', 'outcome'], registers: [this.registry] });
-  readonly #agentCalls = new Counter({ name: 'junction_agent_model_calls_total', help: 'Model calls made by agent runs, by agent', labelNames: ['agent'], registers: [this.registry] });
+  readonly #requests = new FastCounter({ name: 'junction_http_requests_total', help: 'HTTP requests by route pattern, method, status and caller kind', labelNames: ['route', 'method', 'status', 'caller'], registers: [this.registry] });
+  readonly #latency = new FastHistogram({ name: 'junction_http_request_duration_seconds', help: 'Time to the full answer (streams: until their end)', labelNames: ['route', 'method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
+  readonly #calls = new FastCounter({ name: 'junction_model_calls_total', help: 'Model and tool calls by model, provider, endpoint and usage status', labelNames: ['model', 'provider', 'endpoint', 'status'], registers: [this.registry] });
+  readonly #attempts = new FastCounter({ name: 'junction_upstream_attempts_total', help: 'Upstream attempts (retries and fallbacks included) by provider', labelNames: ['provider'], registers: [this.registry] });
+  readonly #tokens = new FastCounter({ name: 'junction_tokens_total', help: 'Tokens by model and direction', labelNames: ['model', 'direction'], registers: [this.registry] });
+  readonly #cost = new FastCounter({ name: 'junction_cost_usd_total', help: 'Billed cost in USD by model', labelNames: ['model'], registers: [this.registry] });
+  readonly #latencyModel = new FastHistogram({ name: 'junction_model_call_duration_seconds', help: 'Model call latency by provider (first attempt to settlement)', labelNames: ['provider'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry] });
+  readonly #toolCalls = new FastCounter({ name: 'junction_agent_tool_calls_total', help: 'Server-side agent tool calls by tool and outcome', labelNames: ['tool', 'outcome'], registers: [this.registry] });
+  readonly #agentCalls = new FastCounter({ name: 'junction_agent_model_calls_total', help: 'Model calls made by agent runs, by agent', labelNames: ['agent'], registers: [this.registry] });
 
   constructor(services: Pick<Services, 'settlements' | 'db' | 'catalog'>) {
     const knownModels = new Set(services.catalog.models.map((model) => model.id));
@@ -47,27 +49,26 @@ export class JunctionMetrics {
   observeUsage(usage: UsageRecord): void {
     if (usage.endpoint === 'agents.tool') {
       const tool = usage.requestedModel?.startsWith('tool:') ? usage.requestedModel.slice(5) : 'unknown';
-      this.#toolCalls.inc({ tool: tool.length <= 64 ? tool : 'unknown', outcome: usage.status });
+      this.#toolCalls.inc([tool.length <= 64 ? tool : 'unknown', usage.status]);
       return;
     }
     const model = this.#modelLabel(usage.model);
     const provider = usage.provider ?? 'none';
-    this.#calls.inc({ model, provider, endpoint: usage.endpoint.length <= 48 ? usage.endpoint : 'other', status: usage.status });
+    this.#calls.inc([model, provider, usage.endpoint.length <= 48 ? usage.endpoint : 'other', usage.status]);
     if (usage.status === 'rejected') return;
-    this.#attempts.inc({ provider }, usage.attempts);
-    if (usage.inputTokens > 0) this.#tokens.inc({ model, direction: 'input' }, usage.inputTokens);
-    if (usage.outputTokens > 0) this.#tokens.inc({ model, direction: 'output' }, usage.outputTokens);
-    if (usage.costMicros > 0) this.#cost.inc({ model }, usage.costMicros / 1_000_000);
-    if (usage.latencyMs !== null) this.#latencyModel.observe({ provider }, usage.latencyMs / 1000);
-    if (usage.agentId) this.#agentCalls.inc({ agent: usage.agentId.length <= 64 ? usage.agentId : 'unknown' });
+    this.#attempts.inc([provider], usage.attempts);
+    if (usage.inputTokens > 0) this.#tokens.inc([model, 'input'], usage.inputTokens);
+    if (usage.outputTokens > 0) this.#tokens.inc([model, 'output'], usage.outputTokens);
+    if (usage.costMicros > 0) this.#cost.inc([model], usage.costMicros / 1_000_000);
+    if (usage.latencyMs !== null) this.#latencyModel.observe([provider], usage.latencyMs / 1000);
+    if (usage.agentId) this.#agentCalls.inc([usage.agentId.length <= 64 ? usage.agentId : 'unknown']);
   }
 
-  /** Counts one answered request (fastify onResponse). */
-  observeRequest(request: FastifyRequest, status: number, seconds: number): void {
-    const route = request.routeOptions.url ?? 'unmatched';
+  /** Counts one answered request (fastify onResponse); `route` is its pattern. */
+  observeRequest(request: FastifyRequest, route: string, status: number, seconds: number): void {
     const caller = request.apiKey?.kind ?? (request.consoleCaller ? 'console' : 'none');
-    this.#requests.inc({ route, method: request.method, status: String(status), caller });
-    this.#latency.observe({ route, method: request.method }, seconds);
+    this.#requests.inc([route, request.method, String(status), caller]);
+    this.#latency.observe([route, request.method], seconds);
   }
 }
 
@@ -86,7 +87,9 @@ function sameSecret(given: string, expected: string): boolean {
 export function registerMetrics(app: FastifyInstance, deps: { metrics: JunctionMetrics; token: string | undefined }): void {
   // On the root instance, so every route's answers are counted.
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.routeOptions.url !== '/metrics') deps.metrics.observeRequest(request, reply.statusCode, reply.elapsedTime / 1000);
+    // routeOptions builds a new object on every read: read once.
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route !== '/metrics') deps.metrics.observeRequest(request, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   app.get('/metrics', async (request, reply) => {
