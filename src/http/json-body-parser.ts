@@ -29,7 +29,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
-    if ((BODYLESS_METHODS.has(request.method) || request.routeOptions.config?.bodyOptional) && body.trim() === '') return done(null, undefined);
+    // The blank test first: routeOptions builds a new object on every read.
+    if (body.trim() === '' && (BODYLESS_METHODS.has(request.method) || request.routeOptions.config?.bodyOptional)) return done(null, undefined);
     parse(request, body, (error, value) => {
       if (error) return done(error, undefined);
       if (SURROGATE_ESCAPE.test(body)) {
