@@ -57,6 +57,9 @@ abstract class FastMetric<Value> {
 }
 
 export class FastCounter extends FastMetric<number> {
+  /** Read by the registry itself (OpenMetrics output renames counters). */
+  readonly type = 'counter';
+
   inc(values: readonly string[], amount = 1): void {
     this.series(values).value += amount;
   }
@@ -66,13 +69,14 @@ export class FastCounter extends FastMetric<number> {
   }
 
   get(): Scraped {
-    return { name: this.name, help: this.help, type: 'counter', aggregator: 'sum', values: [...this.allSeries()].map(({ labels, value }) => ({ labels, value })) };
+    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum', values: [...this.allSeries()].map(({ labels, value }) => ({ labels, value })) };
   }
 }
 
 type Buckets = { counts: number[]; sum: number; count: number };
 
 export class FastHistogram extends FastMetric<Buckets> {
+  readonly type = 'histogram';
   readonly #upperBounds: readonly number[];
 
   constructor(config: { name: string; help: string; labelNames: readonly string[]; buckets: readonly number[]; registers: Registry[] }) {
@@ -111,6 +115,6 @@ export class FastHistogram extends FastMetric<Buckets> {
       values.push({ labels, value: value.sum, metricName: `${this.name}_sum` });
       values.push({ labels, value: value.count, metricName: `${this.name}_count` });
     }
-    return { name: this.name, help: this.help, type: 'histogram', aggregator: 'sum', values };
+    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum', values };
   }
 }

@@ -6,9 +6,12 @@ import { FastCounter, FastHistogram } from '../../../src/ops/fast-metrics.ts';
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 describe('FastCounter and FastHistogram', () => {
-  it('scrape to the same text as prom-client Counter and Histogram fed the same observations', async () => {
+  it.each([Registry.PROMETHEUS_CONTENT_TYPE, Registry.OPENMETRICS_CONTENT_TYPE])('scrape to the same text as prom-client Counter and Histogram fed the same observations (%s)', async (contentType) => {
+    // Typed for the default format; the content type is switched for the OpenMetrics run.
     const ours = new Registry();
     const theirs = new Registry();
+    ours.setContentType(contentType as typeof Registry.PROMETHEUS_CONTENT_TYPE);
+    theirs.setContentType(contentType as typeof Registry.PROMETHEUS_CONTENT_TYPE);
     const counter = new FastCounter({ name: 'calls_total', help: 'Calls', labelNames: ['route', 'status'], registers: [ours] });
     const referenceCounter = new Counter({ name: 'calls_total', help: 'Calls', labelNames: ['route', 'status'], registers: [theirs] });
     const histogram = new FastHistogram({ name: 'latency_seconds', help: 'Latency', labelNames: ['route'], buckets: BUCKETS, registers: [ours] });
@@ -37,7 +40,7 @@ describe('FastCounter and FastHistogram', () => {
 
     const text = await ours.metrics();
     expect(text).toBe(await theirs.metrics());
-    expect(text).toContain('calls_total{route="/v1/chat/completions",status="200"} 5');
+    expect(text).toMatch(/calls(_total)?\{route="\/v1\/chat\/completions",status="200"\} 5/);
     expect(text).toContain('latency_seconds_bucket{le="0.005",route="/v1/chat/completions"} 1');
     expect(text).toContain('latency_seconds_bucket{le="+Inf",route="/v1/chat/completions"} 3');
 
