@@ -160,4 +160,21 @@ describe('failures', () => {
     expect(rows.rows[0]?.status).toBe('client_closed');
     expect(rows.rows[0]?.cost_micros).toBeGreaterThan(0);
   });
+  it('aborts the upstream when the client gives up on a call still waiting for its answer, and bills nothing', async () => {
+    const before = gateway.openai.clientDisconnects;
+    const abandoned = new AbortController();
+    const call = client.chat.completions.create({ model: 'openai/test-hang', messages: [{ role: 'user', content: 'are you there?' }] }, { signal: abandoned.signal });
+    // Once the upstream holds the request, the caller leaves.
+    const deadline = Date.now() + 5_000;
+    while (gateway.openai.attempts('test-hang') === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 10));
+    abandoned.abort();
+    await expect(call).rejects.toThrow();
+    while (gateway.openai.clientDisconnects === before && Date.now() < deadline) await new Promise((done) => setTimeout(done, 10));
+    expect(gateway.openai.clientDisconnects).toBe(before + 1);
+    await gateway.settle();
+    const rows = await gateway.services.db.query<{ status: string; http_status: number; cost_micros: number }>(
+      "SELECT status, http_status, cost_micros FROM usage_log WHERE requested_model = 'openai/test-hang'",
+    );
+    expect(rows.rows).toEqual([{ status: 'client_closed', http_status: 499, cost_micros: 0 }]);
+  });
 });

@@ -59,7 +59,7 @@ export type FakeOpenAIUpstream = {
   url: string;
   requests: RecordedRequest[];
   attempts(model: string): number;
-  /** How many streamed answers the client closed before the server finished them. */
+  /** How many answers (streamed, or `hang` ones never given) the client closed before the server finished them. */
   readonly clientDisconnects: number;
   close(): Promise<void>;
 };
@@ -142,7 +142,11 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
     if (failure?.[2] !== undefined && (failure[1] === undefined || attempt === 1)) {
       return sendFailure(response, Number(failure[2]));
     }
-    if (model.includes('hang')) return;
+    if (model.includes('hang')) {
+      // Never answers; counts the caller giving up (its connection closing).
+      response.on('close', () => (state.clientDisconnects += 1));
+      return;
+    }
     if (model.includes('fail-midstream') && parsed.data.stream !== true) {
       response.destroy();
       return;

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { onAbort } from '../../core/abort-listeners.ts';
 
 type DispatchController = Dispatcher.DispatchController;
 
@@ -27,12 +28,8 @@ export function dispatchUpstream(
   return new Promise((resolve, reject) => {
     let controller: DispatchController | undefined;
     let body: UpstreamBody | undefined;
-    const onAbort = () => {
-      // Before the request reached a socket there is no controller yet: onRequestStart aborts it.
-      controller?.abort(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settled = () => signal.removeEventListener('abort', onAbort);
+    // Before the request reached a socket there is no controller yet: onRequestStart aborts it.
+    const settled = onAbort(signal, () => controller?.abort(signal.reason));
     dispatcher.dispatch(options, {
       onRequestStart(started) {
         controller = started;
