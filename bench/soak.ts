@@ -3,7 +3,10 @@
  * DATABASE_URL is set) under steady JSON load in 10-second windows, comparing RSS and
  * latency in the window that crosses 100k requests with the one that crosses the end
  * (BENCH_SOAK_REQUESTS, e.g. 1000000). A leak or a growing structure shows as a
- * difference between the two.
+ * difference between the two, and as a slope of RSS over the request count across every
+ * window. A window's RSS is the median of one sample a second: a single sample lands
+ * anywhere on the garbage collector's sawtooth (one run's end sample was 21% above its
+ * 100k sample, the next run's 18% below, with no trend between).
  */
 import { createScratchDatabase } from '../test/support/test-database.ts';
 import { rssMegabytes, startScript } from './child-process.ts';
@@ -11,7 +14,7 @@ import { compiledScript } from './compiled-scripts.ts';
 import { percentile, runLoad } from './load.ts';
 
 export type SoakWindow = { requests: number; rssMb: number; p50: number; p99: number; rps: number };
-export type SoakResult = { engine: string; concurrency: number; early: SoakWindow; late: SoakWindow; errors: number };
+export type SoakResult = { engine: string; concurrency: number; early: SoakWindow; late: SoakWindow; errors: number; rssSlopeMbPer100k: number };
 
 const EARLY = 100_000;
 
@@ -25,22 +28,44 @@ export async function soak(options: { requests: number; concurrency: number; dat
     let errors = 0;
     let early: SoakWindow | undefined;
     let late: SoakWindow | undefined;
+    const windows: SoakWindow[] = [];
     while (!late) {
+      const samples: number[] = [];
+      const sampler = setInterval(() => void rssMegabytes(server.pid).then((mb) => samples.push(mb)), 1000);
       const window = await runLoad({ url: `${server.info.url}/v1`, key: server.info.key ?? '', body, concurrency: options.concurrency, seconds: 10 });
+      clearInterval(sampler);
       total += window.requests;
       errors += window.errors;
-      const measured = { requests: total, rssMb: await rssMegabytes(server.pid), p50: percentile(window.latenciesMs, 50), p99: percentile(window.latenciesMs, 99), rps: window.requests / window.seconds };
+      const rssMb = samples.length > 0 ? percentile(samples, 50) : await rssMegabytes(server.pid);
+      const measured = { requests: total, rssMb, p50: percentile(window.latenciesMs, 50), p99: percentile(window.latenciesMs, 99), rps: window.requests / window.seconds };
+      windows.push(measured);
       if (!early && total >= EARLY) early = measured;
       if (total >= options.requests) late = measured;
-      if (total % 100_000 < window.requests) process.stderr.write(`  soak: ${total} requests, RSS ${measured.rssMb.toFixed(0)} MB, p50 ${measured.p50.toFixed(2)} ms\n`);
+      if (total % 100_000 < window.requests) process.stderr.write(`  soak: ${total} requests, RSS ${measured.rssMb.toFixed(0)} MB (window median), p50 ${measured.p50.toFixed(2)} ms\n`);
     }
     server.child.kill('SIGTERM');
     upstream.child.kill('SIGTERM');
-    return { engine: scratch ? 'postgres' : 'pglite', concurrency: options.concurrency, early: early ?? late, late, errors };
+    // From 100k on (the start is warm-up: caches, JIT, pools filling).
+    const steady = windows.filter((window) => window.requests >= EARLY);
+    return { engine: scratch ? 'postgres' : 'pglite', concurrency: options.concurrency, early: early ?? late, late, errors, rssSlopeMbPer100k: slope(steady) * 100_000 };
   } finally {
     await new Promise((done) => setTimeout(done, 500));
     await scratch?.drop();
   }
+}
+
+/** Least-squares slope of RSS (MB) over the request count. */
+function slope(windows: readonly SoakWindow[]): number {
+  if (windows.length < 2) return 0;
+  const meanX = windows.reduce((sum, window) => sum + window.requests, 0) / windows.length;
+  const meanY = windows.reduce((sum, window) => sum + window.rssMb, 0) / windows.length;
+  let covariance = 0;
+  let variance = 0;
+  for (const window of windows) {
+    covariance += (window.requests - meanX) * (window.rssMb - meanY);
+    variance += (window.requests - meanX) ** 2;
+  }
+  return variance === 0 ? 0 : covariance / variance;
 }
 
 export function printSoak(result: SoakResult): void {
@@ -52,4 +77,5 @@ export function printSoak(result: SoakResult): void {
     console.log(`| ${name} | ${window.requests} | ${window.rssMb.toFixed(0)} | ${window.p50.toFixed(2)} | ${window.p99.toFixed(2)} | ${window.rps.toFixed(0)} |`);
   }
   console.log(`| change | | ${change(result.late.rssMb, result.early.rssMb)} | ${change(result.late.p50, result.early.p50)} | ${change(result.late.p99, result.early.p99)} | ${change(result.late.rps, result.early.rps)} |`);
+  console.log(`\nRSS (median of a window's per-second samples) over every window from 100k on: ${result.rssSlopeMbPer100k.toFixed(2)} MB per 100k requests.`);
 }
