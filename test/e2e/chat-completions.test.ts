@@ -160,6 +160,7 @@ describe('failures', () => {
     expect(rows.rows[0]?.status).toBe('client_closed');
     expect(rows.rows[0]?.cost_micros).toBeGreaterThan(0);
   });
+
   it('aborts the upstream when the client gives up on a call still waiting for its answer, and bills nothing', async () => {
     const before = gateway.openai.clientDisconnects;
     const abandoned = new AbortController();
