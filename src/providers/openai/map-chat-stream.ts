@@ -21,24 +21,104 @@ import { isPlainDeltaChunk } from './plain-delta-chunk.ts';
 type ToolCallState = { index: number; id: string | undefined; name: string | undefined; started: boolean; pendingArguments: string };
 type ChunkToolCall = NonNullable<NonNullable<NonNullable<OpenAIChatChunk['choices']>[number]['delta']>['tool_calls']>[number];
 
-export async function* mapChatStream(batches: AsyncIterable<SseEvent[]>): AsyncGenerator<ModelStreamEvent> {
-  let sentMetadata = false;
-  let finishRaw: string | undefined;
-  let usage: Usage | undefined;
-  let done = false;
-  const toolCalls = new Map<number, ToolCallState>();
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
-  for await (const batch of batches) for (const event of batch) {
-    // Read on to the end of the body rather than breaking out: leaving the loop early
-    // destroys the upstream body (an AbortError with a stack trace per call) and
-    // loses the keep-alive connection. Servers end the response right after [DONE].
-    if (done) continue;
+export function mapChatStream(batches: AsyncIterable<SseEvent[]>): AsyncIterableIterator<ModelStreamEvent> {
+  return new ChatStreamMapper(batches[Symbol.asyncIterator]());
+}
+
+/**
+ * The mapping as a plain iterator rather than an async generator: each network read's
+ * events are mapped at once into a queue, and `next()` hands them out as resolved
+ * promises. A generator paid a suspension and a resumption per event, for every event
+ * of every streamed call.
+ *
+ * What the consumer sees is what a generator would give: a read's events in order, then
+ * an error met while mapping that read (after the events before it), and `return()`
+ * stops the upstream down to its request. An error also stops the upstream at once.
+ */
+class ChatStreamMapper implements AsyncIterableIterator<ModelStreamEvent> {
+  readonly #batches: AsyncIterator<SseEvent[]>;
+  #queue: ModelStreamEvent[] = [];
+  #read = 0;
+  /** Met while mapping a read: thrown once the events before it are handed out. */
+  #failure: { error: unknown } | undefined;
+  /** Nothing more comes: the tail was queued, an error was thrown, or the consumer left. */
+  #closed = false;
+  #sentMetadata = false;
+  #finishRaw: string | undefined;
+  #usage: Usage | undefined;
+  /** [DONE] seen: later events are read (to the body's end, keeping the connection) but ignored. */
+  #done = false;
+  readonly #toolCalls = new Map<number, ToolCallState>();
+
+  constructor(batches: AsyncIterator<SseEvent[]>) {
+    this.#batches = batches;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ModelStreamEvent>> {
+    if (this.#read < this.#queue.length) return Promise.resolve({ value: this.#queue[this.#read++] as ModelStreamEvent, done: false });
+    const failure = this.#failure;
+    if (failure !== undefined) {
+      this.#failure = undefined;
+      return Promise.reject(failure.error);
+    }
+    if (this.#closed) return Promise.resolve(DONE);
+    return this.#batches.next().then(this.#mapRead, this.#readFailed);
+  }
+
+  async return(): Promise<IteratorResult<ModelStreamEvent>> {
+    this.#queue = [];
+    this.#read = 0;
+    this.#failure = undefined;
+    if (!this.#closed) {
+      this.#closed = true;
+      await this.#batches.return?.();
+    }
+    return DONE;
+  }
+
+  readonly #mapRead = (result: IteratorResult<SseEvent[]>): Promise<IteratorResult<ModelStreamEvent>> => {
+    this.#queue = [];
+    this.#read = 0;
+    try {
+      if (result.done) {
+        this.#closed = true;
+        this.#queueTail();
+      } else {
+        for (const event of result.value) this.#map(event);
+      }
+    } catch (error) {
+      this.#failure = { error };
+      if (!this.#closed) {
+        this.#closed = true;
+        // As a generator's for-await would on a throw: the upstream is stopped.
+        void this.#batches.return?.()?.catch(() => undefined);
+      }
+    }
+    return this.next();
+  };
+
+  readonly #readFailed = (error: unknown): never => {
+    this.#closed = true;
+    throw error;
+  };
+
+  #map(event: SseEvent): void {
+    // Read on to the end of the body rather than stopping: stopping early destroys the
+    // upstream body (an AbortError with a stack trace per call) and loses the keep-alive
+    // connection. Servers end the response right after [DONE].
+    if (this.#done) return;
     if (event.data === '[DONE]') {
-      done = true;
-      continue;
+      this.#done = true;
+      return;
     }
     const chunk = parseChunk(event.data);
-    if (chunk === undefined) continue;
+    if (chunk === undefined) return;
     if (chunk.error !== undefined && chunk.error !== null) {
       throw new UpstreamError(`upstream stream error: ${readOpenAIStreamError(chunk.error)}`, {
         status: 502,
@@ -46,42 +126,46 @@ export async function* mapChatStream(batches: AsyncIterable<SseEvent[]>): AsyncG
         upstreamMessage: readOpenAIStreamError(chunk.error),
       });
     }
-    if (!sentMetadata) {
-      sentMetadata = true;
-      yield {
+    const queue = this.#queue;
+    if (!this.#sentMetadata) {
+      this.#sentMetadata = true;
+      queue.push({
         type: 'response-metadata',
         ...(chunk.id ? { id: chunk.id } : {}),
         ...(chunk.model ? { model: chunk.model } : {}),
-      };
+      });
     }
     const reportedUsage = chunk.usage ?? chunk.x_groq?.usage;
-    if (reportedUsage) usage = mapUsage(reportedUsage);
+    if (reportedUsage) this.#usage = mapUsage(reportedUsage);
 
     // n > 1 has no place in the canonical stream: only the first choice is followed.
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
     const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-    if (reasoning) yield { type: 'reasoning-delta', delta: reasoning };
+    if (reasoning) queue.push({ type: 'reasoning-delta', delta: reasoning });
     const text = delta?.content ?? delta?.refusal;
-    if (text) yield { type: 'text-delta', delta: text };
-    for (const call of delta?.tool_calls ?? []) yield* mapToolCallDelta(call, toolCalls);
-    if (choice?.finish_reason) finishRaw = choice.finish_reason;
+    if (text) queue.push({ type: 'text-delta', delta: text });
+    for (const call of delta?.tool_calls ?? []) mapToolCallDelta(call, this.#toolCalls, queue);
+    if (choice?.finish_reason) this.#finishRaw = choice.finish_reason;
   }
 
-  if (!done && finishRaw === undefined) {
-    // The body ended cleanly but the answer did not: a proxy or the server cut it short.
-    throw new UpstreamError('upstream stream ended before the response was complete', {
-      status: 0,
-      upstreamMessage: 'upstream stream ended before the response was complete',
-    });
+  /** The body ended: pending tool calls, usage and the finish, or the error of a cut-off answer. */
+  #queueTail(): void {
+    if (!this.#done && this.#finishRaw === undefined) {
+      // The body ended cleanly but the answer did not: a proxy or the server cut it short.
+      throw new UpstreamError('upstream stream ended before the response was complete', {
+        status: 0,
+        upstreamMessage: 'upstream stream ended before the response was complete',
+      });
+    }
+    // A tool call whose name never arrived is still announced so its arguments are not lost.
+    for (const state of this.#toolCalls.values()) startIfReady(state, true, this.#queue);
+    if (this.#usage !== undefined) this.#queue.push({ type: 'usage', usage: this.#usage });
+    this.#queue.push({ type: 'finish', finishReason: mapFinishReason(this.#finishRaw) });
   }
-  // A tool call whose name never arrived is still announced so its arguments are not lost.
-  for (const state of toolCalls.values()) yield* startIfReady(state, true);
-  if (usage !== undefined) yield { type: 'usage', usage };
-  yield { type: 'finish', finishReason: mapFinishReason(finishRaw) };
 }
 
-function* mapToolCallDelta(call: ChunkToolCall, toolCalls: Map<number, ToolCallState>): Generator<ModelStreamEvent> {
+function mapToolCallDelta(call: ChunkToolCall, toolCalls: Map<number, ToolCallState>, queue: ModelStreamEvent[]): void {
   const upstreamIndex = call.index ?? -1 - toolCalls.size;
   let state = toolCalls.get(upstreamIndex);
   if (state === undefined) {
@@ -91,17 +175,17 @@ function* mapToolCallDelta(call: ChunkToolCall, toolCalls: Map<number, ToolCallS
   if (call.id) state.id ??= call.id;
   if (call.function?.name) state.name ??= call.function.name;
   state.pendingArguments += call.function?.arguments ?? '';
-  yield* startIfReady(state, false);
+  startIfReady(state, false, queue);
 }
 
-function* startIfReady(state: ToolCallState, force: boolean): Generator<ModelStreamEvent> {
+function startIfReady(state: ToolCallState, force: boolean, queue: ModelStreamEvent[]): void {
   if (!state.started && (state.name !== undefined || force)) {
     state.started = true;
     state.id ??= generateToolCallId();
-    yield { type: 'tool-call-start', index: state.index, id: state.id, name: state.name ?? '' };
+    queue.push({ type: 'tool-call-start', index: state.index, id: state.id, name: state.name ?? '' });
   }
   if (state.started && state.pendingArguments !== '') {
-    yield { type: 'tool-call-delta', index: state.index, argumentsDelta: state.pendingArguments };
+    queue.push({ type: 'tool-call-delta', index: state.index, argumentsDelta: state.pendingArguments });
     state.pendingArguments = '';
   }
 }

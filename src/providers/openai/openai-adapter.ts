@@ -26,7 +26,7 @@ export function createOpenAIAdapter(config: ProviderConfig): ProviderAdapter {
 
   return {
     config,
-    streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+    streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       const open = async () =>
         (await postStream(config, { ...openAICall(config, '/chat/completions', options.signal), body: chatBody(request, true) })).body;
       return mapChatStream(readSseBatches(open));
