@@ -25,26 +25,76 @@ export type SseSource = AsyncIterable<Uint8Array> | (() => Promise<AsyncIterable
  * of many events). Reads that complete no event yield nothing. Comments and `retry:`
  * fields are dropped. An event left incomplete when the stream ends (no trailing blank
  * line, as some small servers do) is still delivered. Errors from the body propagate
- * unchanged.
+ * unchanged; leaving early (`return`) stops the body.
  */
-export async function* readSseBatches(source: SseSource): AsyncGenerator<SseEvent[]> {
-  let pending: SseEvent[] = [];
-  const parser = createParser({
+export function readSseBatches(source: SseSource): AsyncIterableIterator<SseEvent[]> {
+  return new SseBatchReader(source);
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/** readSseBatches as a plain iterator: an async generator cost a suspension and a resumption per read. */
+class SseBatchReader implements AsyncIterableIterator<SseEvent[]> {
+  readonly #source: SseSource;
+  #body: AsyncIterator<Uint8Array> | undefined;
+  #pending: SseEvent[] = [];
+  #closed = false;
+  readonly #parser = createParser({
     onEvent: (message) => {
-      pending.push(message.event === undefined ? { data: message.data } : { event: message.event, data: message.data });
+      this.#pending.push(message.event === undefined ? { data: message.data } : { event: message.event, data: message.data });
     },
   });
   // `stream: true` keeps a multi-byte character split across two chunks intact.
-  const decoder = new TextDecoder();
-  const body = typeof source === 'function' ? await source() : source;
-  for await (const chunk of body) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
-    if (pending.length === 0) continue;
-    const batch = pending;
-    pending = [];
-    yield batch;
+  readonly #decoder = new TextDecoder();
+
+  constructor(source: SseSource) {
+    this.#source = source;
   }
-  // Two newlines end a trailing line and dispatch it; after a clean end they are no-ops.
-  parser.feed(`${decoder.decode()}\n\n`);
-  if (pending.length > 0) yield pending;
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<SseEvent[]>> {
+    if (this.#closed) return Promise.resolve(DONE);
+    if (this.#body !== undefined) return this.#read(this.#body);
+    const source = this.#source;
+    if (typeof source !== 'function') return this.#read((this.#body = source[Symbol.asyncIterator]()));
+    return source().then((body) => this.#read((this.#body = body[Symbol.asyncIterator]())), this.#failed);
+  }
+
+  async return(): Promise<IteratorResult<SseEvent[]>> {
+    if (!this.#closed) {
+      this.#closed = true;
+      await this.#body?.return?.();
+    }
+    return DONE;
+  }
+
+  #read(body: AsyncIterator<Uint8Array>): Promise<IteratorResult<SseEvent[]>> {
+    return body.next().then(this.#received, this.#failed);
+  }
+
+  readonly #received = (result: IteratorResult<Uint8Array>): IteratorResult<SseEvent[]> | Promise<IteratorResult<SseEvent[]>> => {
+    if (result.done) {
+      this.#closed = true;
+      // Two newlines end a trailing line and dispatch it; after a clean end they are no-ops.
+      this.#parser.feed(`${this.#decoder.decode()}\n\n`);
+      return this.#pending.length > 0 ? { value: this.#take(), done: false } : DONE;
+    }
+    this.#parser.feed(this.#decoder.decode(result.value, { stream: true }));
+    if (this.#pending.length === 0) return this.#read(this.#body as AsyncIterator<Uint8Array>);
+    return { value: this.#take(), done: false };
+  };
+
+  readonly #failed = (error: unknown): never => {
+    this.#closed = true;
+    throw error;
+  };
+
+  #take(): SseEvent[] {
+    const batch = this.#pending;
+    this.#pending = [];
+    return batch;
+  }
 }

@@ -58,4 +58,26 @@ describe('readSseBatches', () => {
     ).rejects.toThrow('socket closed');
     expect(seen).toEqual([{ data: 'one' }]);
   });
+
+  it('stops the body when its reader leaves early, and reads nothing more', async () => {
+    let stopped = 0;
+    let reads = 0;
+    const body: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          reads += 1;
+          return { value: new TextEncoder().encode(`data: ${reads}\n\n`), done: false };
+        },
+        return: async () => {
+          stopped += 1;
+          return { value: undefined, done: true };
+        },
+      }),
+    };
+    const batches = readSseBatches(body);
+    for await (const batch of batches) if (batch[0]?.data === '2') break;
+    expect(stopped).toBe(1);
+    expect(await batches.next()).toEqual({ done: true, value: undefined });
+    expect(reads).toBe(2);
+  });
 });
