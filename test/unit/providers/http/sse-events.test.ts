@@ -41,6 +41,12 @@ describe('readSseBatches', () => {
     expect(await read(bytes(encoded.subarray(0, 7), encoded.subarray(7)))).toEqual([{ data: '☕' }]);
   });
 
+  it('drops a byte-order mark at the start of the stream, even split across reads', async () => {
+    const encoded = new TextEncoder().encode('\uFEFFdata: first\n\n');
+    expect(encoded[0]).toBe(0xef);
+    expect(await read(bytes(encoded.subarray(0, 2), encoded.subarray(2)))).toEqual([{ data: 'first' }]);
+  });
+
   it('delivers a last event that lacks its blank line', async () => {
     expect(await read(bytes('data: one\n\ndata: [DONE]'))).toEqual([{ data: 'one' }, { data: '[DONE]' }]);
   });
