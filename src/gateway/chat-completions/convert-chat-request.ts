@@ -77,9 +77,9 @@ function toolChoice(choice: ChatRequest['tool_choice']): ToolChoice | undefined 
 const OPENAI_ONLY = ['presence_penalty', 'frequency_penalty', 'logit_bias', 'service_tier', 'metadata', 'store', 'verbosity'] as const;
 
 /**
- * A validated chat-completions body → the pipeline's canonical call. Built by assignment
- * rather than a literal of conditional spreads: fourteen spreads per request, and the
- * arrays behind a fromEntries, showed in the gateway's profile.
+ * A validated chat-completions body → the pipeline's canonical call, built by assignment:
+ * a literal of fourteen conditional spreads and a fromEntries over seven small arrays made
+ * and copied objects on every request for fields most requests do not have.
  */
 export function toChatInput(body: ChatRequest): ChatInput {
   const request: Omit<ModelRequest, 'model'> = { messages: toCanonicalMessages(body.messages) };

@@ -28,20 +28,16 @@ export type ConvertChatOptions = {
 };
 
 export function convertChatRequest(request: ModelRequest, options: ConvertChatOptions): JsonObject {
-  const extras = request.providerOptions;
-  const messages = request.messages.map(convertMessage);
-  // Without extras (most calls) a plain literal: the spreads cost a copy per call.
-  const body: JsonObject =
-    extras === undefined
-      ? { model: request.model, messages }
-      : {
-          // Fields a front-end kept verbatim (logprobs, metadata, service_tier…) go first so
-          // the canonical fields below always win over them.
-          ...extras['openai'],
-          ...(options.providerId === undefined || options.providerId === 'openai' ? {} : extras[options.providerId]),
-          model: request.model,
-          messages,
-        };
+  const body: JsonObject = {
+    // Fields a front-end kept verbatim (logprobs, metadata, service_tier…) go first so
+    // the canonical fields below always win over them.
+    ...request.providerOptions?.['openai'],
+    ...(options.providerId === undefined || options.providerId === 'openai'
+      ? {}
+      : request.providerOptions?.[options.providerId]),
+    model: request.model,
+    messages: request.messages.map(convertMessage),
+  };
   if (request.tools !== undefined && request.tools.length > 0) {
     body['tools'] = request.tools.map((tool) => ({
       type: 'function',
