@@ -32,7 +32,7 @@ export function createAnthropicAdapter(config: ProviderConfig): ProviderAdapter 
       const response = await postJson(config, { ...call(options), body: convertMessagesRequest(request) });
       return mapMessagesResponse(response.body);
     },
-    streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+    streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       // Opened by the reader on the first next(): the stream stays lazy.
       const open = async () => (await postStream(config, { ...call(options), body: { ...convertMessagesRequest(request), stream: true } })).body;
       return mapMessagesStream(readSseBatches(open));

@@ -1,4 +1,5 @@
 import type { ModelStreamEvent } from '../../core/model-types.ts';
+import { mapSseStream, type SseEventMapping } from '../http/mapped-event-stream.ts';
 import type { SseEvent } from '../http/sse-events.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicStreamError } from './anthropic-error.ts';
@@ -23,94 +24,101 @@ type OpenBlock = { kind: 'text' | 'thinking' | 'other' } | { kind: 'tool'; toolI
  * - An `error` event throws UpstreamError; a stream that ends without message_stop
  *   throws too, so a truncated answer is never billed or shown as complete.
  */
-export async function* mapMessagesStream(batches: AsyncIterable<SseEvent[]>): AsyncGenerator<ModelStreamEvent> {
-  const blocks = new Map<number, OpenBlock>();
-  let toolCount = 0;
-  let usage: AnthropicUsage = {};
-  let stopReason: string | null | undefined;
-  let finished = false;
+export function mapMessagesStream(batches: AsyncIterable<SseEvent[]>): AsyncIterableIterator<ModelStreamEvent> {
+  return mapSseStream(batches, new MessagesEventMapping());
+}
 
-  for await (const batch of batches) for (const sse of batch) {
-    if (sse.data.trim() === '') continue;
+class MessagesEventMapping implements SseEventMapping {
+  readonly #blocks = new Map<number, OpenBlock>();
+  #toolCount = 0;
+  #usage: AnthropicUsage = {};
+  #stopReason: string | null | undefined;
+
+  /** True at message_stop: the answer is complete and the rest of the body is not read. */
+  map(sse: SseEvent, out: ModelStreamEvent[]): boolean {
+    if (sse.data.trim() === '') return false;
     const parsed = AnthropicStreamEventSchema.safeParse(parseJson(sse.data));
     // Unknown event types are allowed by Anthropic's versioning policy: skip them.
-    if (!parsed.success) continue;
+    if (!parsed.success) return false;
     const event = parsed.data;
     switch (event.type) {
       case 'message_start':
-        usage = { ...usage, ...withoutNulls(event.message.usage ?? {}) };
-        yield {
+        this.#usage = { ...this.#usage, ...withoutNulls(event.message.usage ?? {}) };
+        out.push({
           type: 'response-metadata',
           ...(event.message.id == null ? {} : { id: event.message.id }),
           ...(event.message.model == null ? {} : { model: event.message.model }),
-        };
-        break;
+        });
+        return false;
       case 'content_block_start': {
         const block = AnthropicResponseBlockSchema.safeParse(event.content_block);
         if (!block.success) {
-          blocks.set(event.index, { kind: 'other' });
-          break;
+          this.#blocks.set(event.index, { kind: 'other' });
+          return false;
         }
         const value = block.data;
         if (value.type === 'tool_use') {
-          const toolIndex = toolCount++;
-          blocks.set(event.index, { kind: 'tool', toolIndex, sawArguments: false });
-          yield { type: 'tool-call-start', index: toolIndex, id: value.id, name: value.name };
+          const toolIndex = this.#toolCount++;
+          this.#blocks.set(event.index, { kind: 'tool', toolIndex, sawArguments: false });
+          out.push({ type: 'tool-call-start', index: toolIndex, id: value.id, name: value.name });
         } else if (value.type === 'redacted_thinking') {
-          blocks.set(event.index, { kind: 'other' });
-          yield { type: 'reasoning-redacted', data: value.data };
+          this.#blocks.set(event.index, { kind: 'other' });
+          out.push({ type: 'reasoning-redacted', data: value.data });
         } else {
-          blocks.set(event.index, { kind: value.type === 'text' ? 'text' : 'thinking' });
+          this.#blocks.set(event.index, { kind: value.type === 'text' ? 'text' : 'thinking' });
           // Starts normally carry empty text; a non-empty one is still content.
-          if (value.type === 'text' && value.text !== '') yield { type: 'text-delta', delta: value.text };
-          if (value.type === 'thinking' && value.thinking !== '') yield { type: 'reasoning-delta', delta: value.thinking };
+          if (value.type === 'text' && value.text !== '') out.push({ type: 'text-delta', delta: value.text });
+          if (value.type === 'thinking' && value.thinking !== '') out.push({ type: 'reasoning-delta', delta: value.thinking });
         }
-        break;
+        return false;
       }
       case 'content_block_delta': {
         const delta = AnthropicDeltaSchema.safeParse(event.delta);
-        if (!delta.success) break;
+        if (!delta.success) return false;
         const value = delta.data;
-        if (value.type === 'text_delta') yield { type: 'text-delta', delta: value.text };
-        else if (value.type === 'thinking_delta') yield { type: 'reasoning-delta', delta: value.thinking };
-        else if (value.type === 'signature_delta') yield { type: 'reasoning-signature', signature: value.signature };
+        if (value.type === 'text_delta') out.push({ type: 'text-delta', delta: value.text });
+        else if (value.type === 'thinking_delta') out.push({ type: 'reasoning-delta', delta: value.thinking });
+        else if (value.type === 'signature_delta') out.push({ type: 'reasoning-signature', signature: value.signature });
         else {
-          const block = blocks.get(event.index);
-          if (block?.kind !== 'tool' || value.partial_json === '') break;
+          const block = this.#blocks.get(event.index);
+          if (block?.kind !== 'tool' || value.partial_json === '') return false;
           block.sawArguments = true;
-          yield { type: 'tool-call-delta', index: block.toolIndex, argumentsDelta: value.partial_json };
+          out.push({ type: 'tool-call-delta', index: block.toolIndex, argumentsDelta: value.partial_json });
         }
-        break;
+        return false;
       }
       case 'content_block_stop': {
-        const block = blocks.get(event.index);
+        const block = this.#blocks.get(event.index);
         // A tool without arguments streams no delta at all; clients still need valid JSON.
         if (block?.kind === 'tool' && !block.sawArguments) {
-          yield { type: 'tool-call-delta', index: block.toolIndex, argumentsDelta: '{}' };
+          out.push({ type: 'tool-call-delta', index: block.toolIndex, argumentsDelta: '{}' });
         }
-        blocks.delete(event.index);
-        break;
+        this.#blocks.delete(event.index);
+        return false;
       }
       case 'message_delta':
-        usage = { ...usage, ...withoutNulls(event.usage ?? {}) };
-        stopReason = event.delta.stop_reason ?? stopReason;
-        break;
+        this.#usage = { ...this.#usage, ...withoutNulls(event.usage ?? {}) };
+        this.#stopReason = event.delta.stop_reason ?? this.#stopReason;
+        return false;
       case 'message_stop':
-        finished = true;
-        yield { type: 'usage', usage: mapAnthropicUsage(usage) };
-        yield { type: 'finish', finishReason: mapStopReason(stopReason) };
-        break;
+        out.push({ type: 'usage', usage: mapAnthropicUsage(this.#usage) });
+        out.push({ type: 'finish', finishReason: mapStopReason(this.#stopReason) });
+        return true;
       case 'error':
         throw anthropicStreamError(event.error);
       case 'ping':
-        break;
+        return false;
     }
-    if (finished) return;
+    return false;
   }
-  throw new UpstreamError('Anthropic stream ended before message_stop', {
-    status: 0,
-    upstreamMessage: 'upstream stream ended before the message was complete',
-  });
+
+  /** The body ended before message_stop (which stops reading): the answer was cut short. */
+  end(): void {
+    throw new UpstreamError('Anthropic stream ended before message_stop', {
+      status: 0,
+      upstreamMessage: 'upstream stream ended before the message was complete',
+    });
+  }
 }
 
 function parseJson(text: string): unknown {

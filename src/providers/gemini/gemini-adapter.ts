@@ -17,7 +17,7 @@ export function createGeminiAdapter(config: ProviderConfig): ProviderAdapter {
       const response = await postJson(config, { ...geminiCall(config, path, options), body: convertGenerateRequest(request) });
       return mapGenerateResponse(response.body, request.model);
     },
-    streamChat(request: ModelRequest, options: CallOptions): AsyncGenerator<ModelStreamEvent> {
+    streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       const path = geminiModelPath(request.model, 'streamGenerateContent');
       // Opened by the reader on the first next(): the stream stays lazy.
       const open = async () =>

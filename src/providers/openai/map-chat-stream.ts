@@ -11,6 +11,7 @@
  * without an index (Gemini's OpenAI layer, older Ollama) get the next free index.
  */
 import type { ModelStreamEvent, Usage } from '../../core/model-types.ts';
+import { mapSseStream, type SseEventMapping } from '../http/mapped-event-stream.ts';
 import type { SseEvent } from '../http/sse-events.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { generateToolCallId, mapFinishReason, mapUsage } from './map-chat-response.ts';
@@ -21,30 +22,11 @@ import { isPlainDeltaChunk } from './plain-delta-chunk.ts';
 type ToolCallState = { index: number; id: string | undefined; name: string | undefined; started: boolean; pendingArguments: string };
 type ChunkToolCall = NonNullable<NonNullable<NonNullable<OpenAIChatChunk['choices']>[number]['delta']>['tool_calls']>[number];
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
 export function mapChatStream(batches: AsyncIterable<SseEvent[]>): AsyncIterableIterator<ModelStreamEvent> {
-  return new ChatStreamMapper(batches[Symbol.asyncIterator]());
+  return mapSseStream(batches, new ChatChunkMapping());
 }
 
-/**
- * The mapping as a plain iterator rather than an async generator: each network read's
- * events are mapped at once into a queue, and `next()` hands them out as resolved
- * promises. A generator paid a suspension and a resumption per event, for every event
- * of every streamed call.
- *
- * What the consumer sees is what a generator would give: a read's events in order, then
- * an error met while mapping that read (after the events before it), and `return()`
- * stops the upstream down to its request. An error also stops the upstream at once.
- */
-class ChatStreamMapper implements AsyncIterableIterator<ModelStreamEvent> {
-  readonly #batches: AsyncIterator<SseEvent[]>;
-  #queue: ModelStreamEvent[] = [];
-  #read = 0;
-  /** Met while mapping a read: thrown once the events before it are handed out. */
-  #failure: { error: unknown } | undefined;
-  /** Nothing more comes: the tail was queued, an error was thrown, or the consumer left. */
-  #closed = false;
+class ChatChunkMapping implements SseEventMapping {
   #sentMetadata = false;
   #finishRaw: string | undefined;
   #usage: Usage | undefined;
@@ -52,73 +34,17 @@ class ChatStreamMapper implements AsyncIterableIterator<ModelStreamEvent> {
   #done = false;
   readonly #toolCalls = new Map<number, ToolCallState>();
 
-  constructor(batches: AsyncIterator<SseEvent[]>) {
-    this.#batches = batches;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<ModelStreamEvent>> {
-    if (this.#read < this.#queue.length) return Promise.resolve({ value: this.#queue[this.#read++] as ModelStreamEvent, done: false });
-    const failure = this.#failure;
-    if (failure !== undefined) {
-      this.#failure = undefined;
-      return Promise.reject(failure.error);
-    }
-    if (this.#closed) return Promise.resolve(DONE);
-    return this.#batches.next().then(this.#mapRead, this.#readFailed);
-  }
-
-  async return(): Promise<IteratorResult<ModelStreamEvent>> {
-    this.#queue = [];
-    this.#read = 0;
-    this.#failure = undefined;
-    if (!this.#closed) {
-      this.#closed = true;
-      await this.#batches.return?.();
-    }
-    return DONE;
-  }
-
-  readonly #mapRead = (result: IteratorResult<SseEvent[]>): Promise<IteratorResult<ModelStreamEvent>> => {
-    this.#queue = [];
-    this.#read = 0;
-    try {
-      if (result.done) {
-        this.#closed = true;
-        this.#queueTail();
-      } else {
-        for (const event of result.value) this.#map(event);
-      }
-    } catch (error) {
-      this.#failure = { error };
-      if (!this.#closed) {
-        this.#closed = true;
-        // As a generator's for-await would on a throw: the upstream is stopped.
-        void this.#batches.return?.()?.catch(() => undefined);
-      }
-    }
-    return this.next();
-  };
-
-  readonly #readFailed = (error: unknown): never => {
-    this.#closed = true;
-    throw error;
-  };
-
-  #map(event: SseEvent): void {
+  map(event: SseEvent, out: ModelStreamEvent[]): boolean {
     // Read on to the end of the body rather than stopping: stopping early destroys the
     // upstream body (an AbortError with a stack trace per call) and loses the keep-alive
     // connection. Servers end the response right after [DONE].
-    if (this.#done) return;
+    if (this.#done) return false;
     if (event.data === '[DONE]') {
       this.#done = true;
-      return;
+      return false;
     }
     const chunk = parseChunk(event.data);
-    if (chunk === undefined) return;
+    if (chunk === undefined) return false;
     if (chunk.error !== undefined && chunk.error !== null) {
       throw new UpstreamError(`upstream stream error: ${readOpenAIStreamError(chunk.error)}`, {
         status: 502,
@@ -126,10 +52,9 @@ class ChatStreamMapper implements AsyncIterableIterator<ModelStreamEvent> {
         upstreamMessage: readOpenAIStreamError(chunk.error),
       });
     }
-    const queue = this.#queue;
     if (!this.#sentMetadata) {
       this.#sentMetadata = true;
-      queue.push({
+      out.push({
         type: 'response-metadata',
         ...(chunk.id ? { id: chunk.id } : {}),
         ...(chunk.model ? { model: chunk.model } : {}),
@@ -142,15 +67,15 @@ class ChatStreamMapper implements AsyncIterableIterator<ModelStreamEvent> {
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
     const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-    if (reasoning) queue.push({ type: 'reasoning-delta', delta: reasoning });
+    if (reasoning) out.push({ type: 'reasoning-delta', delta: reasoning });
     const text = delta?.content ?? delta?.refusal;
-    if (text) queue.push({ type: 'text-delta', delta: text });
-    for (const call of delta?.tool_calls ?? []) mapToolCallDelta(call, this.#toolCalls, queue);
+    if (text) out.push({ type: 'text-delta', delta: text });
+    for (const call of delta?.tool_calls ?? []) mapToolCallDelta(call, this.#toolCalls, out);
     if (choice?.finish_reason) this.#finishRaw = choice.finish_reason;
+    return false;
   }
 
-  /** The body ended: pending tool calls, usage and the finish, or the error of a cut-off answer. */
-  #queueTail(): void {
+  end(out: ModelStreamEvent[]): void {
     if (!this.#done && this.#finishRaw === undefined) {
       // The body ended cleanly but the answer did not: a proxy or the server cut it short.
       throw new UpstreamError('upstream stream ended before the response was complete', {
@@ -159,9 +84,9 @@ class ChatStreamMapper implements AsyncIterableIterator<ModelStreamEvent> {
       });
     }
     // A tool call whose name never arrived is still announced so its arguments are not lost.
-    for (const state of this.#toolCalls.values()) startIfReady(state, true, this.#queue);
-    if (this.#usage !== undefined) this.#queue.push({ type: 'usage', usage: this.#usage });
-    this.#queue.push({ type: 'finish', finishReason: mapFinishReason(this.#finishRaw) });
+    for (const state of this.#toolCalls.values()) startIfReady(state, true, out);
+    if (this.#usage !== undefined) out.push({ type: 'usage', usage: this.#usage });
+    out.push({ type: 'finish', finishReason: mapFinishReason(this.#finishRaw) });
   }
 }
 
