@@ -1,4 +1,5 @@
 import type { ModelStreamEvent } from '../core/model-types.ts';
+import { ITERATION_DONE } from '../core/iteration-done.ts';
 
 /** What a stream's consumer drives: every event seen, and the one way the stream ended. */
 export type StreamEnding = {
@@ -10,8 +11,6 @@ export type StreamEnding = {
   /** The consumer stopped early (client gone): bill what was produced. */
   abandon(): void;
 };
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**
  * The upstream's events as the pipeline hands them on, each observed (metering, the
@@ -37,7 +36,7 @@ export class SettledEventStream implements AsyncIterableIterator<ModelStreamEven
   }
 
   next(): Promise<IteratorResult<ModelStreamEvent>> {
-    if (this.#ended) return Promise.resolve(DONE);
+    if (this.#ended) return Promise.resolve(ITERATION_DONE);
     const first = this.#first;
     if (first !== undefined) {
       this.#first = undefined;
@@ -48,18 +47,18 @@ export class SettledEventStream implements AsyncIterableIterator<ModelStreamEven
 
   /** Called by `for await` when its body leaves early: the upstream is stopped, down to its request. */
   async return(): Promise<IteratorResult<ModelStreamEvent>> {
-    if (this.#ended) return DONE;
+    if (this.#ended) return ITERATION_DONE;
     this.#ended = true;
     await this.#upstream.return?.().catch(() => undefined);
     this.#ending.abandon();
-    return DONE;
+    return ITERATION_DONE;
   }
 
   readonly #step = (result: IteratorResult<ModelStreamEvent>): IteratorResult<ModelStreamEvent> => {
     if (result.done) {
       this.#ended = true;
       this.#ending.complete();
-      return DONE;
+      return ITERATION_DONE;
     }
     this.#ending.observe(result.value);
     return result;

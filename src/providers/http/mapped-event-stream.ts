@@ -13,6 +13,7 @@
  */
 import type { ModelStreamEvent } from '../../core/model-types.ts';
 import type { SseEvent } from './sse-events.ts';
+import { ITERATION_DONE } from '../../core/iteration-done.ts';
 
 export interface SseEventMapping {
   /**
@@ -27,8 +28,6 @@ export interface SseEventMapping {
 export function mapSseStream(batches: AsyncIterable<SseEvent[]>, mapping: SseEventMapping): AsyncIterableIterator<ModelStreamEvent> {
   return new MappedEventStream(batches[Symbol.asyncIterator](), mapping);
 }
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 class MappedEventStream implements AsyncIterableIterator<ModelStreamEvent> {
   readonly #batches: AsyncIterator<SseEvent[]>;
@@ -56,7 +55,7 @@ class MappedEventStream implements AsyncIterableIterator<ModelStreamEvent> {
       this.#failure = undefined;
       return Promise.reject(failure.error);
     }
-    if (this.#closed) return Promise.resolve(DONE);
+    if (this.#closed) return Promise.resolve(ITERATION_DONE);
     return this.#batches.next().then(this.#mapRead, this.#readFailed);
   }
 
@@ -68,7 +67,7 @@ class MappedEventStream implements AsyncIterableIterator<ModelStreamEvent> {
       this.#closed = true;
       await this.#batches.return?.();
     }
-    return DONE;
+    return ITERATION_DONE;
   }
 
   readonly #mapRead = (result: IteratorResult<SseEvent[]>): Promise<IteratorResult<ModelStreamEvent>> => {

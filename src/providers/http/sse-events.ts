@@ -6,6 +6,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
+import { ITERATION_DONE } from '../../core/iteration-done.ts';
 
 export type SseEvent = {
   /** The `event:` field, when the server sent one (Anthropic does; OpenAI does not). */
@@ -32,8 +33,6 @@ export function readSseBatches(source: SseSource): AsyncIterableIterator<SseEven
   return new SseBatchReader(source);
 }
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
 /** readSseBatches as a plain iterator: an async generator cost a suspension and a resumption per read. */
 class SseBatchReader implements AsyncIterableIterator<SseEvent[]> {
   readonly #source: SseSource;
@@ -59,7 +58,7 @@ class SseBatchReader implements AsyncIterableIterator<SseEvent[]> {
   }
 
   next(): Promise<IteratorResult<SseEvent[]>> {
-    if (this.#closed) return Promise.resolve(DONE);
+    if (this.#closed) return Promise.resolve(ITERATION_DONE);
     if (this.#body !== undefined) return this.#read(this.#body);
     const source = this.#source;
     if (typeof source !== 'function') return this.#read((this.#body = source[Symbol.asyncIterator]()));
@@ -71,7 +70,7 @@ class SseBatchReader implements AsyncIterableIterator<SseEvent[]> {
       this.#closed = true;
       await this.#body?.return?.();
     }
-    return DONE;
+    return ITERATION_DONE;
   }
 
   #read(body: AsyncIterator<Uint8Array>): Promise<IteratorResult<SseEvent[]>> {
@@ -83,7 +82,7 @@ class SseBatchReader implements AsyncIterableIterator<SseEvent[]> {
       this.#closed = true;
       // Two newlines end a trailing line and dispatch it; after a clean end they are no-ops.
       this.#feed(`${this.#decoder.end()}\n\n`);
-      return this.#pending.length > 0 ? { value: this.#take(), done: false } : DONE;
+      return this.#pending.length > 0 ? { value: this.#take(), done: false } : ITERATION_DONE;
     }
     this.#feed(this.#decoder.write(result.value));
     if (this.#pending.length === 0) return this.#read(this.#body as AsyncIterator<Uint8Array>);

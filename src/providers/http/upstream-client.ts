@@ -25,6 +25,7 @@ import { Agent, FormData, errors as undiciErrors } from 'undici';
 import type { ProviderConfig } from '../adapter.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { dispatchUpstream, type DispatchedResponse, type UpstreamBody } from './upstream-dispatch.ts';
+import { ITERATION_DONE } from '../../core/iteration-done.ts';
 
 export { FormData } from 'undici';
 
@@ -180,7 +181,7 @@ function guardStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal, path:
       };
       return {
         next: () => reads.next().then(undefined, failed),
-        return: async () => (await reads.return?.()) ?? { value: undefined, done: true },
+        return: async () => (await reads.return?.()) ?? ITERATION_DONE,
       };
     },
   };
