@@ -1,0 +1,51 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/store/open-database.ts';
+import { engineName } from '../../support/test-database.ts';
+
+/**
+ * The embedded engine's settings that search speed and memory depend on
+ * (src/store/pglite-database.ts): a small buffer pool, and no page checksums on a new
+ * store, while a store made with checksums (by an earlier version) still opens as it was.
+ */
+const setting = async (db: { query<Row>(sql: string): Promise<{ rows: Row[] }> }, name: string) =>
+  (await db.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
+
+describe.skipIf(engineName() !== 'pglite')('the embedded engine', () => {
+  let folder: string;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'junction-pglite-settings-'));
+  });
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('makes a new store without data checksums, with a 16 MB buffer pool', async () => {
+    const db = await openDatabase({ dataDir: join(folder, 'new') });
+    try {
+      expect(await setting(db, 'data_checksums')).toBe('off');
+      expect(await setting(db, 'shared_buffers')).toBe('16MB');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('opens a store made with checksums and keeps them, with its rows', async () => {
+    const dataDir = join(folder, 'earlier');
+    const earlier = await PGlite.create({ dataDir });
+    await earlier.exec(`CREATE TABLE kept (id integer PRIMARY KEY); INSERT INTO kept VALUES (7)`);
+    expect(await setting(earlier, 'data_checksums')).toBe('on');
+    await earlier.close();
+
+    const db = await openDatabase({ dataDir });
+    try {
+      expect(await setting(db, 'data_checksums')).toBe('on');
+      expect((await db.query<{ id: number }>('SELECT id FROM kept')).rows).toEqual([{ id: 7 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
