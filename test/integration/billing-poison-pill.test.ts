@@ -110,6 +110,45 @@ describe('poison pills', () => {
     expect(queue.backlog()).toEqual({ depth: 0, oldestPendingAgeMs: 0 });
   });
 
+  it('stores client-chosen text exactly, whatever array or JSON syntax it holds, with every column', async () => {
+    // Usage rows travel as one array per column: these must not be read as array syntax.
+    const texts = ['NULL', '', 'a,"b\\c{d}\'e', ' spaced ', '{}', 'null', 'ünï 字'];
+    const createdAt = new Date('2026-11-27T09:15:42.123Z');
+    const rows = texts.map((text, index) =>
+      usageRow({
+        requestedModel: text,
+        requestId: `req_${index}`,
+        errorCode: index === 0 ? null : text,
+        units: index === 1 ? { images: 2, 'odd "unit"': 0.5 } : null,
+        agentVersion: index === 2 ? 'v3' : null,
+        streamed: index % 2 === 0,
+        costMicros: 9_007_199_254 + index,
+        createdAt,
+      }),
+    );
+    const queue = gateway.services.settlements;
+    for (const usage of rows) queue.add({ usage, keyId, accountId: gateway.services.defaultAccount.id, spendMicros: 0, keyLeaseMicros: 0, accountLeaseMicros: 0 });
+    await queue.drain();
+    const stored = await gateway.services.db.query<Record<string, unknown>>(
+      `SELECT id, requested_model, error_code, units, agent_version, streamed, cost_micros, created_at, request_id
+       FROM usage_log WHERE id = ANY($1) ORDER BY request_id`,
+      [rows.map((row) => row.id)],
+    );
+    expect(stored.rows).toEqual(
+      rows.map((row) => ({
+        id: row.id,
+        requested_model: row.requestedModel,
+        error_code: row.errorCode,
+        units: row.units,
+        agent_version: row.agentVersion,
+        streamed: row.streamed,
+        cost_micros: row.costMicros,
+        created_at: createdAt,
+        request_id: row.requestId,
+      })),
+    );
+  });
+
   it('makes a malformed usage row storable and splits a batch around a row that still fails', async () => {
     const queue = gateway.services.settlements;
     const before = await gateway.services.db.query<{ spend: number }>('SELECT spend_total_micros AS spend FROM api_keys WHERE id = $1', [keyId]);
