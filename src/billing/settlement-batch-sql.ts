@@ -1,4 +1,5 @@
 import { utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
+import { arrayLiteral } from '../store/array-literal.ts';
 import type { Queryable } from '../store/database.ts';
 import { boundedText } from './bounded-text.ts';
 import type { OpenCall } from './open-call.ts';
@@ -6,9 +7,10 @@ import type { Settlement } from './settlement.ts';
 import { USAGE_COLUMNS, type UsageRecord } from './usage-record.ts';
 
 /**
- * Usage rows travel as one array per column (`unnest`), in USAGE_COLUMNS' order. PostgreSQL
- * reads an array of plain values faster than it parses the same rows as JSON and then
- * converts every field again, which mattered most on PGlite, where the engine runs in WASM.
+ * Usage rows travel as one array per column (`unnest`), in USAGE_COLUMNS' order, each an
+ * array literal sent as text (array-literal.ts). PostgreSQL reads an array of plain values
+ * faster than it parses the same rows as JSON and then converts every field again, which
+ * mattered most on PGlite, where the engine runs in WASM.
  */
 const USAGE_COLUMN_TYPES: Record<(typeof USAGE_COLUMNS)[number], string> = {
   id: 'text', account_id: 'uuid', key_id: 'uuid', request_id: 'text', endpoint: 'text', requested_model: 'text',
@@ -20,7 +22,7 @@ const USAGE_COLUMN_TYPES: Record<(typeof USAGE_COLUMNS)[number], string> = {
 
 /** The batch's other parameters come first ($1 to $7: journal rows, lease parts, windows, holder); the usage columns follow. */
 const FIRST_USAGE_PARAMETER = 8;
-const USAGE_ARRAYS = USAGE_COLUMNS.map((column, index) => `$${FIRST_USAGE_PARAMETER + index}::${USAGE_COLUMN_TYPES[column]}[]`).join(', ');
+const USAGE_ARRAYS = USAGE_COLUMNS.map((column, index) => `$${FIRST_USAGE_PARAMETER + index}::text::${USAGE_COLUMN_TYPES[column]}[]`).join(', ');
 
 const OPEN_CALL_COLUMNS = `id, holder_id, account_id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model,
   input_tokens, output_tokens, cost_micros, streamed, agent_id, agent_run_id, started_at`;
@@ -36,9 +38,9 @@ function addPart(parts: Map<string, { lease: number; spend: number }>, id: strin
   parts.set(id, part);
 }
 
-/** The usage rows as one array per column, in USAGE_COLUMNS' order, their client-chosen text made storable. */
-function usageColumns(records: readonly UsageRecord[]): unknown[][] {
-  const column = <Value>(read: (record: UsageRecord) => Value) => records.map(read);
+/** The usage rows as one array literal per column, in USAGE_COLUMNS' order, their client-chosen text made storable. */
+function usageColumns(records: readonly UsageRecord[]): string[] {
+  const column = (read: (record: UsageRecord) => string | number | boolean | Date | null) => arrayLiteral(records.map(read));
   return [
     column((record) => record.id),
     column((record) => record.accountId),
@@ -56,7 +58,7 @@ function usageColumns(records: readonly UsageRecord[]): unknown[][] {
     column((record) => record.outputTokens),
     column((record) => record.cachedInputTokens),
     column((record) => record.reasoningTokens),
-    // An array of jsonb takes each element as JSON text.
+    // A jsonb element is JSON text.
     column((record) => (record.units === null ? null : JSON.stringify(record.units))),
     column((record) => record.costMicros),
     column((record) => record.latencyMs),
