@@ -22,6 +22,7 @@ import { newRunId } from './run-id.ts';
 import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
 import { runSingleStep } from './single-step-run.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
+import { toAbortSignal } from '../core/cancel-signal.ts';
 
 export type AgentRuntimeDeps = {
   db: Database;
@@ -161,7 +162,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       }
       const input = request.resume ? (request.resume.value === undefined ? null : new Command({ resume: request.resume.value })) : {};
       const pendingApprovals: ApprovalInterrupt['calls'] = [];
-      const options = { streamMode: ['custom', 'values'] as ('custom' | 'values')[], signal: context.signal, durability: request.durability ?? 'async' };
+      const options = { streamMode: ['custom', 'values'] as ('custom' | 'values')[], signal: toAbortSignal(context.signal), durability: request.durability ?? 'async' };
       /** Streams one graph run: its events out, its last state back. */
       const drive = async function* (graphInput: unknown, runConfig: typeof config, maxSteps: number): AsyncGenerator<RunEvent, Partial<AgentGraphState>> {
         let last: Partial<AgentGraphState> = {};

@@ -18,6 +18,7 @@ import { addUsage, type RunTotals } from './run-totals.ts';
 import { handoffTarget, handoffToolDefinitions } from './handoffs.ts';
 import type { McpTool } from './mcp/mcp-servers.ts';
 import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './sub-agents.ts';
+import { toAbortSignal } from '../core/cancel-signal.ts';
 
 /** One agent's part in a run: the top agent, or a sub-agent it called (depth > 0). */
 export type HookScope = {
@@ -83,7 +84,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       const overrides = request.overrides ?? {};
       // max_run_seconds also cuts a model call that is still streaming: what it produced so far is the answer.
       const deadline = bounds.seconds === undefined ? undefined : AbortSignal.timeout(Math.max(1, startedAt + bounds.seconds * 1000 - Date.now()));
-      const signal = deadline ? AbortSignal.any([context.signal, deadline]) : context.signal;
+      const signal = deadline ? AbortSignal.any([toAbortSignal(context.signal), deadline]) : context.signal;
       let partialText = '';
       const model = new PipelineChatModel({
         pipeline: deps.chat,
@@ -182,7 +183,7 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
       return found.hits.map((hit) => ({ content: hit.content, source: hit.source, collection: hit.collection, score: hit.score }));
     },
   };
-  const outcome = await runTool(tool, args, { signal: context.signal, accountId: context.key.accountId, agentId: agent.id, knowledge });
+  const outcome = await runTool(tool, args, { signal: toAbortSignal(context.signal), accountId: context.key.accountId, agentId: agent.id, knowledge });
   deps.budgets.settle(
     reservation,
     outcome.costMicros,
@@ -210,7 +211,7 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
       return { ok: false, content: `Error: the tool "${name}" was not run: ${error.message}`, costMicros: 0, durationMs: 0 };
     }
   }
-  const outcome = await tool.via.call(tool, args, context.signal);
+  const outcome = await tool.via.call(tool, args, toAbortSignal(context.signal));
   // A call that never reached the server costs nothing.
   const charged = outcome.ok || !outcome.content.startsWith('Error: the MCP server') ? costMicros : 0;
   deps.budgets.settle(

@@ -1,20 +1,15 @@
 import type { FastifyReply } from 'fastify';
-import { abortListenersOf } from '../core/abort-listeners.ts';
+import { ClientDisconnect } from '../core/cancel-signal.ts';
 
 /**
- * An AbortSignal that fires when the client goes away before the response is
- * complete, so the pipeline aborts the upstream call instead of paying for output
- * nobody will read. Listeners added through `onAbort` (the upstream call's) are kept
- * beside the signal (see abort-listeners.ts) and called right after it aborts.
+ * Fires when the client goes away before the response is complete, so the pipeline
+ * aborts the upstream call instead of paying for output nobody will read. A
+ * ClientDisconnect rather than an AbortSignal: see cancel-signal.ts for why.
  */
-export function clientSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  const listeners = abortListenersOf(controller.signal);
+export function clientSignal(reply: FastifyReply): ClientDisconnect {
+  const disconnect = new ClientDisconnect();
   reply.raw.once('close', () => {
-    if (reply.raw.writableFinished) return;
-    controller.abort(new Error('client disconnected'));
-    for (const listener of listeners) listener();
-    listeners.clear();
+    if (!reply.raw.writableFinished) disconnect.abort(new Error('client disconnected'));
   });
-  return controller.signal;
+  return disconnect;
 }

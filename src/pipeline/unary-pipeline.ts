@@ -10,6 +10,7 @@ import { newGenerationId } from './generation-id.ts';
 import type { RateLimitState } from './rate-limiter.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
 import { usageLogEntry } from './usage-log-entry.ts';
+import type { CancelSignal } from '../core/cancel-signal.ts';
 
 export type Metered = { costMicros: number; usage?: Usage; units?: Record<string, number> };
 
@@ -19,7 +20,7 @@ export type UnaryCall<T> = {
   /** The most this call can cost on `model`, reserved before the provider is called. */
   worstCase(model: CatalogModel): number;
   /** The provider call; absent methods on an adapter mean the provider cannot do it. */
-  call(adapter: ProviderAdapter, model: CatalogModel, signal: AbortSignal): Promise<T>;
+  call(adapter: ProviderAdapter, model: CatalogModel, signal: CancelSignal): Promise<T>;
   /** The actual cost and units of a finished call. */
   meter(result: T, model: CatalogModel): Metered;
 };

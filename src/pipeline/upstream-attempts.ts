@@ -1,4 +1,5 @@
 import type { CatalogModel } from '../catalog/types.ts';
+import { onAbort, type CancelSignal } from '../core/cancel-signal.ts';
 import { JunctionError } from '../core/errors.ts';
 import { UpstreamError } from '../providers/upstream-error.ts';
 import type { ProviderAdapter } from '../providers/adapter.ts';
@@ -16,14 +17,17 @@ export const DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS = 5;
 
 export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number };
 
-const sleep = (ms: number, signal: AbortSignal) =>
+const sleep = (ms: number, signal: CancelSignal) =>
   new Promise<void>((done, fail) => {
     if (signal.aborted) return fail(signal.reason);
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', () => {
+    const stopWaiting = onAbort(signal, () => {
       clearTimeout(timer);
       fail(signal.reason);
-    }, { once: true });
+    });
+    const timer = setTimeout(() => {
+      stopWaiting();
+      done();
+    }, ms);
   });
 
 /**
@@ -36,7 +40,7 @@ export async function withRetriesAndFallbacks<T>(
   candidates: readonly CatalogModel[],
   providers: ProviderRegistry,
   policy: RetryPolicy,
-  signal: AbortSignal,
+  signal: CancelSignal,
   attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>,
 ): Promise<AttemptResult<T>> {
   let attempts = 0;

@@ -1,4 +1,5 @@
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../core/model-types.ts';
+import type { CancelSignal } from '../core/cancel-signal.ts';
 
 /** How a provider is reached. One per configured provider (openai, anthropic, gemini, ollama…). */
 export type ProviderConfig = {
@@ -77,7 +78,7 @@ export type TranscriptionResponse = {
   usage?: { inputTokens: number; outputTokens: number };
 };
 
-export type CallOptions = { signal: AbortSignal };
+export type CallOptions = { signal: CancelSignal };
 
 /**
  * A provider adapter: translates canonical requests to one upstream wire format and

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, errors as undiciErrors, request } from 'undici';
 import { JunctionError } from '../../core/errors.ts';
 import type { ProviderConfig } from '../../providers/adapter.ts';
+import { toAbortSignal, type CancelSignal } from '../../core/cancel-signal.ts';
 
 /**
  * Own pool for pass-through traffic: uploads and long runs must not hold the
@@ -32,7 +33,7 @@ export type ForwardCall = {
   headers: IncomingHttpHeaders;
   /** The raw request stream, or a buffered (possibly rewritten) JSON body. */
   body: Readable | Buffer | undefined;
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Ask for an uncompressed answer, so its usage can be read while it streams through. */
   identityEncoding: boolean;
 };
@@ -55,7 +56,7 @@ export async function forwardToProvider(config: ProviderConfig, call: ForwardCal
       method: call.method,
       headers,
       body: call.body ?? null,
-      signal: call.signal,
+      signal: toAbortSignal(call.signal),
       dispatcher: passthroughAgent,
       headersTimeout: config.timeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     });

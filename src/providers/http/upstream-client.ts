@@ -26,6 +26,7 @@ import type { ProviderConfig } from '../adapter.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { dispatchUpstream, type DispatchedResponse, type UpstreamBody } from './upstream-dispatch.ts';
 import { ITERATION_DONE } from '../../core/iteration-done.ts';
+import type { CancelSignal } from '../../core/cancel-signal.ts';
 
 export { FormData } from 'undici';
 
@@ -44,7 +45,7 @@ export type RetryAfterReader = (body: unknown) => number | undefined;
 export type UpstreamCall = {
   /** Path appended to `config.baseUrl`, starting with `/`, e.g. `/chat/completions`. */
   path: string;
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Per-call headers, typically auth (`authorization`, `x-api-key`…). `config.headers` win over these. */
   headers?: Record<string, string>;
   /** Per-call query parameters (e.g. Gemini's `alt=sse`), added to `config.query`. */
@@ -172,7 +173,7 @@ export const isUpstreamTimeout = (error: unknown): boolean => error instanceof U
  * an async generator around the body's: one promise per read instead of a generator's
  * suspension and resumption as well. Leaving early (`return`) still stops the body.
  */
-function guardStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal, path: string): AsyncIterable<Uint8Array> {
+function guardStream(body: AsyncIterable<Uint8Array>, signal: CancelSignal, path: string): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
       const reads = body[Symbol.asyncIterator]();
@@ -188,7 +189,7 @@ function guardStream(body: AsyncIterable<Uint8Array>, signal: AbortSignal, path:
 }
 
 /** A read that failed: the caller's abort reason when it left, else a broken upstream. */
-function streamError(error: unknown, signal: AbortSignal, path: string): unknown {
+function streamError(error: unknown, signal: CancelSignal, path: string): unknown {
   if (signal.aborted) return signal.reason ?? error;
   return new UpstreamError(`${path}: upstream stream broke: ${describe(error)}`, {
     status: 0,
@@ -198,7 +199,7 @@ function streamError(error: unknown, signal: AbortSignal, path: string): unknown
 }
 
 /** The whole body as text, with guardStream's errors. */
-async function readText(body: { text(): Promise<string> }, signal: AbortSignal, path: string): Promise<string> {
+async function readText(body: { text(): Promise<string> }, signal: CancelSignal, path: string): Promise<string> {
   try {
     return await body.text();
   } catch (error) {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { onAbort } from '../../core/abort-listeners.ts';
+import { onAbort, type CancelSignal } from '../../core/cancel-signal.ts';
 
 type DispatchController = Dispatcher.DispatchController;
 
@@ -22,7 +22,7 @@ export type DispatchedResponse = { statusCode: number; headers: IncomingHttpHead
 export function dispatchUpstream(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  signal: AbortSignal,
+  signal: CancelSignal,
 ): Promise<DispatchedResponse> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {

@@ -5,8 +5,9 @@
 import type { ProviderConfig } from '../adapter.ts';
 import type { UpstreamCall } from '../http/upstream-client.ts';
 import { readOpenAIErrorMessage } from './openai-error.ts';
+import type { CancelSignal } from '../../core/cancel-signal.ts';
 
-export function openAICall(config: ProviderConfig, path: string, signal: AbortSignal): UpstreamCall {
+export function openAICall(config: ProviderConfig, path: string, signal: CancelSignal): UpstreamCall {
   return {
     path,
     signal,
