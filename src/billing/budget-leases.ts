@@ -83,6 +83,8 @@ export class BudgetLeases {
    * throws `key_limit_exceeded` / `insufficient_credits` without holding anything.
    */
   async reserve(key: ApiKeyRecord, amountMicros: number): Promise<Reservation> {
+    const leased = this.reserveFromLeases(key, amountMicros);
+    if (leased) return leased;
     if (!this.#holder.canServeLeases()) {
       throw new JunctionError('service_unavailable', 'The gateway cannot confirm its leases with the database right now; retry shortly.');
     }
@@ -104,6 +106,29 @@ export class BudgetLeases {
       throw error;
     }
     return { keyId: key.id, accountId: key.accountId, amountMicros, keyLeased, keyGeneration, epoch, settled: false };
+  }
+
+  /**
+   * `reserve` without waiting, when what this process already leases covers the amount
+   * (most calls: leases are topped up in large steps); undefined when it does not, or
+   * when the leases cannot be trusted right now: then call `reserve`, which tops up or
+   * refuses. Never refuses by itself.
+   */
+  reserveFromLeases(key: ApiKeyRecord, amountMicros: number): Reservation | undefined {
+    if (!this.#holder.canServeLeases()) return undefined;
+    const keyLeased = hasLimits(key);
+    const keyLease = keyLeased ? this.#keyLeases.get(key.id) : undefined;
+    const accountLease = this.#accountLeases.get(key.accountId);
+    if (accountLease === undefined || accountLease.available < amountMicros) return undefined;
+    if (keyLeased && (keyLease === undefined || keyLease.available < amountMicros || keyLease.lookupId !== key.lookupId)) return undefined;
+    const now = Date.now();
+    if (keyLease) {
+      keyLease.reserved += amountMicros;
+      keyLease.lastUsed = now;
+    }
+    accountLease.reserved += amountMicros;
+    accountLease.lastUsed = now;
+    return { keyId: key.id, accountId: key.accountId, amountMicros, keyLeased, keyGeneration: keyLease?.generation ?? 0, epoch: this.#holder.epoch, settled: false };
   }
 
   /**

@@ -39,6 +39,11 @@ export class AccountPlans {
     return this.#changes.propagated(changeId);
   }
 
+  /** The plan when it is cached (every call after an account's first), without waiting. */
+  cachedPlanOf(accountId: string): string | undefined {
+    return this.#plans.get(accountId);
+  }
+
   async planOf(accountId: string): Promise<string> {
     const cached = this.#plans.get(accountId);
     if (cached) return cached;

@@ -1,6 +1,7 @@
 import type { BudgetLeases, Reservation } from '../billing/budget-leases.ts';
 import type { Catalog, CatalogModel, Capability } from '../catalog/types.ts';
 import { isJunctionError, type JunctionError } from '../core/errors.ts';
+import type { ApiKeyRecord } from '../keys/key-record.ts';
 import type { AccountPlans } from './account-plans.ts';
 import type { CallContext } from './call-context.ts';
 import { resolveAllowedModel } from './model-access.ts';
@@ -30,15 +31,33 @@ export async function admit(
 ): Promise<Admitted> {
   const key = context.key;
   const rateLimit = await deps.rateLimiter.consume(key.id, key.rateLimitRpm);
-  const plan = await deps.plans.planOf(key.accountId);
-  const candidates = [
-    resolveAllowedModel(deps.catalog, key, plan, request.model, request.capability),
-    ...(request.fallbackModels ?? []).map((id, index) =>
-      resolveAllowedModel(deps.catalog, key, plan, id, request.capability, `models[${index}]`),
-    ),
-  ];
-  const unique = candidates.filter((model, index) => candidates.findIndex((other) => other.id === model.id) === index);
-  return { candidates: unique, rateLimit };
+  return { candidates: candidatesFor(deps.catalog, key, await deps.plans.planOf(key.accountId), request), rateLimit };
+}
+
+/**
+ * `admit` without waiting, when the rate window is in this process and the account's
+ * plan is cached (nearly every call on one process): an async step per call showed in
+ * the gateway's profile. Undefined (nothing counted yet) when it cannot: call `admit`.
+ * Refusals throw as `admit`'s do.
+ */
+export function admitNow(
+  deps: AdmissionDeps,
+  context: CallContext,
+  request: { model: string; fallbackModels?: readonly string[]; capability: Capability },
+): Admitted | undefined {
+  const key = context.key;
+  const plan = deps.plans.cachedPlanOf(key.accountId);
+  if (plan === undefined || !deps.rateLimiter.inProcess) return undefined;
+  const rateLimit = deps.rateLimiter.consumeInProcess(key.id, key.rateLimitRpm);
+  return { candidates: candidatesFor(deps.catalog, key, plan, request), rateLimit };
+}
+
+function candidatesFor(catalog: Catalog, key: ApiKeyRecord, plan: string, request: { model: string; fallbackModels?: readonly string[]; capability: Capability }): CatalogModel[] {
+  const first = resolveAllowedModel(catalog, key, plan, request.model, request.capability);
+  const fallbacks = request.fallbackModels ?? [];
+  if (fallbacks.length === 0) return [first];
+  const candidates = [first, ...fallbacks.map((id, index) => resolveAllowedModel(catalog, key, plan, id, request.capability, `models[${index}]`))];
+  return candidates.filter((model, index) => candidates.findIndex((other) => other.id === model.id) === index);
 }
 
 /** Smallest output cap worth calling a model with when the budget cannot pay for more. */
@@ -68,6 +87,16 @@ export async function reserveOrCap(
     if (affordable < MIN_CAPPED_OUTPUT_TOKENS) throw error;
     return { reservation: await budgets.reserve(context.key, options.worstCase(affordable)), cappedOutputTokens: affordable };
   }
+}
+
+/** `reserveOrCap` without waiting, when the leases held cover the worst case; else undefined (call `reserveOrCap`). */
+export function reserveFromLeases(
+  budgets: BudgetLeases,
+  context: CallContext,
+  options: { explicitCap: number | undefined; worstCase: (maxOutputTokens: number | undefined) => number },
+): { reservation: Reservation; cappedOutputTokens: undefined } | undefined {
+  const reservation = budgets.reserveFromLeases(context.key, options.worstCase(options.explicitCap));
+  return reservation && { reservation, cappedOutputTokens: undefined };
 }
 
 /** Whether an error is a budget refusal (the only kind an output cap can cure). */

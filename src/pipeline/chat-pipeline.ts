@@ -8,7 +8,7 @@ import type { CatalogModel } from '../catalog/types.ts';
 import { JunctionError } from '../core/errors.ts';
 import type { ModelRequest, ModelResponse, ModelStreamEvent, Usage } from '../core/model-types.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
-import { admit, type AdmissionDeps, reserveOrCap } from './admission.ts';
+import { admit, admitNow, type AdmissionDeps, reserveFromLeases, reserveOrCap } from './admission.ts';
 import type { CallContext } from './call-context.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
 import { TextTokenEstimate } from './estimate-text-tokens.ts';
@@ -137,17 +137,20 @@ export class ChatPipeline {
     const request = { ...input.request };
     const inputTokens = estimateInputTokens(request);
     try {
-      const admitted = await admit(this.#deps, context, { model: input.model, fallbackModels: input.fallbackModels ?? [], capability: 'chat' });
+      // The *Now steps answer without waiting on nearly every call; the awaited ones are for the rest.
+      const gate = { model: input.model, fallbackModels: input.fallbackModels ?? [], capability: 'chat' as const };
+      const admitted = admitNow(this.#deps, context, gate) ?? (await admit(this.#deps, context, gate));
       const candidates = admitted.candidates;
       // Some providers think on top of the output cap (Anthropic's max_tokens must exceed
       // the thinking budget), so a capped call reserves its thinking allowance too.
       const thinking = reasoningAllowance(request.reasoning);
-      const { reservation, cappedOutputTokens } = await reserveOrCap(this.#deps.budgets, context, {
+      const budget = {
         explicitCap: request.maxOutputTokens,
-        worstCase: (cap) =>
+        worstCase: (cap: number | undefined) =>
           Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens: cap === undefined ? undefined : cap + thinking }))),
-        affordableOutput: (budget) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budget))) - thinking,
-      });
+        affordableOutput: (budgetMicros: number) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budgetMicros))) - thinking,
+      };
+      const { reservation, cappedOutputTokens } = reserveFromLeases(this.#deps.budgets, context, budget) ?? (await reserveOrCap(this.#deps.budgets, context, budget));
       if (cappedOutputTokens !== undefined) request.maxOutputTokens = cappedOutputTokens;
       return { generationId, request, candidates, reservation, rateLimit: admitted.rateLimit, startedAt, inputEstimate: Math.ceil(inputTokens / 4), requestedModel: input.model, streamed, span };
     } catch (error) {

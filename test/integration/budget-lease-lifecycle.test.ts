@@ -101,3 +101,38 @@ describe('a key whose limit is lowered', () => {
     }
   });
 });
+
+describe('reserving from the leases held', () => {
+  it('answers without the database only within what is leased, and settles like any reservation', async () => {
+    const services = await createServices(config, { loadAgents: false });
+    try {
+      await runAdminCommand(services, { command: 'credits.grant', amount: '10', currency: 'USD' });
+      const { record: key } = await createKey(services.db, services.hasher, {
+        accountId: services.defaultAccount.id,
+        kind: 'model',
+        settings: { name: 'leased', totalLimitMicros: 5_000_000 },
+      });
+      // Nothing leased yet: the caller must take the awaited path, which tops up.
+      expect(services.budgets.reserveFromLeases(key, 1_000)).toBeUndefined();
+      const first = await services.budgets.reserve(key, 1_000);
+      const second = services.budgets.reserveFromLeases(key, 2_000);
+      expect(second).toMatchObject({ keyId: key.id, accountId: key.accountId, amountMicros: 2_000, keyLeased: true, settled: false });
+      // More than the key's whole limit is never answered from a lease (and refused when awaited).
+      expect(services.budgets.reserveFromLeases(key, 6_000_000)).toBeUndefined();
+      await expect(services.budgets.reserve(key, 6_000_000)).rejects.toMatchObject({ code: 'key_limit_exceeded' });
+      services.budgets.settle(first, 700, undefined, key);
+      services.budgets.settle(second, 1_500, undefined, key);
+      await services.close();
+    } catch (error) {
+      await services.close();
+      throw error;
+    }
+    const db = await openDatabase(config);
+    try {
+      const keyRow = await db.query<{ leased_micros: number; spend_total_micros: number }>('SELECT leased_micros, spend_total_micros FROM api_keys WHERE name = $1', ['leased']);
+      expect(keyRow.rows[0]).toEqual({ leased_micros: 0, spend_total_micros: 2_200 });
+    } finally {
+      await db.close();
+    }
+  });
+});
