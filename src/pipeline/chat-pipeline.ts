@@ -8,7 +8,7 @@ import type { CatalogModel } from '../catalog/types.ts';
 import { JunctionError } from '../core/errors.ts';
 import type { ModelRequest, ModelResponse, ModelStreamEvent, Usage } from '../core/model-types.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
-import { admit, admitNow, type AdmissionDeps, reserveFromLeases, reserveOrCap } from './admission.ts';
+import { admit, admitNow, type AdmissionDeps, type Admitted, reserveFromLeases, reserveOrCap } from './admission.ts';
 import type { CallContext } from './call-context.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
 import { TextTokenEstimate } from './estimate-text-tokens.ts';
@@ -56,7 +56,8 @@ export class ChatPipeline {
   }
 
   async stream(context: CallContext, input: ChatInput): Promise<ChatStream> {
-    const call = await this.#begin(context, input, true);
+    const begun = this.#begin(context, input, true);
+    const call = begun instanceof Promise ? await begun : begun;
     let opened;
     try {
       opened = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, tracedAttempt(call, async (adapter, model) => {
@@ -113,7 +114,8 @@ export class ChatPipeline {
   }
 
   async generate(context: CallContext, input: ChatInput): Promise<ChatResult> {
-    const call = await this.#begin(context, input, false);
+    const begun = this.#begin(context, input, false);
+    const call = begun instanceof Promise ? await begun : begun;
     const [firstCandidate] = call.candidates;
     if (firstCandidate) this.#deps.budgets.journal(openCall(context, call, firstCandidate, false));
     let result;
@@ -130,37 +132,44 @@ export class ChatPipeline {
     return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit };
   }
 
-  async #begin(context: CallContext, input: ChatInput, streamed: boolean) {
+  /**
+   * Admits the call and reserves its worst case. Answered at once on nearly every call (see
+   * admitNow and reserveFromLeases): each awaited step cost a promise and a turn of the
+   * microtask queue per call, which showed in the gateway's CPU per request. A promise only
+   * when a step must wait (first call of an account, Redis windows, a lease top-up).
+   */
+  #begin(context: CallContext, input: ChatInput, streamed: boolean): BeganCall | Promise<BeganCall> {
     const startedAt = performance.now();
     const span = startSpan(`chat ${input.model}`, context.trace, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': input.model, 'junction.streamed': streamed }, SpanKind.CLIENT);
-    const generationId = newGenerationId();
     const request = { ...input.request };
-    const inputTokens = estimateInputTokens(request);
+    const prepared: PreparedCall = { generationId: newGenerationId(), request, inputTokens: estimateInputTokens(request), startedAt, streamed, span };
     try {
-      // The *Now steps answer without waiting on nearly every call; the awaited ones are for the rest.
-      const gate = { model: input.model, fallbackModels: input.fallbackModels ?? [], capability: 'chat' as const };
-      const admitted = admitNow(this.#deps, context, gate) ?? (await admit(this.#deps, context, gate));
-      const candidates = admitted.candidates;
-      // Some providers think on top of the output cap (Anthropic's max_tokens must exceed
-      // the thinking budget), so a capped call reserves its thinking allowance too.
-      const thinking = reasoningAllowance(request.reasoning);
-      const budget = {
-        explicitCap: request.maxOutputTokens,
-        worstCase: (cap: number | undefined) =>
-          Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens: cap === undefined ? undefined : cap + thinking }))),
-        affordableOutput: (budgetMicros: number) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budgetMicros))) - thinking,
-      };
-      const { reservation, cappedOutputTokens } = reserveFromLeases(this.#deps.budgets, context, budget) ?? (await reserveOrCap(this.#deps.budgets, context, budget));
-      if (cappedOutputTokens !== undefined) request.maxOutputTokens = cappedOutputTokens;
-      return { generationId, request, candidates, reservation, rateLimit: admitted.rateLimit, startedAt, inputEstimate: Math.ceil(inputTokens / 4), requestedModel: input.model, streamed, span };
+      const admitted = admitNow(this.#deps, context, gateOf(input));
+      const reserved = admitted && reserveFromLeases(this.#deps.budgets, context, budgetOf(prepared, admitted.candidates));
+      if (admitted && reserved) return began(prepared, input, admitted, reserved);
+      return this.#beginAwaited(context, input, prepared, admitted);
     } catch (error) {
-      endSpan(span, error);
-      if (error instanceof JunctionError) {
-        // Refusals are logged too (no cost): the account can see what was turned away.
-        this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: generationId, context, requestedModel: input.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt, streamed }), context.key);
-      }
-      throw error;
+      throw this.#refused(context, input, prepared, error);
     }
+  }
+
+  /** #begin's steps that wait; `admitted` when admission already answered (its count is not taken twice). */
+  async #beginAwaited(context: CallContext, input: ChatInput, prepared: PreparedCall, admitted: Admitted | undefined): Promise<BeganCall> {
+    try {
+      const admission = admitted ?? (await admit(this.#deps, context, gateOf(input)));
+      return began(prepared, input, admission, await reserveOrCap(this.#deps.budgets, context, budgetOf(prepared, admission.candidates)));
+    } catch (error) {
+      throw this.#refused(context, input, prepared, error);
+    }
+  }
+
+  /** A call refused before any provider was asked: its span ends, and a refusal gets a usage row (no cost) so the account sees what was turned away. */
+  #refused(context: CallContext, input: ChatInput, prepared: PreparedCall, error: unknown): unknown {
+    endSpan(prepared.span, error);
+    if (error instanceof JunctionError) {
+      this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: prepared.generationId, context, requestedModel: input.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt: prepared.startedAt, streamed: prepared.streamed }), context.key);
+    }
+    return error;
   }
 
   #failBeforeStart(context: CallContext, call: BeganCall, error: unknown, streamed: boolean): JunctionError {
@@ -205,6 +214,41 @@ function tracedAttempt<T>(call: { span: Span | undefined }, attempt: (adapter: P
   };
 }
 
+type PreparedCall = { generationId: string; request: ChatInput['request']; inputTokens: number; startedAt: number; streamed: boolean; span: Span | undefined };
+
+const gateOf = (input: ChatInput) => ({ model: input.model, fallbackModels: input.fallbackModels ?? [], capability: 'chat' as const });
+
+/** The worst case to reserve on the candidates, and the output a smaller budget pays for. */
+function budgetOf(prepared: PreparedCall, candidates: CatalogModel[]) {
+  const { inputTokens } = prepared;
+  // Some providers think on top of the output cap (Anthropic's max_tokens must exceed
+  // the thinking budget), so a capped call reserves its thinking allowance too.
+  const thinking = reasoningAllowance(prepared.request.reasoning);
+  return {
+    explicitCap: prepared.request.maxOutputTokens,
+    worstCase: (cap: number | undefined) =>
+      Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens: cap === undefined ? undefined : cap + thinking }))),
+    affordableOutput: (budgetMicros: number) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budgetMicros))) - thinking,
+  };
+}
+
+function began(prepared: PreparedCall, input: ChatInput, admitted: Admitted, reserved: { reservation: Reservation; cappedOutputTokens: number | undefined }) {
+  const { request } = prepared;
+  if (reserved.cappedOutputTokens !== undefined) request.maxOutputTokens = reserved.cappedOutputTokens;
+  return {
+    generationId: prepared.generationId,
+    request,
+    candidates: admitted.candidates,
+    reservation: reserved.reservation,
+    rateLimit: admitted.rateLimit,
+    startedAt: prepared.startedAt,
+    inputEstimate: Math.ceil(prepared.inputTokens / 4),
+    requestedModel: input.model,
+    streamed: prepared.streamed,
+    span: prepared.span,
+  };
+}
+
 /** The crash journal's row for a call under way, costed at its input estimate until tokens are observed. */
 function openCall(context: CallContext, call: BeganCall, model: CatalogModel, streamed: boolean): OpenCall {
   const inputTokens = call.inputEstimate;
@@ -228,7 +272,7 @@ function openCall(context: CallContext, call: BeganCall, model: CatalogModel, st
   };
 }
 
-type BeganCall = { generationId: string; candidates: CatalogModel[]; reservation: Reservation; startedAt: number; requestedModel: string; inputEstimate: number; span: Span | undefined };
+type BeganCall = ReturnType<typeof began>;
 
 /**
  * Reasoning tokens a provider may spend beyond the output cap: the explicit budget, or

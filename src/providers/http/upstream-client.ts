@@ -21,10 +21,10 @@
  * Error messages name the method, origin and path but never the query string (Gemini
  * keys may travel there) and never the API key.
  */
-import { Agent, FormData, errors as undiciErrors } from 'undici';
+import { Agent, type Dispatcher, FormData, errors as undiciErrors } from 'undici';
 import type { ProviderConfig } from '../adapter.ts';
 import { UpstreamError } from '../upstream-error.ts';
-import { dispatchUpstream, type DispatchedResponse, type UpstreamBody } from './upstream-dispatch.ts';
+import { BodyBrokeError, dispatchUpstream, dispatchUpstreamText, type DispatchedResponse, type UpstreamBody, type WholeResponse } from './upstream-dispatch.ts';
 import { ITERATION_DONE } from '../../core/iteration-done.ts';
 import type { CancelSignal } from '../../core/cancel-signal.ts';
 
@@ -73,42 +73,17 @@ export async function sendUpstream(
   config: ProviderConfig,
   call: UpstreamCall & { method: 'GET' | 'POST' | 'DELETE'; body?: RawBody },
 ): Promise<UpstreamResponse<UpstreamBody>> {
-  const url = buildUrl(config, call.path, call.query);
-  const where = `${call.method} ${url.origin}${url.pathname}`;
-  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const request = prepareRequest(config, call);
   let response: DispatchedResponse;
   try {
-    response = await dispatchUpstream(
-      sharedAgent,
-      {
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: call.method,
-        headers: { ...call.headers, ...config.headers },
-        body: call.body ?? null,
-        headersTimeout: timeoutMs,
-      },
-      call.signal,
-    );
+    response = await dispatchUpstream(sharedAgent, request.options, call.signal);
   } catch (error) {
     if (call.signal.aborted) throw call.signal.reason ?? error;
-    throw toNetworkError(error, where, timeoutMs);
+    throw toNetworkError(error, request.where, request.timeoutMs);
   }
-
   const headers = flattenHeaders(response.headers);
   if (response.statusCode >= 400) {
-    const text = await response.body.text().catch(() => '');
-    const parsed = parseJson(text);
-    const upstreamMessage = scrubSecret(
-      readMessage(parsed, text, call.readErrorMessage) ?? `HTTP ${response.statusCode}`,
-      config.apiKey,
-    );
-    const retryAfterSeconds = parseRetryAfter(headers) ?? call.readRetryAfter?.(parsed);
-    throw new UpstreamError(`${where} failed with ${response.statusCode}: ${upstreamMessage}`, {
-      status: response.statusCode,
-      upstreamMessage,
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-    });
+    throw statusError(config, call, request.where, response.statusCode, headers, await response.body.text().catch(() => ''));
   }
   return { status: response.statusCode, headers, body: response.body };
 }
@@ -118,15 +93,27 @@ export async function postJson(
   config: ProviderConfig,
   call: UpstreamCall & { body: unknown },
 ): Promise<UpstreamResponse<unknown>> {
-  const response = await sendUpstream(config, {
+  const request = prepareRequest(config, {
     ...call,
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...call.headers },
     body: JSON.stringify(call.body),
   });
-  const text = await readText(response.body, call.signal, call.path);
+  // The answer arrives whole (dispatchUpstreamText): one promise per call, not one for the
+  // headers, a reader and one for the text.
+  let response: WholeResponse;
   try {
-    return { ...response, body: JSON.parse(text) as unknown };
+    response = await dispatchUpstreamText(sharedAgent, request.options, call.signal);
+  } catch (error) {
+    if (call.signal.aborted) throw call.signal.reason ?? error;
+    if (!(error instanceof BodyBrokeError)) throw toNetworkError(error, request.where, request.timeoutMs);
+    if (error.statusCode >= 400) throw statusError(config, call, request.where, error.statusCode, {}, '');
+    throw streamError(error.cause, call.signal, call.path);
+  }
+  const headers = flattenHeaders(response.headers);
+  if (response.statusCode >= 400) throw statusError(config, call, request.where, response.statusCode, headers, response.text);
+  try {
+    return { status: response.statusCode, headers, body: JSON.parse(response.text) as unknown };
   } catch (error) {
     throw new UpstreamError(`${call.path} returned a body that is not JSON`, {
       status: 502,
@@ -134,6 +121,33 @@ export async function postJson(
       cause: error,
     });
   }
+}
+
+/** The dispatch options of a call, and how errors name it (method, origin, path: never the query). */
+function prepareRequest(config: ProviderConfig, call: UpstreamCall & { method: 'GET' | 'POST' | 'DELETE'; body?: RawBody }) {
+  const url = buildUrl(config, call.path, call.query);
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const options: Dispatcher.DispatchOptions = {
+    origin: url.origin,
+    path: url.pathname + url.search,
+    method: call.method,
+    headers: { ...call.headers, ...config.headers },
+    body: call.body ?? null,
+    headersTimeout: timeoutMs,
+  };
+  return { options, where: `${call.method} ${url.origin}${url.pathname}`, timeoutMs };
+}
+
+/** An HTTP status >= 400 as an UpstreamError with the provider's message (never our key) and its Retry-After. */
+function statusError(config: ProviderConfig, call: UpstreamCall, where: string, status: number, headers: Record<string, string>, text: string): UpstreamError {
+  const parsed = parseJson(text);
+  const upstreamMessage = scrubSecret(readMessage(parsed, text, call.readErrorMessage) ?? `HTTP ${status}`, config.apiKey);
+  const retryAfterSeconds = parseRetryAfter(headers) ?? call.readRetryAfter?.(parsed);
+  return new UpstreamError(`${where} failed with ${status}: ${upstreamMessage}`, {
+    status,
+    upstreamMessage,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  });
 }
 
 /**
@@ -196,15 +210,6 @@ function streamError(error: unknown, signal: CancelSignal, path: string): unknow
     upstreamMessage: 'upstream connection closed unexpectedly',
     cause: error,
   });
-}
-
-/** The whole body as text, with guardStream's errors. */
-async function readText(body: { text(): Promise<string> }, signal: CancelSignal, path: string): Promise<string> {
-  try {
-    return await body.text();
-  } catch (error) {
-    throw streamError(error, signal, path);
-  }
 }
 
 /**

@@ -16,6 +16,11 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
     const route = (request.url ?? '').split('?')[0];
     if (route === '/v9/ok') return void response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_1' }).end('{"ok":true}');
     if (route === '/v9/not-json') return void response.writeHead(200).end('<html>hi</html>');
+    if (route === '/v9/cut-json' || route === '/v9/cut-error') {
+      response.writeHead(route === '/v9/cut-json' ? 200 : 429, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"id":');
+      return void setTimeout(() => response.socket?.destroy(), 20);
+    }
     if (route === '/v9/html-error') return void response.writeHead(503).end('<html>Service Unavailable</html>');
     if (route === '/v9/echo-key') {
       return void response
@@ -77,6 +82,11 @@ describe('upstream client', () => {
       retryable: true,
       upstreamMessage: '<html>Service Unavailable</html>',
     });
+  });
+
+  it('turns a JSON answer cut off after its headers into a retryable broken stream, and a cut error body into its status', async () => {
+    await expect(postJson(config(), { path: '/cut-json', signal: signal(), body: {} })).rejects.toMatchObject({ status: 0, retryable: true, upstreamMessage: 'upstream connection closed unexpectedly' });
+    await expect(postJson(config(), { path: '/cut-error', signal: signal(), body: {} })).rejects.toMatchObject({ status: 429, retryable: true, upstreamMessage: 'HTTP 429' });
   });
 
   it('rejects a 200 that is not JSON as a 502', async () => {

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchUpstream } from '../../../../src/providers/http/upstream-dispatch.ts';
+import { ClientDisconnect } from '../../../../src/core/cancel-signal.ts';
+import { BodyBrokeError, dispatchUpstream, dispatchUpstreamText } from '../../../../src/providers/http/upstream-dispatch.ts';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 const routes = new Map<string, Route>();
@@ -104,5 +105,56 @@ describe('dispatchUpstream', () => {
     });
     const response = await get('/cut');
     await expect(response.body.text()).rejects.toThrow();
+  });
+});
+
+describe('dispatchUpstreamText', () => {
+  const getText = (path: string, signal = new ClientDisconnect()) => dispatchUpstreamText(agent, { origin, path, method: 'GET' }, signal);
+
+  it('resolves once, at the end, with the whole body (a character split between writes included) and the headers', async () => {
+    routes.set('/whole', (_request, response) => {
+      const bytes = Buffer.from('{"text":"héllo"}');
+      response.setHeader('x-upstream', 'yes');
+      response.write(bytes.subarray(0, 11));
+      setTimeout(() => response.end(bytes.subarray(11)), 20);
+    });
+    const response = await getText('/whole');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-upstream']).toBe('yes');
+    expect(JSON.parse(response.text)).toEqual({ text: 'héllo' });
+  });
+
+  it('rejects with the abort reason when the caller leaves before or during the body, closing the connection', async () => {
+    for (const [path, route] of [
+      ['/text-silent', () => undefined],
+      ['/text-endless', (_request: IncomingMessage, response: ServerResponse) => response.write('first')],
+    ] as const) {
+      let closed: Promise<unknown> = Promise.resolve();
+      routes.set(path, (request, response) => {
+        closed = once(request.socket, 'close');
+        route(request, response);
+      });
+      const disconnect = new ClientDisconnect();
+      const pending = getText(path, disconnect);
+      await new Promise((done) => setTimeout(done, 50));
+      const reason = new Error('caller left');
+      disconnect.abort(reason);
+      await expect(pending).rejects.toBe(reason);
+      await closed;
+    }
+  });
+
+  it('tells a body cut off after the headers (BodyBrokeError, with the status) from a failure before them', async () => {
+    routes.set('/text-cut', (_request, response) => {
+      response.writeHead(503, { 'content-length': '100' });
+      response.write('partial');
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    const cut = await getText('/text-cut').catch((error: unknown) => error);
+    expect(cut).toBeInstanceOf(BodyBrokeError);
+    expect((cut as BodyBrokeError).statusCode).toBe(503);
+    const refused = await dispatchUpstreamText(agent, { origin: 'http://127.0.0.1:9', path: '/', method: 'GET' }, new ClientDisconnect()).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect(refused).not.toBeInstanceOf(BodyBrokeError);
   });
 });
