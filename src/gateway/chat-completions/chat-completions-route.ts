@@ -3,9 +3,11 @@ import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
+import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
+import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
@@ -45,12 +47,8 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
       const encoder = new ChatChunkEncoder({ id: call.generationId, model: call.model.id, created, provider: call.model.providerId });
       try {
-        for await (const event of call.events) {
-          for (const chunk of encoder.encode(event)) {
-            const full = sse.sendJson(chunk);
-            if (full) await full;
-          }
-        }
+        const send = (chunk: string) => sse.sendJson(chunk);
+        await forEachEvent(call.events, (event) => sendInOrder(encoder.encode(event), send));
         const outcome = call.outcome();
         for (const chunk of encoder.finish(outcome?.costMicros ?? 0, body.stream_options?.include_usage === true, outcome?.usage)) {
           await sse.sendJson(chunk);
@@ -66,3 +64,4 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
     },
   );
 }
+

@@ -9,7 +9,9 @@ import { authenticatedKey, requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { errorBody } from '../../http/error-shapes.ts';
 import { parseInput } from '../../http/parse-body.ts';
+import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
+import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { EmbeddingRequest } from '../../providers/adapter.ts';
 import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
@@ -123,15 +125,12 @@ async function streamGenerate(deps: GeminiRouteDeps, request: FastifyRequest, re
   const writer = query?.['alt'] === 'sse' ? sseChunks(new SseWriter(reply, headers)) : new JsonArrayWriter(reply, headers);
   const encoder = new GenerateStreamEncoder({ model, includeThoughts });
   try {
-    for await (const event of call.events) {
+    const send = (chunk: Parameters<typeof writer.send>[0]) => writer.send(chunk);
+    await forEachEvent(call.events, (event) => {
       // The last chunk carries usageMetadata with the cost; usage comes before finish.
       if (event.type === 'usage') encoder.setCost(computeChatCost(call.model, event.usage));
-      for (const chunk of encoder.push(event)) {
-        // A promise only while the client lags: awaiting nothing cost a microtask per chunk.
-        const full = writer.send(chunk);
-        if (full) await full;
-      }
-    }
+      return sendInOrder(encoder.push(event), send);
+    });
     const outcome = call.outcome();
     if (outcome) encoder.setCost(outcome.costMicros);
     // A no-op after the upstream's own finish; otherwise the client still gets usage.

@@ -5,7 +5,9 @@ import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { parseInput } from '../../http/parse-body.ts';
+import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
+import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-input-tokens.ts';
@@ -59,16 +61,13 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
       ...(body.stop_sequences && { stopSequences: body.stop_sequences }),
     });
     try {
-      for await (const event of call.events) {
+      const send = (frame: { data: unknown; event: string }) => sse.send(frame.data, frame.event);
+      await forEachEvent(call.events, (event) => {
         // The cost goes out in message_delta, which `finish` emits; usage precedes it,
         // and this is the pipeline's own formula on the same usage, so the numbers agree.
         if (event.type === 'usage') encoder.setCost(computeChatCost(call.model, event.usage));
-        for (const frame of encoder.push(event)) {
-          // A promise only while the client lags: awaiting nothing cost a microtask per frame.
-          const full = sse.send(frame.data, frame.event);
-          if (full) await full;
-        }
-      }
+        return sendInOrder(encoder.push(event), send);
+      });
       // An upstream that ended without a finish event still gets a well-formed ending,
       // with the pipeline's (possibly estimated) cost; a no-op after a real finish.
       const outcome = call.outcome();

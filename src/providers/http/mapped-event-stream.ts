@@ -14,6 +14,7 @@
 import type { ModelStreamEvent } from '../../core/model-types.ts';
 import type { SseEvent } from './sse-events.ts';
 import { ITERATION_DONE } from '../../core/iteration-done.ts';
+import type { ReadyEvents } from '../../pipeline/settled-event-stream.ts';
 
 export interface SseEventMapping {
   /**
@@ -29,7 +30,7 @@ export function mapSseStream(batches: AsyncIterable<SseEvent[]>, mapping: SseEve
   return new MappedEventStream(batches[Symbol.asyncIterator](), mapping);
 }
 
-class MappedEventStream implements AsyncIterableIterator<ModelStreamEvent> {
+class MappedEventStream implements AsyncIterableIterator<ModelStreamEvent>, ReadyEvents {
   readonly #batches: AsyncIterator<SseEvent[]>;
   readonly #mapping: SseEventMapping;
   #queue: ModelStreamEvent[] = [];
@@ -57,6 +58,11 @@ class MappedEventStream implements AsyncIterableIterator<ModelStreamEvent> {
     }
     if (this.#closed) return Promise.resolve(ITERATION_DONE);
     return this.#batches.next().then(this.#mapRead, this.#readFailed);
+  }
+
+  /** An event of the last read not handed out yet, without a promise (see ReadyEvents). */
+  takeReady(): ModelStreamEvent | undefined {
+    return this.#read < this.#queue.length ? this.#queue[this.#read++] : undefined;
   }
 
   async return(): Promise<IteratorResult<ModelStreamEvent>> {

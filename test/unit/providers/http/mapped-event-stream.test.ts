@@ -99,4 +99,17 @@ describe('mapSseStream', () => {
     expect(upstream.stopped).toBe(1);
     expect(await events.next()).toEqual({ value: undefined, done: true });
   });
+
+  it('hands out the rest of a read at once (takeReady), and nothing before a read or past its end', async () => {
+    const { upstream, batches } = countedBatches([['a', 'b', 'c'], ['d']]);
+    const events = mapSseStream(batches, textMapping()) as ReturnType<typeof mapSseStream> & { takeReady(): ModelStreamEvent | undefined };
+    expect(events.takeReady()).toBeUndefined();
+    expect(upstream.taken).toBe(0);
+    expect((await events.next()).value).toEqual({ type: 'text-delta', delta: 'a' });
+    expect(texts([events.takeReady(), events.takeReady()] as ModelStreamEvent[])).toEqual(['b', 'c']);
+    // The read is used up: the next one is awaited, not taken.
+    expect(events.takeReady()).toBeUndefined();
+    expect(upstream.taken).toBe(1);
+    expect((await events.next()).value).toEqual({ type: 'text-delta', delta: 'd' });
+  });
 });
