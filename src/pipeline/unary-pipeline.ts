@@ -4,7 +4,7 @@ import { JunctionError } from '../core/errors.ts';
 import type { Usage } from '../core/model-types.ts';
 import type { ProviderAdapter } from '../providers/adapter.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
-import { admit, type AdmissionDeps } from './admission.ts';
+import { admit, admitNow, type AdmissionDeps } from './admission.ts';
 import type { CallContext } from './call-context.ts';
 import { newGenerationId } from './generation-id.ts';
 import type { RateLimitState } from './rate-limiter.ts';
@@ -47,8 +47,11 @@ export class UnaryPipeline {
     let rateLimit: RateLimitState | undefined;
     let reservation;
     try {
-      ({ candidates, rateLimit } = await admit(this.#deps, context, { model: spec.model, capability: spec.capability }));
-      reservation = await this.#deps.budgets.reserve(context.key, Math.max(...candidates.map((model) => spec.worstCase(model))));
+      // As in the chat pipeline: answered at once unless a step must wait.
+      const gate = { model: spec.model, capability: spec.capability };
+      ({ candidates, rateLimit } = admitNow(this.#deps, context, gate) ?? (await admit(this.#deps, context, gate)));
+      const worstCase = Math.max(...candidates.map((model) => spec.worstCase(model)));
+      reservation = this.#deps.budgets.reserveFromLeases(context.key, worstCase) ?? (await this.#deps.budgets.reserve(context.key, worstCase));
     } catch (error) {
       if (error instanceof JunctionError) {
         this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt }), context.key);
