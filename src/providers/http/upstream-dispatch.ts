@@ -26,15 +26,11 @@ export function dispatchUpstream(
 ): Promise<DispatchedResponse> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    let controller: DispatchController | undefined;
     let body: UpstreamBody | undefined;
-    // Before the request reached a socket there is no controller yet: onRequestStart aborts it.
-    const settled = onAbort(signal, () => controller?.abort(signal.reason));
+    const tie = tieToSignal(signal);
+    const settled = tie.release;
     dispatcher.dispatch(options, {
-      onRequestStart(started) {
-        controller = started;
-        if (signal.aborted) started.abort(signal.reason);
-      },
+      onRequestStart: tie.onRequestStart,
       onResponseStart(started, statusCode, headers) {
         if (statusCode < 200) return; // 1xx informational: the real answer follows
         body = new UpstreamBody(started, settled);
@@ -55,6 +51,23 @@ export function dispatchUpstream(
       },
     });
   });
+}
+
+/**
+ * A request's tie to its caller's signal: the signal aborting aborts the request, from the
+ * moment it starts (before it reached a socket there is no controller yet: onRequestStart
+ * aborts it then). `release` once the request is over.
+ */
+function tieToSignal(signal: CancelSignal): { onRequestStart(started: DispatchController): void; release(): void } {
+  let controller: DispatchController | undefined;
+  const release = onAbort(signal, () => controller?.abort(signal.reason));
+  return {
+    release,
+    onRequestStart(started) {
+      controller = started;
+      if (signal.aborted) started.abort(signal.reason);
+    },
+  };
 }
 
 export type WholeResponse = { statusCode: number; headers: IncomingHttpHeaders; text: string };
@@ -79,16 +92,13 @@ export class BodyBrokeError extends Error {
 export function dispatchUpstreamText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: CancelSignal): Promise<WholeResponse> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    let controller: DispatchController | undefined;
     let statusCode = 0;
     let headers: IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
-    const settled = onAbort(signal, () => controller?.abort(signal.reason));
+    const tie = tieToSignal(signal);
+    const settled = tie.release;
     dispatcher.dispatch(options, {
-      onRequestStart(started) {
-        controller = started;
-        if (signal.aborted) started.abort(signal.reason);
-      },
+      onRequestStart: tie.onRequestStart,
       onResponseStart(_controller, status, responseHeaders) {
         if (status < 200) return; // 1xx informational: the real answer follows
         statusCode = status;
