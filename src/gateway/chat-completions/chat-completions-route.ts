@@ -64,4 +64,3 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
     },
   );
 }
-
