@@ -107,7 +107,8 @@ export async function postJson(
   } catch (error) {
     if (call.signal.aborted) throw call.signal.reason ?? error;
     if (!(error instanceof BodyBrokeError)) throw toNetworkError(error, request.where, request.timeoutMs);
-    if (error.statusCode >= 400) throw statusError(config, call, request.where, error.statusCode, {}, '');
+    // An error status whose body broke off still has its headers (Retry-After).
+    if (error.statusCode >= 400) throw statusError(config, call, request.where, error.statusCode, flattenHeaders(error.headers), '');
     throw streamError(error.cause, call.signal, call.path);
   }
   const headers = flattenHeaders(response.headers);

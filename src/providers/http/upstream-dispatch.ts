@@ -75,10 +75,12 @@ export type WholeResponse = { statusCode: number; headers: IncomingHttpHeaders; 
 /** A failure after the response headers, while the body was arriving (the caller tells it from one before them). */
 export class BodyBrokeError extends Error {
   readonly statusCode: number;
+  readonly headers: IncomingHttpHeaders;
 
-  constructor(cause: unknown, statusCode: number) {
+  constructor(cause: unknown, statusCode: number, headers: IncomingHttpHeaders) {
     super('upstream body broke off', { cause });
     this.statusCode = statusCode;
+    this.headers = headers;
   }
 }
 
@@ -114,7 +116,7 @@ export function dispatchUpstreamText(dispatcher: Dispatcher, options: Dispatcher
       onResponseError(_controller, error) {
         settled();
         if (signal.aborted) reject(signal.reason);
-        else reject(statusCode === 0 ? error : new BodyBrokeError(error, statusCode));
+        else reject(statusCode === 0 ? error : new BodyBrokeError(error, statusCode, headers));
       },
     });
   });

@@ -17,7 +17,7 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
     if (route === '/v9/ok') return void response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_1' }).end('{"ok":true}');
     if (route === '/v9/not-json') return void response.writeHead(200).end('<html>hi</html>');
     if (route === '/v9/cut-json' || route === '/v9/cut-error') {
-      response.writeHead(route === '/v9/cut-json' ? 200 : 429, { 'content-type': 'application/json', 'content-length': '100' });
+      response.writeHead(route === '/v9/cut-json' ? 200 : 429, { 'content-type': 'application/json', 'content-length': '100', 'retry-after': '7' });
       response.write('{"id":');
       return void setTimeout(() => response.socket?.destroy(), 20);
     }
@@ -86,7 +86,7 @@ describe('upstream client', () => {
 
   it('turns a JSON answer cut off after its headers into a retryable broken stream, and a cut error body into its status', async () => {
     await expect(postJson(config(), { path: '/cut-json', signal: signal(), body: {} })).rejects.toMatchObject({ status: 0, retryable: true, upstreamMessage: 'upstream connection closed unexpectedly' });
-    await expect(postJson(config(), { path: '/cut-error', signal: signal(), body: {} })).rejects.toMatchObject({ status: 429, retryable: true, upstreamMessage: 'HTTP 429' });
+    await expect(postJson(config(), { path: '/cut-error', signal: signal(), body: {} })).rejects.toMatchObject({ status: 429, retryable: true, upstreamMessage: 'HTTP 429', retryAfterSeconds: 7 });
   });
 
   it('rejects a 200 that is not JSON as a 502', async () => {
