@@ -9,7 +9,7 @@
  *
  * PGlite always; PostgreSQL too when DATABASE_URL is set (each part makes a scratch
  * database and drops it). Options (env): BENCH_ONLY (comma-separated parts),
- * BENCH_SECONDS (8), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000), KNOWLEDGE_BENCH_CHUNKS
+ * BENCH_SECONDS (3: one throughput round), BENCH_ROUNDS (5), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000), KNOWLEDGE_BENCH_CHUNKS
  * (100000), BENCH_SOAK_REQUESTS. BENCH_JSON=1 prints everything as one JSON object on the
  * last line.
  */
@@ -23,7 +23,8 @@ import { type FootprintResult, measureFootprint, printFootprint } from './server
 import { printSoak, soak, type SoakResult } from './soak.ts';
 import { measureThroughput, printThroughput, type ThroughputRow } from './throughput.ts';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const soakRequests = Number(process.env.BENCH_SOAK_REQUESTS ?? 0);
 const databaseUrl = process.env.DATABASE_URL || undefined;
@@ -49,8 +50,8 @@ const results: {
 
 try {
   if (wanted('throughput')) {
-    results.throughput = await measureThroughput({ seconds, concurrency, databaseUrl });
-    printThroughput(results.throughput, { seconds, concurrency });
+    results.throughput = await measureThroughput({ seconds, rounds, concurrency, databaseUrl });
+    printThroughput(results.throughput, { seconds, rounds, concurrency });
   }
   if (wanted('footprint')) {
     results.footprint = [];

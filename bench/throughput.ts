@@ -4,6 +4,14 @@
  * processes) against a bare fastify + undici.request proxy, all in front of the same
  * local fake upstream, JSON and streaming. Ratios are to the bare proxy in the same run:
  * these machines are shared, so only ratios compare across runs.
+ *
+ * The targets are measured turn about, in rounds (bare, PGlite, PostgreSQL, workers, then
+ * again), and each figure is the median of its rounds, each ratio the median of the rounds'
+ * ratios to the bare proxy in the same round: on these machines one target's 8 seconds
+ * alone could fall in a minute twice as slow as the next target's, which a single pass
+ * turned into a ratio. Each target is warmed up first for WARM_UP_SECONDS: V8 was still
+ * optimising the gateway's functions 4 s into a cold run (about 1,100 by 4 s, 1,340 by 24 s),
+ * and a gateway is measured running, not starting.
  */
 import { createScratchDatabase } from '../test/support/test-database.ts';
 import { startScript as startChild } from './child-process.ts';
@@ -22,21 +30,27 @@ export type ThroughputRow = {
   cpuMicros: number;
   cpuRatio: number;
   errors: number;
+  rounds: number;
 };
+
+const WARM_UP_SECONDS = 4;
+
+/** One target's figures in one round. */
+type RoundFigures = { rps: number; p50: number; p99: number; cpuMicros: number; errors: number };
 
 type Target = { name: string; pid: number; url: string; key?: string };
 
-async function measure(target: Target, stream: boolean, seconds: number, concurrency: number): Promise<Omit<ThroughputRow, 'rpsRatio' | 'p99Ratio' | 'cpuRatio'>> {
-  const body = JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
-  const load = { url: target.url, ...(target.key && { key: target.key }), body, concurrency };
-  await runLoad({ ...load, seconds: 1.5 }); // warm-up (JIT, leases, caches)
+const requestBody = (stream: boolean) =>
+  JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
+
+const loadFor = (target: Target, stream: boolean, concurrency: number) => ({ url: target.url, ...(target.key && { key: target.key }), body: requestBody(stream), concurrency });
+
+async function measureRound(target: Target, stream: boolean, seconds: number, concurrency: number): Promise<RoundFigures> {
   // pid 0: several processes (workers) whose CPU is not one process's: not reported.
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
-  const result = await runLoad({ ...load, seconds });
+  const result = await runLoad({ ...loadFor(target, stream, concurrency), seconds });
   const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : Number.NaN;
   return {
-    target: target.name,
-    mode: stream ? 'stream' : 'json',
     rps: result.requests / result.seconds,
     p50: percentile(result.latenciesMs, 50),
     p99: percentile(result.latenciesMs, 99),
@@ -45,7 +59,32 @@ async function measure(target: Target, stream: boolean, seconds: number, concurr
   };
 }
 
-export async function measureThroughput(options: { seconds: number; concurrency: number; databaseUrl: string | undefined }): Promise<ThroughputRow[]> {
+const median = (values: number[]): number => {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/** A target's rounds → its row: medians of the figures and of the ratios to the floor's figures in the same rounds. */
+function summarise(name: string, stream: boolean, rounds: RoundFigures[], floor: RoundFigures[]): ThroughputRow {
+  const ratios = (pick: (figures: RoundFigures) => number) => median(rounds.map((round, index) => pick(round) / pick(floor[index] as RoundFigures)));
+  return {
+    target: name,
+    mode: stream ? 'stream' : 'json',
+    rps: median(rounds.map((round) => round.rps)),
+    rpsRatio: ratios((round) => round.rps),
+    p50: median(rounds.map((round) => round.p50)),
+    p99: median(rounds.map((round) => round.p99)),
+    p99Ratio: ratios((round) => round.p99),
+    cpuMicros: median(rounds.map((round) => round.cpuMicros)),
+    cpuRatio: ratios((round) => round.cpuMicros),
+    errors: rounds.reduce((sum, round) => sum + round.errors, 0),
+    rounds: rounds.length,
+  };
+}
+
+export async function measureThroughput(options: { seconds: number; rounds: number; concurrency: number; databaseUrl: string | undefined }): Promise<ThroughputRow[]> {
   const scratch: Array<{ drop(): Promise<void> }> = [];
   const children: Array<Awaited<ReturnType<typeof startChild>>['child']> = [];
   // Stopped when this part ends, so their timers cost the later parts nothing.
@@ -74,15 +113,18 @@ export async function measureThroughput(options: { seconds: number; concurrency:
       // The same on two worker processes (one port, one database).
       await addTarget('junction (pg, 2 workers)', 'bench/workers-server.ts', workers.url, false);
     }
-    const rows: Array<Awaited<ReturnType<typeof measure>>> = [];
+    const rows: ThroughputRow[] = [];
     for (const stream of [false, true]) {
-      for (const target of targets) rows.push(await measure(target, stream, options.seconds, options.concurrency));
+      // Warm-up (JIT, leases, caches), then the rounds, each target in turn.
+      for (const target of targets) await runLoad({ ...loadFor(target, stream, options.concurrency), seconds: WARM_UP_SECONDS });
+      const rounds = targets.map((): RoundFigures[] => []);
+      for (let round = 0; round < options.rounds; round += 1) {
+        for (const [index, target] of targets.entries()) rounds[index]?.push(await measureRound(target, stream, options.seconds, options.concurrency));
+      }
+      const floor = rounds[0] ?? [];
+      for (const [index, target] of targets.entries()) rows.push(summarise(target.name, stream, rounds[index] ?? [], floor));
     }
-    return rows.map((row) => {
-      const floor = rows.find((other) => other.mode === row.mode && other.target.startsWith('bare'));
-      const ratio = (value: number, base: number | undefined) => (base ? value / base : Number.NaN);
-      return { ...row, rpsRatio: ratio(row.rps, floor?.rps), p99Ratio: ratio(row.p99, floor?.p99), cpuRatio: ratio(row.cpuMicros, floor?.cpuMicros) };
-    });
+    return rows;
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((done) => setTimeout(done, 500));
@@ -90,9 +132,12 @@ export async function measureThroughput(options: { seconds: number; concurrency:
   }
 }
 
-export function printThroughput(rows: ThroughputRow[], options: { seconds: number; concurrency: number }): void {
+export function printThroughput(rows: ThroughputRow[], options: { seconds: number; rounds: number; concurrency: number }): void {
   const fixed = (value: number, digits: number) => (Number.isNaN(value) ? '-' : value.toFixed(digits));
-  console.log(`\nthroughput: ${options.seconds} s per run, ${options.concurrency} concurrent requests, one fake upstream; ratios are against the bare proxy in the same mode.\n`);
+  console.log(
+    `\nthroughput: ${options.rounds} rounds of ${options.seconds} s per target, turn about, after ${WARM_UP_SECONDS} s of warm-up; ${options.concurrency} concurrent requests, one fake upstream.` +
+      '\nEach figure is the median of its rounds; each ratio the median of its ratios to the bare proxy in the same round.\n',
+  );
   console.log('target                    mode    req/s  ×bare  p50 ms  p99 ms  ×bare  CPU µs/req  ×bare  errors');
   for (const row of rows) {
     console.log(
