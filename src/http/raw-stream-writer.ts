@@ -31,7 +31,12 @@ export class RawStreamWriter {
   /** Pending while the socket is full: the next write waits for it (backpressure one batch late). */
   #drained: Promise<void> | undefined;
 
-  constructor(reply: FastifyReply, headers: OutgoingHttpHeaders, status = 200) {
+  /**
+   * `headers` are the writer's own (content type…); `callHeaders` this call's (rate limits),
+   * under them. Two arguments rather than one spread object: a `{ ...call, ...own }` per
+   * stream took the runtime's slow literal path, about 4 µs per streamed call in profiles.
+   */
+  constructor(reply: FastifyReply, headers: OutgoingHttpHeaders, status = 200, callHeaders?: OutgoingHttpHeaders) {
     this.#reply = reply;
     reply.hijack();
     // A plain loop: the entries/flatMap/fromEntries version showed in stream profiles.
@@ -41,6 +46,7 @@ export class RawStreamWriter {
       const value = inherited[name];
       if (value !== undefined) merged[name] = String(value);
     }
+    if (callHeaders !== undefined) for (const name in callHeaders) merged[name] = callHeaders[name];
     for (const name in headers) merged[name] = headers[name];
     reply.raw.writeHead(status, merged);
     open += 1;

@@ -10,8 +10,9 @@ const SSE_HEADERS = {
 
 /** Server-sent events: `event:` (when named) and `data: <json>` frames. */
 export class SseWriter extends RawStreamWriter {
+  /** `headers`: this call's own (rate limits); the SSE ones win over them. */
   constructor(reply: FastifyReply, headers?: Record<string, string>) {
-    super(reply, headers === undefined ? SSE_HEADERS : { ...headers, ...SSE_HEADERS });
+    super(reply, SSE_HEADERS, 200, headers);
   }
 
   /** Sends one frame; a promise comes back only while the client is not keeping up (see write). */

@@ -6,11 +6,13 @@ import { RawStreamWriter } from '../../http/raw-stream-writer.ts';
  * model writes: `[{…}` then `,\r\n{…}` per chunk, then `]` — the framing Google's own
  * API uses, so clients that parse the array incrementally see chunks as they come.
  */
+const JSON_ARRAY_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' };
+
 export class JsonArrayWriter extends RawStreamWriter {
   #count = 0;
 
-  constructor(reply: FastifyReply, headers: Record<string, string> = {}) {
-    super(reply, { ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' });
+  constructor(reply: FastifyReply, headers?: Record<string, string>) {
+    super(reply, JSON_ARRAY_HEADERS, 200, headers);
   }
 
   async send(item: unknown): Promise<void> {
