@@ -43,7 +43,8 @@ export class PipelineChatModel extends BaseChatModel {
     return options.pipeline.stream(options.context, {
       model: options.model,
       ...(options.fallbackModels && { fallbackModels: options.fallbackModels }),
-      request: { ...options.settings, messages: messages.map(toCanonicalMessage), ...(options.tools.length > 0 && { tools: options.tools }) },
+      // Messages first: a literal opening with a spread gets a new hidden class per object (Node 20's V8).
+      request: { messages: messages.map(toCanonicalMessage), ...options.settings, ...(options.tools.length > 0 && { tools: options.tools }) },
     });
   }
 

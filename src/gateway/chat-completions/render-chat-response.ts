@@ -27,34 +27,31 @@ export const toChatUsage = (usage: Usage, costMicros: number) => ({
 export function renderChatCompletion(
   response: ModelResponse,
   meta: { id: string; model: string; created: number; costMicros: number; provider: string },
-  extra: Record<string, unknown> = {},
+  extra?: Record<string, unknown>,
 ): Record<string, unknown> {
   const text = response.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const reasoning = response.content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('');
   const toolCalls = response.content.flatMap((part) =>
     part.type === 'tool-call' ? [{ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } }] : [],
   );
-  return {
-    id: meta.id,
-    object: 'chat.completion',
-    created: meta.created,
-    model: meta.model,
-    provider: meta.provider,
-    ...extra,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: text.length > 0 || toolCalls.length === 0 ? text : null,
-          refusal: null,
-          ...(reasoning && { reasoning }),
-          ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
-        },
-        logprobs: null,
-        finish_reason: toChatFinishReason(response.finishReason),
+  const completion: Record<string, unknown> = { id: meta.id, object: 'chat.completion', created: meta.created, model: meta.model, provider: meta.provider };
+  // Extra fields (an agent's conversation ids) go in before the choices, assigned rather than
+  // spread mid-literal: every field after a spread took the runtime's slow path per answer.
+  if (extra !== undefined) Object.assign(completion, extra);
+  completion['choices'] = [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: text.length > 0 || toolCalls.length === 0 ? text : null,
+        refusal: null,
+        ...(reasoning && { reasoning }),
+        ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
       },
-    ],
-    usage: toChatUsage(response.usage, meta.costMicros),
-  };
+      logprobs: null,
+      finish_reason: toChatFinishReason(response.finishReason),
+    },
+  ];
+  completion['usage'] = toChatUsage(response.usage, meta.costMicros);
+  return completion;
 }

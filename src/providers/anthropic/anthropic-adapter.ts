@@ -29,12 +29,12 @@ export function createAnthropicAdapter(config: ProviderConfig): ProviderAdapter 
   return {
     config,
     async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
-      const response = await postJson(config, { ...call(options), body: convertMessagesRequest(request) });
+      const response = await postJson(config, { body: convertMessagesRequest(request), ...call(options) });
       return mapMessagesResponse(response.body);
     },
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       // Opened by the reader on the first next(): the stream stays lazy.
-      const open = async () => (await postStream(config, { ...call(options), body: { ...convertMessagesRequest(request), stream: true } })).body;
+      const open = async () => (await postStream(config, { body: { ...convertMessagesRequest(request), stream: true }, ...call(options) })).body;
       return mapMessagesStream(readSseBatches(open));
     },
   };

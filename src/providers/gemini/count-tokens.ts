@@ -19,7 +19,7 @@ export async function countGeminiTokens(
   const modelName = request.model.startsWith('models/') ? request.model : `models/${request.model}`;
   const body = { generateContentRequest: { model: modelName, ...convertGenerateRequest(request) } };
   const path = geminiModelPath(request.model, 'countTokens');
-  const response = await postJson(config, { ...geminiCall(config, path, options), body });
+  const response = await postJson(config, { body, ...geminiCall(config, path, options) });
   const parsed = GeminiCountTokensResponseSchema.safeParse(response.body);
   if (!parsed.success) {
     throw new UpstreamError('Gemini countTokens returned an unexpected body', {

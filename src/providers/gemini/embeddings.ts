@@ -27,7 +27,7 @@ export async function embedWithGemini(
   const [single] = request.input;
   if (request.input.length === 1 && single !== undefined) {
     const path = geminiModelPath(request.model, 'embedContent');
-    const response = await postJson(config, { ...geminiCall(config, path, options), body: item(single) });
+    const response = await postJson(config, { body: item(single), ...geminiCall(config, path, options) });
     embeddings = [parseBody(GeminiEmbedContentResponseSchema, response.body).embedding.values];
   } else {
     const path = geminiModelPath(request.model, 'batchEmbedContents');
@@ -36,7 +36,7 @@ export async function embedWithGemini(
     for (let start = 0; start < request.input.length; start += MAX_BATCH_SIZE) {
       const batch = request.input.slice(start, start + MAX_BATCH_SIZE);
       const body = { requests: batch.map((text) => ({ model: modelName, ...item(text) })) };
-      const response = await postJson(config, { ...geminiCall(config, path, options), body });
+      const response = await postJson(config, { body, ...geminiCall(config, path, options) });
       embeddings.push(...parseBody(GeminiBatchEmbedResponseSchema, response.body).embeddings.map((embedding) => embedding.values));
     }
   }

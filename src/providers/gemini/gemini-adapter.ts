@@ -14,14 +14,14 @@ export function createGeminiAdapter(config: ProviderConfig): ProviderAdapter {
     config,
     async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
       const path = geminiModelPath(request.model, 'generateContent');
-      const response = await postJson(config, { ...geminiCall(config, path, options), body: convertGenerateRequest(request) });
+      const response = await postJson(config, { body: convertGenerateRequest(request), ...geminiCall(config, path, options) });
       return mapGenerateResponse(response.body, request.model);
     },
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       const path = geminiModelPath(request.model, 'streamGenerateContent');
       // Opened by the reader on the first next(): the stream stays lazy.
       const open = async () =>
-        (await postStream(config, { ...geminiCall(config, path, options), query: { alt: 'sse' }, body: convertGenerateRequest(request) })).body;
+        (await postStream(config, { query: { alt: 'sse' }, body: convertGenerateRequest(request), ...geminiCall(config, path, options) })).body;
       return mapGenerateStream(readSseBatches(open));
     },
     embed(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse> {

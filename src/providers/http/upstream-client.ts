@@ -42,6 +42,11 @@ export type ErrorMessageReader = (body: unknown, text: string) => string | undef
 /** Seconds an error body asks to wait, for providers that say it there rather than in Retry-After (Gemini). */
 export type RetryAfterReader = (body: unknown) => number | undefined;
 
+/**
+ * What a call needs besides its body. Adapters build one per call and put their own
+ * fields before it (`{ body, ...openAICall(…) }`): in Node 20's V8 a literal opening with
+ * a spread gets a new hidden class per object, which made every read of it here miss.
+ */
 export type UpstreamCall = {
   /** Path appended to `config.baseUrl`, starting with `/`, e.g. `/chat/completions`. */
   path: string;
@@ -73,7 +78,11 @@ export async function sendUpstream(
   config: ProviderConfig,
   call: UpstreamCall & { method: 'GET' | 'POST' | 'DELETE'; body?: RawBody },
 ): Promise<UpstreamResponse<UpstreamBody>> {
-  const request = prepareRequest(config, call);
+  return sendPrepared(config, call, prepareRequest(config, call, call.method, call.headers, call.body));
+}
+
+/** sendUpstream once its dispatch options are made. */
+async function sendPrepared(config: ProviderConfig, call: UpstreamCall, request: PreparedRequest): Promise<UpstreamResponse<UpstreamBody>> {
   let response: DispatchedResponse;
   try {
     response = await dispatchUpstream(sharedAgent, request.options, call.signal);
@@ -93,12 +102,7 @@ export async function postJson(
   config: ProviderConfig,
   call: UpstreamCall & { body: unknown },
 ): Promise<UpstreamResponse<unknown>> {
-  const request = prepareRequest(config, {
-    ...call,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...call.headers },
-    body: JSON.stringify(call.body),
-  });
+  const request = prepareRequest(config, call, 'POST', call.headers, JSON.stringify(call.body), 'application/json', 'application/json');
   // The answer arrives whole (dispatchUpstreamText): one promise per call, not one for the
   // headers, a reader and one for the text.
   let response: WholeResponse;
@@ -124,19 +128,37 @@ export async function postJson(
   }
 }
 
-/** The dispatch options of a call, and how errors name it (method, origin, path: never the query). */
-function prepareRequest(config: ProviderConfig, call: UpstreamCall & { method: 'GET' | 'POST' | 'DELETE'; body?: RawBody }) {
+/**
+ * The dispatch options of a call, and how errors name it (method, origin, path: never the
+ * query). Method, headers and body come as arguments, and the headers are merged by
+ * Object.assign: in Node 20's V8 an object literal opening with a spread (`{ ...call,
+ * method }`, `{ ...a, ...b }`) gets a new hidden class every time, and each read of such
+ * an object (here, and undici's over the headers) then missed V8's caches.
+ */
+type PreparedRequest = ReturnType<typeof prepareRequest>;
+
+function prepareRequest(
+  config: ProviderConfig,
+  call: UpstreamCall,
+  method: 'GET' | 'POST' | 'DELETE',
+  headers: Record<string, string> | undefined,
+  body: RawBody | undefined,
+  contentType?: string,
+  accept?: string,
+) {
   const url = buildUrl(config, call.path, call.query);
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Content type and accept first, the call's headers over them, the provider config's over all.
+  const merged: Record<string, string> = contentType === undefined ? {} : { 'content-type': contentType, accept: accept ?? contentType };
   const options: Dispatcher.DispatchOptions = {
     origin: url.origin,
     path: url.pathname + url.search,
-    method: call.method,
-    headers: { ...call.headers, ...config.headers },
-    body: call.body ?? null,
+    method,
+    headers: Object.assign(merged, headers, config.headers),
+    body: body ?? null,
     headersTimeout: timeoutMs,
   };
-  return { options, where: `${call.method} ${url.origin}${url.pathname}`, timeoutMs };
+  return { options, where: `${method} ${url.origin}${url.pathname}`, timeoutMs };
 }
 
 /** An HTTP status >= 400 as an UpstreamError with the provider's message (never our key) and its Retry-After. */
@@ -160,13 +182,8 @@ export async function postStream(
   config: ProviderConfig,
   call: UpstreamCall & { body: unknown; accept?: string },
 ): Promise<UpstreamResponse<AsyncIterable<Uint8Array>>> {
-  const response = await sendUpstream(config, {
-    ...call,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: call.accept ?? 'text/event-stream', ...call.headers },
-    body: JSON.stringify(call.body),
-  });
-  return { ...response, body: guardStream(response.body, call.signal, call.path) };
+  const response = await sendPrepared(config, call, prepareRequest(config, call, 'POST', call.headers, JSON.stringify(call.body), 'application/json', call.accept ?? 'text/event-stream'));
+  return { status: response.status, headers: response.headers, body: guardStream(response.body, call.signal, call.path) };
 }
 
 /** POSTs a multipart form (undici's FormData, re-exported here) and returns the raw answer bytes. */
@@ -174,10 +191,10 @@ export async function postMultipart(
   config: ProviderConfig,
   call: UpstreamCall & { form: FormData },
 ): Promise<UpstreamResponse<Buffer>> {
-  const response = await sendUpstream(config, { ...call, method: 'POST', body: call.form });
+  const response = await sendPrepared(config, call, prepareRequest(config, call, 'POST', call.headers, call.form));
   const chunks: Uint8Array[] = [];
   for await (const chunk of guardStream(response.body, call.signal, call.path)) chunks.push(chunk);
-  return { ...response, body: Buffer.concat(chunks) };
+  return { status: response.status, headers: response.headers, body: Buffer.concat(chunks) };
 }
 
 /** True when the error is our own per-attempt timeout (worth a 504 rather than a 502). */
@@ -234,7 +251,7 @@ function buildUrl(config: ProviderConfig, path: string, query: Record<string, st
 function parseUrl(config: ProviderConfig, path: string, query: Record<string, string> | undefined): URL {
   const base = config.baseUrl.endsWith('/') ? config.baseUrl.slice(0, -1) : config.baseUrl;
   const url = new URL(base + path);
-  for (const [name, value] of Object.entries({ ...config.query, ...query })) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries(Object.assign({}, config.query, query))) url.searchParams.set(name, value);
   return url;
 }
 
@@ -251,7 +268,10 @@ function toNetworkError(error: unknown, where: string, timeoutMs: number): Upstr
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // for-in, not Object.entries: undici's header object is a dictionary, and entries() of
+  // one went through the runtime on every call.
+  for (const name in headers) {
+    const value = headers[name];
     if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;

@@ -23,7 +23,7 @@ export async function createSpeech(
   options: CallOptions,
 ): Promise<SpeechResponse> {
   const body = { ...request.params, model: request.model, input: request.input, voice: request.voice };
-  const response = await postStream(config, { ...openAICall(config, '/audio/speech', options.signal), body, accept: '*/*' });
+  const response = await postStream(config, { body, accept: '*/*', ...openAICall(config, '/audio/speech', options.signal) });
   return { contentType: response.headers['content-type'] ?? 'audio/mpeg', body: response.body };
 }
 
@@ -40,7 +40,7 @@ export async function createTranscription(
   form.set('model', request.model);
   form.set('file', new Blob([request.file.data], { type: request.file.contentType }), request.file.filename);
   const path = request.task === 'translation' ? '/audio/translations' : '/audio/transcriptions';
-  const response = await postMultipart(config, { ...openAICall(config, path, options.signal), form });
+  const response = await postMultipart(config, { form, ...openAICall(config, path, options.signal) });
   const contentType = response.headers['content-type'] ?? 'application/json';
   return { contentType, body: response.body, ...readBillingFacts(contentType, response.body) };
 }

@@ -17,7 +17,7 @@ export async function createEmbeddings(
     encoding_format: 'float',
     ...(request.dimensions === undefined ? {} : { dimensions: request.dimensions }),
   };
-  const response = await postJson(config, { ...openAICall(config, '/embeddings', options.signal), body });
+  const response = await postJson(config, { body, ...openAICall(config, '/embeddings', options.signal) });
   const parsed = parseUpstreamBody(OpenAIEmbeddingResponseSchema, response.body, 'embeddings');
   // OpenAI returns data in input order with an index; sort anyway since the index is the contract.
   const ordered = [...parsed.data].sort((left, right) => (left.index ?? 0) - (right.index ?? 0));

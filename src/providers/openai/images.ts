@@ -11,7 +11,7 @@ export async function generateImages(
   options: CallOptions,
 ): Promise<ImageResponse> {
   const body = { ...request.params, model: request.model, prompt: request.prompt, n: request.n };
-  const response = await postJson(config, { ...openAICall(config, '/images/generations', options.signal), body });
+  const response = await postJson(config, { body, ...openAICall(config, '/images/generations', options.signal) });
   const parsed = parseUpstreamBody(OpenAIImageResponseSchema, response.body, 'image generation');
   const { created, data, usage, ...extra } = parsed;
   return {

@@ -11,7 +11,7 @@ export async function moderate(
   options: CallOptions,
 ): Promise<ModerationResponse> {
   const body = { model: request.model, input: request.input };
-  const response = await postJson(config, { ...openAICall(config, '/moderations', options.signal), body });
+  const response = await postJson(config, { body, ...openAICall(config, '/moderations', options.signal) });
   const parsed = parseUpstreamBody(OpenAIModerationResponseSchema, response.body, 'moderation');
   return { id: parsed.id ?? '', model: parsed.model ?? request.model, results: parsed.results };
 }

@@ -28,13 +28,13 @@ export function createOpenAIAdapter(config: ProviderConfig): ProviderAdapter {
     config,
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       const open = async () =>
-        (await postStream(config, { ...openAICall(config, '/chat/completions', options.signal), body: chatBody(request, true) })).body;
+        (await postStream(config, { body: chatBody(request, true), ...openAICall(config, '/chat/completions', options.signal) })).body;
       return mapChatStream(readSseBatches(open));
     },
     async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
       const response = await postJson(config, {
-        ...openAICall(config, '/chat/completions', options.signal),
         body: chatBody(request, false),
+        ...openAICall(config, '/chat/completions', options.signal),
       });
       return mapChatResponse(response.body, request.model);
     },
