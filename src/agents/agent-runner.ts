@@ -23,6 +23,7 @@ import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
 import { runSingleStep } from './single-step-run.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
 import { toAbortSignal } from '../core/cancel-signal.ts';
+import { overlay } from '../core/overlay.ts';
 
 export type AgentRuntimeDeps = {
   db: Database;
@@ -121,7 +122,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
   const { agent } = request;
   const runSpan = startSpan(`agent.run ${agent.id}`, request.context.trace, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent.id, 'gen_ai.agent.id': runId, 'junction.agent_version': agent.version });
   const trace = contextWith(runSpan, request.context.trace);
-  const context = { ...request.context, agent: { agentId: agent.id, runId, version: agent.version }, ...(trace && { trace }) };
+  const context = overlay(request.context, { agent: { agentId: agent.id, runId, version: agent.version }, trace: trace ?? request.context.trace });
   const startedAt = request.startedAt ?? Date.now();
 
   // Shared with sub-agents: their model and tool costs are this run's.

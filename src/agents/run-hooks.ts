@@ -19,6 +19,7 @@ import { handoffTarget, handoffToolDefinitions } from './handoffs.ts';
 import type { McpTool } from './mcp/mcp-servers.ts';
 import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './sub-agents.ts';
 import { toAbortSignal } from '../core/cancel-signal.ts';
+import { overlay } from '../core/overlay.ts';
 
 /** One agent's part in a run: the top agent, or a sub-agent it called (depth > 0). */
 export type HookScope = {
@@ -88,7 +89,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       let partialText = '';
       const model = new PipelineChatModel({
         pipeline: deps.chat,
-        context: { ...context, signal },
+        context: overlay(context, { signal }),
         model: agent.config.model,
         fallbackModels: agent.config.fallbackModels,
         tools: [...serverTools, ...clientTools],
@@ -187,7 +188,7 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
   deps.budgets.settle(
     reservation,
     outcome.costMicros,
-    usageLogEntry({ id: newGenerationId(), context: { ...context, endpoint: 'agents.tool' }, requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: outcome.costMicros, startedAt }),
+    usageLogEntry({ id: newGenerationId(), context: overlay(context, { endpoint: 'agents.tool' }), requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: outcome.costMicros, startedAt }),
     context.key,
   );
   return outcome;
@@ -217,10 +218,10 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
   deps.budgets.settle(
     reservation,
     charged,
-    usageLogEntry({ id: newGenerationId(), context: { ...context, endpoint: 'agents.tool' }, requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: charged, startedAt }),
+    usageLogEntry({ id: newGenerationId(), context: overlay(context, { endpoint: 'agents.tool' }), requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: charged, startedAt }),
     context.key,
   );
-  return { ...outcome, costMicros: charged, durationMs: performance.now() - startedAt };
+  return overlay(outcome, { costMicros: charged, durationMs: performance.now() - startedAt });
 }
 
 function lastUserText(messages: readonly ModelMessage[]): string | undefined {

@@ -60,7 +60,7 @@ export async function searchKnowledge(options: KnowledgeSearchOptions): Promise<
 
   // Both retrievers at once: on PostgreSQL they run on two connections, and the query's
   // embedding (a model call) overlaps the full-text search.
-  const [text, vector] = await Promise.all([searchByText(options.db, { ...scope, question: options.query }), vectorCandidates(options, candidates)]);
+  const [text, vector] = await Promise.all([searchByText(options.db, { question: options.query, ...scope }), vectorCandidates(options, candidates)]);
   if (vector.matches === undefined) {
     const hits = fuseByReciprocalRank([text]).slice(0, limit).map(toHit);
     return { hits, mode: 'text', ...(vector.reason ? { fallbackReason: vector.reason } : {}) };
@@ -111,7 +111,8 @@ export function fuseByReciprocalRank(lists: readonly (readonly ChunkMatch[])[], 
   lists.forEach((list, listIndex) => {
     list.forEach((match, position) => {
       const rank = position + 1;
-      const entry = byId.get(match.id) ?? { ...match, fused: 0, ranks: lists.map(() => undefined) };
+      // Its own fields first: a literal opening with a spread gets a new hidden class per object (src/core/overlay.ts).
+      const entry = byId.get(match.id) ?? { fused: 0, ranks: lists.map(() => undefined), ...match };
       entry.fused += 1 / (k + rank);
       entry.ranks[listIndex] = rank;
       byId.set(match.id, entry);

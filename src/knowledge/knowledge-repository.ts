@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../store/database.ts';
 import { DEFAULT_EF_SEARCH } from '../store/vector-session-settings.ts';
+import { overlay } from '../core/overlay.ts';
 
 /**
  * All SQL of the knowledge subsystem. Every statement filters on account_id: the
@@ -165,7 +166,7 @@ export async function countChunks(
 }
 
 export type MatchRow = Omit<ChunkMatch, 'score'> & { score: number | string };
-export const toMatch = (row: MatchRow): ChunkMatch => ({ ...row, score: Number(row.score) });
+export const toMatch = (row: MatchRow): ChunkMatch => overlay(row, { score: Number(row.score) });
 const MATCH_COLUMNS = 'id, collection, path, title, heading, content';
 
 /**

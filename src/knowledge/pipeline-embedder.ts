@@ -2,6 +2,7 @@ import { computeEmbeddingCost } from '../catalog/costs.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { requireMethod, type UnaryPipeline } from '../pipeline/unary-pipeline.ts';
 import type { Embedder, EmbeddingKind } from './embedder.ts';
+import { overlay } from '../core/overlay.ts';
 
 /**
  * The production Embedder: every embedding call goes through the gateway's pipeline,
@@ -15,7 +16,7 @@ export function pipelineEmbedder(unary: UnaryPipeline, context: CallContext, mod
     async embed(texts: string[], kind: EmbeddingKind): Promise<number[][]> {
       const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
       const result = await unary.run(
-        { ...context, endpoint: kind === 'query' ? 'agents.knowledge.query' : 'knowledge.index' },
+        overlay(context, { endpoint: kind === 'query' ? 'agents.knowledge.query' : 'knowledge.index' }),
         {
           model: modelId,
           capability: 'embeddings',

@@ -1,5 +1,6 @@
 import type { LoadedTool } from './compile-tool.ts';
 import type { ToolContext } from './define-tool.ts';
+import { overlay } from '../core/overlay.ts';
 
 /**
  * Runs one tool call for the agent runtime. It never throws: invalid arguments, a
@@ -64,7 +65,7 @@ export async function runTool(
     // The race makes a tool that ignores its signal still time out; its promise is
     // left to settle on its own.
     const output = await Promise.race([
-      Promise.resolve().then(() => tool.execute(check.value, { ...context, signal })),
+      Promise.resolve().then(() => tool.execute(check.value, overlay(context, { signal }))),
       rejectOnAbort(signal),
     ]);
     return finish(true, normalise(output), tool.costMicros);
