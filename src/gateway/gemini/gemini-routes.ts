@@ -166,7 +166,7 @@ async function embed(
     model,
     capability: 'embeddings',
     worstCase: (candidate) => computeEmbeddingCost(candidate, inputBytes),
-    call: (adapter, candidate, signal) => requireMethod(adapter, 'embed', candidate)({ ...embedding, model: candidate.upstreamName }, { signal }),
+    call: (adapter, candidate, signal) => requireMethod(adapter, 'embed', candidate)({ model: candidate.upstreamName, ...embedding }, { signal }),
     meter: (response, candidate) => ({
       costMicros: computeEmbeddingCost(candidate, response.usage.inputTokens),
       usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 },

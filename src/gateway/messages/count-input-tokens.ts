@@ -33,7 +33,7 @@ export async function countInputTokens(
   if (!model) throw new JunctionError('model_not_found', `The model '${requested}' does not exist.`, { param: 'model' });
   const adapter = deps.providers.get(model.providerId);
   if (!adapter) throw new JunctionError('provider_not_configured', `The provider of '${model.id}' is not configured.`);
-  const upstream = { ...request, model: model.upstreamName };
+  const upstream = { model: model.upstreamName, ...request };
   try {
     switch (model.providerKind) {
       case 'anthropic':

@@ -34,7 +34,7 @@ export function createAnthropicAdapter(config: ProviderConfig): ProviderAdapter 
     },
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       // Opened by the reader on the first next(): the stream stays lazy.
-      const open = async () => (await postStream(config, { body: { ...convertMessagesRequest(request), stream: true }, ...call(options) })).body;
+      const open = async () => (await postStream(config, { body: Object.assign(convertMessagesRequest(request), { stream: true }), ...call(options) })).body;
       return mapMessagesStream(readSseBatches(open));
     },
   };

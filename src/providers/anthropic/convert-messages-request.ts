@@ -65,7 +65,9 @@ export function convertMessagesRequest(request: ModelRequest): AnthropicMessages
     body.thinking = { type: 'enabled', budget_tokens: thinkingBudget };
   }
   // Front-ends put fields like metadata or service_tier here; they win over ours on purpose.
-  return { ...body, ...request.providerOptions?.['anthropic'] };
+  // Without any, the body goes as built: `{ ...body, … }` gives each body a hidden class of its own.
+  const verbatim = request.providerOptions?.['anthropic'];
+  return verbatim === undefined ? body : { ...body, ...verbatim };
 }
 
 /** Chat-style messages → alternating user/assistant turns; tool results ride in user turns. */
