@@ -203,21 +203,35 @@ export const isUpstreamTimeout = (error: unknown): boolean => error instanceof U
 /**
  * The body with its read errors turned into streamError's. A plain iterator rather than
  * an async generator around the body's: one promise per read instead of a generator's
- * suspension and resumption as well. Leaving early (`return`) still stops the body.
+ * suspension and resumption as well. Leaving early (`return`) still stops the body. A
+ * class, not a literal with a `[Symbol.asyncIterator]` method: a computed method name in
+ * a literal goes through the runtime (naming the new function) on every stream.
  */
 function guardStream(body: AsyncIterable<Uint8Array>, signal: CancelSignal, path: string): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-      const reads = body[Symbol.asyncIterator]();
-      const failed = (error: unknown): never => {
-        throw streamError(error, signal, path);
-      };
-      return {
-        next: () => reads.next().then(undefined, failed),
-        return: async () => (await reads.return?.()) ?? ITERATION_DONE,
-      };
-    },
-  };
+  return new GuardedBody(body, signal, path);
+}
+
+class GuardedBody implements AsyncIterable<Uint8Array> {
+  readonly #body: AsyncIterable<Uint8Array>;
+  readonly #signal: CancelSignal;
+  readonly #path: string;
+
+  constructor(body: AsyncIterable<Uint8Array>, signal: CancelSignal, path: string) {
+    this.#body = body;
+    this.#signal = signal;
+    this.#path = path;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    const reads = this.#body[Symbol.asyncIterator]();
+    const failed = (error: unknown): never => {
+      throw streamError(error, this.#signal, this.#path);
+    };
+    return {
+      next: () => reads.next().then(undefined, failed),
+      return: async () => (await reads.return?.()) ?? ITERATION_DONE,
+    };
+  }
 }
 
 /** A read that failed: the caller's abort reason when it left, else a broken upstream. */
