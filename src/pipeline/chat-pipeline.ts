@@ -275,11 +275,6 @@ function openCall(context: CallContext, call: BeganCall, model: CatalogModel, st
 type BeganCall = ReturnType<typeof began>;
 
 /**
- * Reasoning tokens a provider may spend beyond the output cap: the explicit budget, or
- * the largest budget any adapter maps the effort to (Gemini's 24,576 for `high`).
- */
-const EFFORT_BUDGETS = { minimal: 1_024, low: 4_096, medium: 8_192, high: 24_576 } as const;
-/**
  * The call's request for one candidate. The model goes first and the request's fields
  * after it: in Node 20's V8 an object literal that opens with a spread and adds a field
  * gets a new hidden class every time, so each request had its own, and every read of its
@@ -287,6 +282,11 @@ const EFFORT_BUDGETS = { minimal: 1_024, low: 4_096, medium: 8_192, high: 24_576
  */
 const withUpstreamModel = (request: ChatInput['request'], model: CatalogModel): ModelRequest => ({ model: model.upstreamName, ...request });
 
+/**
+ * Reasoning tokens a provider may spend beyond the output cap: the explicit budget, or
+ * the largest budget any adapter maps the effort to (Gemini's 24,576 for `high`).
+ */
+const EFFORT_BUDGETS = { minimal: 1_024, low: 4_096, medium: 8_192, high: 24_576 } as const;
 export function reasoningAllowance(reasoning: ModelRequest['reasoning']): number {
   if (!reasoning || reasoning.enabled === false) return 0;
   // Anthropic raises budgets below 1,024 to 1,024.
