@@ -135,8 +135,6 @@ export async function postJson(
  * method }`, `{ ...a, ...b }`) gets a new hidden class every time, and each read of such
  * an object (here, and undici's over the headers) then missed V8's caches.
  */
-type PreparedRequest = ReturnType<typeof prepareRequest>;
-
 function prepareRequest(
   config: ProviderConfig,
   call: UpstreamCall,
@@ -160,6 +158,8 @@ function prepareRequest(
   };
   return { options, where: `${method} ${url.origin}${url.pathname}`, timeoutMs };
 }
+
+type PreparedRequest = ReturnType<typeof prepareRequest>;
 
 /** An HTTP status >= 400 as an UpstreamError with the provider's message (never our key) and its Retry-After. */
 function statusError(config: ProviderConfig, call: UpstreamCall, where: string, status: number, headers: Record<string, string>, text: string): UpstreamError {
