@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { startAdminSocket } from './admin/admin-socket.ts';
 import { buildApp } from './app.ts';
 import type { EnvConfig } from './config/env-config.ts';
-import { issueSetupLink } from './console/session-routes.ts';
+import { issueSetupToken, setupLink } from './console/session-routes.ts';
 import { createServices, type Services } from './services.ts';
 import type { Database } from './store/database.ts';
 
@@ -58,14 +58,17 @@ export async function startServer(config: EnvConfig, options: { database?: Promi
   try {
     const embedded = !config.databaseUrl && !config.dataDir.startsWith('memory://');
     if (embedded) adminSocket = await startAdminSocket(services, config.dataDir);
-    const app = await buildApp(services);
-    const url = await app.listen({ host: config.host, port: config.port });
     // With several workers, the first one speaks for all (one setup link, not N that void each other).
     const speaks = (process.env.JUNCTION_WORKER_INDEX ?? '1') === '1';
-    if (services.firstStart && speaks) process.stdout.write(FIRST_START_HELP);
     // Until someone signs in to the console, each start prints a fresh one-time setup link.
-    const setupLink = speaks ? await issueSetupLink(services.db, consoleBaseUrl(url), services.now()) : undefined;
-    if (setupLink) process.stdout.write(`\nOpen the console and create its owner (one-time link, valid 24 h):\n\n  ${setupLink}\n\n`);
+    // Its token is written while the app is built (the link itself needs the listening URL).
+    const setupToken = speaks ? issueSetupToken(services.db, services.now()) : Promise.resolve(undefined);
+    setupToken.catch(() => undefined); // awaited once listening; a failed build must not leave it unhandled
+    const app = await buildApp(services);
+    const url = await app.listen({ host: config.host, port: config.port });
+    if (services.firstStart && speaks) process.stdout.write(FIRST_START_HELP);
+    const token = await setupToken;
+    if (token) process.stdout.write(`\nOpen the console and create its owner (one-time link, valid 24 h):\n\n  ${setupLink(consoleBaseUrl(url), token)}\n\n`);
     app.log.info({ engine: services.db.engine, url }, 'junction is ready');
     return {
       app,

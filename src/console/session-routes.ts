@@ -110,13 +110,20 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
 }
 
 /**
- * On a start with no console user: a one-time link that lets the first person create
- * the owner of the default account. Earlier unused setup links stop working.
+ * On a start with no console user: a one-time token that lets the first person create
+ * the owner of the default account. Earlier unused setup tokens stop working.
  */
-export async function issueSetupLink(db: Database, baseUrl: string, now: Date): Promise<string | undefined> {
+export async function issueSetupToken(db: Database, now: Date): Promise<string | undefined> {
   if ((await countUsers(db)) > 0) return undefined;
   await db.query("DELETE FROM one_time_tokens WHERE purpose = 'setup'");
-  const token = await issueToken(db, 'setup', null, now);
-  return `${baseUrl}/setup?token=${token}`;
+  return issueToken(db, 'setup', null, now);
 }
 
+/** The console's page that takes a setup token. */
+export const setupLink = (baseUrl: string, token: string): string => `${baseUrl}/setup?token=${token}`;
+
+/** issueSetupToken as the link to open. */
+export async function issueSetupLink(db: Database, baseUrl: string, now: Date): Promise<string | undefined> {
+  const token = await issueSetupToken(db, now);
+  return token === undefined ? undefined : setupLink(baseUrl, token);
+}

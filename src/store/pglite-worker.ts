@@ -96,10 +96,19 @@ function serve(db: Database, port: MessagePort): void {
 
 if (!parentPort) throw new Error('pglite-worker.ts runs as a worker thread');
 const port = parentPort;
+// A timer keeps this thread's event loop alive while the engine opens. Opening is promises
+// over file reads; at a moment with nothing else pending, Node's loop runs out and, before
+// it looks again, waits for every background task of V8's platform to finish, here the
+// optimising compiles of the engine's WASM, which just started: the thread then answered
+// nothing for about 0.2 s after it said it was ready, and the server's first query waited.
+// Once serving, the port's listener keeps the loop alive.
+const keepAlive = setInterval(() => undefined, 60_000);
 try {
   serve(await openPgliteEngine((workerData as { dataDir: string }).dataDir), port);
 } catch (error) {
   // The opener reports it; closing the port ends this thread.
   port.postMessage({ kind: 'failed', error: serializeError(error) } satisfies WorkerMessage);
   port.close();
+} finally {
+  clearInterval(keepAlive);
 }

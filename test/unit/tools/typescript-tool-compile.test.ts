@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -56,7 +56,7 @@ export default defineTool({
 });
 `,
     );
-    const source = await compileTypeScriptTool(file);
+    const source = await compileTypeScriptTool(file, null);
     // zod stays an import, of the file it resolves to from the tool's folder (one instance per process).
     expect(source).toContain(`from "${pathToFileURL(join(await realpath(join(project.path, 'node_modules')), 'zod')).href}/`);
     expect(source).not.toContain("from './rates.ts'");
@@ -71,11 +71,70 @@ export default defineTool({
 
   it('names the file, line and column of a syntax error', async () => {
     const file = await toolFile('broken.ts', 'export default {\n  name: "broken",\n  execute( => 1,\n};\n');
-    await expect(compileTypeScriptTool(file)).rejects.toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3:\\d+: `));
+    await expect(compileTypeScriptTool(file, null)).rejects.toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3:\\d+: `));
   });
 
   it('names a package the tool imports that its folder does not have', async () => {
     const file = await toolFile('missing.ts', "import { thing } from 'no-such-package-here';\nexport default { name: 'missing', execute: () => thing };\n");
-    await expect(compileTypeScriptTool(file)).rejects.toThrow(/no-such-package-here/);
+    await expect(compileTypeScriptTool(file, null)).rejects.toThrow(/no-such-package-here/);
+  });
+});
+
+type CachedEntry = { output: string; inputs: Array<{ path: string; sha256: string }> };
+
+describe('the compiled-tool cache', () => {
+  const toolSource = (label: string) => `import { z } from 'zod';
+import { defineTool } from ${JSON.stringify(DEFINE_TOOL)};
+import { suffix } from './suffix.ts';
+export default defineTool({ name: 'label', description: 'A label', parameters: z.object({}), execute: () => ${JSON.stringify(label)} + suffix });
+`;
+  const runLabel = (source: string) => runCompiled(source, 'async (tool) => tool.execute({})');
+
+  it('keeps an output across compiles and compiles again when the tool, a file it bundles or a package file it imports changes', async () => {
+    const cache = await withTempDir('tool-cache');
+    try {
+      await toolFile('suffix.ts', "export const suffix = '-1';\n");
+      const file = await toolFile('label.ts', toolSource('first'));
+      const first = await compileTypeScriptTool(file, cache.path);
+      expect(await runLabel(first)).toBe('first-1');
+      const [entryName] = await readdir(cache.path);
+      expect(entryName).toMatch(/^[0-9a-f]{64}\.json$/);
+
+      // The entry is what a second compile returns: marked here, the mark comes back.
+      const entryFile = join(cache.path, entryName as string);
+      const entry = JSON.parse(await readFile(entryFile, 'utf8')) as CachedEntry;
+      expect(entry.inputs.map((input) => input.path)).toEqual(expect.arrayContaining([file, join(project.path, 'tools', 'suffix.ts')]));
+      expect(entry.inputs.some((input) => input.path.includes(`${join('node_modules', 'zod')}`))).toBe(true);
+      await writeFile(entryFile, JSON.stringify({ ...entry, output: `${entry.output}\n// from the cache` }));
+      expect(await compileTypeScriptTool(file, cache.path)).toContain('// from the cache');
+
+      await toolFile('label.ts', toolSource('second'));
+      expect(await runLabel(await compileTypeScriptTool(file, cache.path))).toBe('second-1');
+      await toolFile('suffix.ts', "export const suffix = '-2';\n");
+      expect(await runLabel(await compileTypeScriptTool(file, cache.path))).toBe('second-2');
+
+      // A package file the output imports, changed (a reinstall): the entry no longer holds.
+      const current = JSON.parse(await readFile(entryFile, 'utf8')) as CachedEntry;
+      const inputs = current.inputs.map((input) => (input.path.includes('node_modules') ? { ...input, sha256: '0'.repeat(64) } : input));
+      await writeFile(entryFile, JSON.stringify({ output: '// stale', inputs }));
+      expect(await compileTypeScriptTool(file, cache.path)).not.toContain('// stale');
+    } finally {
+      await cache.remove();
+    }
+  });
+
+  it('compiles as before when the cache folder cannot be written', async () => {
+    const blocker = await withTempDir('tool-cache-blocked');
+    try {
+      // A file where the folder should be: every write fails.
+      const cacheDir = join(blocker.path, 'not-a-folder');
+      await writeFile(cacheDir, '');
+      await toolFile('suffix.ts', "export const suffix = '-3';\n");
+      const file = await toolFile('label.ts', toolSource('third'));
+      expect(await runLabel(await compileTypeScriptTool(file, cacheDir))).toBe('third-3');
+      expect(await runLabel(await compileTypeScriptTool(file, cacheDir))).toBe('third-3');
+    } finally {
+      await blocker.remove();
+    }
   });
 });
