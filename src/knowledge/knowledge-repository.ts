@@ -61,6 +61,8 @@ export async function listIndexedCollections(db: Queryable, accountId: string): 
   const result = await db.query<{ name: string; embedding_model: string | null; source: 'folder' | 'console' }>(
     'SELECT name, embedding_model, source FROM knowledge_collections WHERE account_id = $1 ORDER BY name',
     [accountId],
+    // Every hybrid search asks first: parsed and planned once per connection.
+    { prepareAs: 'knowledge-indexed-collections' },
   );
   return result.rows.map((row) => ({ name: row.name, embeddingModel: row.embedding_model, source: row.source }));
 }
@@ -181,12 +183,17 @@ export async function searchByVector(
   scope: SearchScope & { embeddingModel: string; vector: string; dims: number },
 ): Promise<ChunkMatch[]> {
   const distance = distanceExpression(scope.dims);
+  // Prepared per size and limit, both written into the text (an integer each): planning this
+  // statement was a sizeable part of a search on PGlite, and a LIMIT left as a parameter is
+  // costed as a tenth of the table in a generic plan, which would never be chosen.
+  const limit = candidateLimit(scope.limit);
   const search = async (queryable: Queryable) => {
     const result = await queryable.query<MatchRow>(
       `SELECT ${MATCH_COLUMNS}, ${distance} AS score FROM knowledge_chunks
        WHERE dims = ${scope.dims} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
-       ORDER BY ${distance} LIMIT $5`,
-      [scope.vector, scope.accountId, scope.collections, scope.embeddingModel, scope.limit],
+       ORDER BY ${distance} LIMIT ${limit}`,
+      [scope.vector, scope.accountId, scope.collections, scope.embeddingModel],
+      { prepareAs: `knowledge-vector-${scope.dims}-${limit}` },
     );
     return result.rows.map(toMatch).sort((a, b) => a.score - b.score || a.id - b.id);
   };
@@ -197,6 +204,12 @@ export async function searchByVector(
     await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, scope.limit))]);
     return search(tx);
   });
+}
+
+function candidateLimit(limit: number): number {
+  // Interpolated into SQL like dims: integers only.
+  if (!Number.isInteger(limit) || limit <= 0 || limit > 10_000) throw new Error(`invalid candidate limit: ${limit}`);
+  return limit;
 }
 
 function distanceExpression(dims: number): string {
