@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
 export type LoadResult = { requests: number; errors: number; seconds: number; latenciesMs: number[] };
@@ -29,6 +29,29 @@ export async function runLoad(options: { url: string; key?: string; body: string
   const seconds = (performance.now() - began) / 1000;
   await pool.close();
   return { requests: latenciesMs.length, errors, seconds, latenciesMs };
+}
+
+/**
+ * user+system CPU seconds that PostgreSQL's backends serving `database` have used so far:
+ * the processes on this machine whose title names it (Linux /proc). NaN when there are
+ * none to see (a server elsewhere). Background processes shared by every database (WAL
+ * writer, checkpointer) are not counted.
+ */
+export function databaseServerCpuSeconds(database: string): number {
+  let seconds = 0;
+  let seen = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!title.startsWith('postgres:') || !title.includes(` ${database} `)) continue;
+      seconds += cpuSeconds(Number(entry));
+      seen = true;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return seen ? seconds : Number.NaN;
 }
 
 /** user+system CPU seconds a process has used so far (Linux /proc). */

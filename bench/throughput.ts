@@ -16,7 +16,7 @@
 import { createScratchDatabase } from '../test/support/test-database.ts';
 import { startScript as startChild } from './child-process.ts';
 import { compiledScript } from './compiled-scripts.ts';
-import { cpuSeconds, percentile, runLoad } from './load.ts';
+import { cpuSeconds, databaseServerCpuSeconds, percentile, runLoad } from './load.ts';
 
 export type ThroughputRow = {
   target: string;
@@ -29,6 +29,13 @@ export type ThroughputRow = {
   /** NaN for targets of several processes (workers). */
   cpuMicros: number;
   cpuRatio: number;
+  /**
+   * CPU per request of the PostgreSQL backends serving the target (NaN for PGlite, whose
+   * engine is a thread of the gateway and so already in cpuMicros, and for the workers).
+   */
+  databaseCpuMicros: number;
+  /** (cpuMicros + databaseCpuMicros) to the bare proxy's CPU: the whole cost of a call on either engine. */
+  withDatabaseCpuRatio: number;
   errors: number;
   rounds: number;
 };
@@ -36,9 +43,10 @@ export type ThroughputRow = {
 const WARM_UP_SECONDS = 4;
 
 /** One target's figures in one round. */
-type RoundFigures = { rps: number; p50: number; p99: number; cpuMicros: number; errors: number };
+type RoundFigures = { rps: number; p50: number; p99: number; cpuMicros: number; databaseCpuMicros: number; errors: number };
 
-type Target = { name: string; pid: number; url: string; key?: string };
+/** `database`: the PostgreSQL database only this target uses, whose backends' CPU is measured too. */
+type Target = { name: string; pid: number; url: string; key?: string; database?: string };
 
 const requestBody = (stream: boolean) =>
   JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
@@ -48,13 +56,17 @@ const loadFor = (target: Target, stream: boolean, concurrency: number) => ({ url
 async function measureRound(target: Target, stream: boolean, seconds: number, concurrency: number): Promise<RoundFigures> {
   // pid 0: several processes (workers) whose CPU is not one process's: not reported.
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
+  const databaseCpuBefore = target.database ? databaseServerCpuSeconds(target.database) : Number.NaN;
   const result = await runLoad({ ...loadFor(target, stream, concurrency), seconds });
   const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : Number.NaN;
+  const databaseCpu = target.database ? databaseServerCpuSeconds(target.database) - databaseCpuBefore : Number.NaN;
+  const perRequest = (total: number) => (result.requests > 0 ? (total * 1e6) / result.requests : 0);
   return {
     rps: result.requests / result.seconds,
     p50: percentile(result.latenciesMs, 50),
     p99: percentile(result.latenciesMs, 99),
-    cpuMicros: result.requests > 0 ? (cpu * 1e6) / result.requests : 0,
+    cpuMicros: perRequest(cpu),
+    databaseCpuMicros: perRequest(databaseCpu),
     errors: result.errors,
   };
 }
@@ -79,6 +91,11 @@ function summarise(name: string, stream: boolean, rounds: RoundFigures[], floor:
     p99Ratio: ratios((round) => round.p99),
     cpuMicros: median(rounds.map((round) => round.cpuMicros)),
     cpuRatio: ratios((round) => round.cpuMicros),
+    databaseCpuMicros: median(rounds.map((round) => round.databaseCpuMicros)),
+    // The bare proxy has no database: its own CPU is the floor for both.
+    withDatabaseCpuRatio: median(
+      rounds.map((round, index) => (round.cpuMicros + (Number.isNaN(round.databaseCpuMicros) ? 0 : round.databaseCpuMicros)) / (floor[index] as RoundFigures).cpuMicros),
+    ),
     errors: rounds.reduce((sum, round) => sum + round.errors, 0),
     rounds: rounds.length,
   };
@@ -100,7 +117,8 @@ export async function measureThroughput(options: { seconds: number; rounds: numb
     const targets: Target[] = [{ name: 'bare fastify+undici', pid: bare.pid, url: `${bare.info.url}/v1` }];
     const addTarget = async (name: string, script: string, databaseUrl: string, pid = true) => {
       const started = await startScript(script, { UPSTREAM_URL: upstreamUrl, DATABASE_URL: databaseUrl });
-      targets.push({ name, pid: pid ? started.pid : 0, url: `${started.info.url}/v1`, ...(started.info.key && { key: started.info.key }) });
+      const database = pid && databaseUrl ? new URL(databaseUrl).pathname.slice(1) : undefined;
+      targets.push({ name, pid: pid ? started.pid : 0, url: `${started.info.url}/v1`, ...(started.info.key && { key: started.info.key }), ...(database && { database }) });
     };
     const gatewayServer = await compiledScript('bench/gateway-server.ts');
     await addTarget('junction (pglite)', gatewayServer, '');
@@ -138,10 +156,14 @@ export function printThroughput(rows: ThroughputRow[], options: { seconds: numbe
     `\nthroughput: ${options.rounds} rounds of ${options.seconds} s per target, turn about, after ${WARM_UP_SECONDS} s of warm-up; ${options.concurrency} concurrent requests, one fake upstream.` +
       '\nEach figure is the median of its rounds; each ratio the median of its ratios to the bare proxy in the same round.\n',
   );
-  console.log('target                    mode    req/s  ×bare  p50 ms  p99 ms  ×bare  CPU µs/req  ×bare  errors');
+  console.log('target                    mode    req/s  ×bare  p50 ms  p99 ms  ×bare  CPU µs/req  ×bare  + DB µs/req  ×bare  errors');
   for (const row of rows) {
     console.log(
-      `${row.target.padEnd(25)} ${row.mode.padEnd(6)} ${row.rps.toFixed(0).padStart(6)}  ${fixed(row.rpsRatio, 2).padStart(5)}  ${row.p50.toFixed(2).padStart(6)}  ${row.p99.toFixed(2).padStart(6)}  ${fixed(row.p99Ratio, 2).padStart(5)}  ${fixed(row.cpuMicros, 0).padStart(10)}  ${fixed(row.cpuRatio, 2).padStart(5)}  ${row.errors}`,
+      `${row.target.padEnd(25)} ${row.mode.padEnd(6)} ${row.rps.toFixed(0).padStart(6)}  ${fixed(row.rpsRatio, 2).padStart(5)}  ${row.p50.toFixed(2).padStart(6)}  ${row.p99.toFixed(2).padStart(6)}  ${fixed(row.p99Ratio, 2).padStart(5)}  ${fixed(row.cpuMicros, 0).padStart(10)}  ${fixed(row.cpuRatio, 2).padStart(5)}  ${fixed(row.databaseCpuMicros, 0).padStart(11)}  ${fixed(row.withDatabaseCpuRatio, 2).padStart(5)}  ${row.errors}`,
     );
   }
+  console.log(
+    '\n"CPU" is the target process\'s own (on PGlite that includes the database engine, a thread of it); "+ DB" adds, for ' +
+      "PostgreSQL, its backends serving the target's database, and its ratio is of the two together to the bare proxy's CPU.",
+  );
 }
