@@ -6,7 +6,8 @@ export class StoreInUseError extends Error {
   override name = 'StoreInUseError';
 }
 
-const LOCK_FILE = 'junction.lock';
+/** The lock file's name, inside the store's folder. */
+export const DATA_DIR_LOCK_FILE = 'junction.lock';
 /** Folders this process holds (a second open in the same process is refused too). */
 const held = new Set<string>();
 
@@ -19,7 +20,7 @@ const held = new Set<string>();
  */
 export function lockDataDir(dataDir: string): () => void {
   const folder = resolve(dataDir);
-  const path = join(folder, LOCK_FILE);
+  const path = join(folder, DATA_DIR_LOCK_FILE);
   if (held.has(folder)) throw new StoreInUseError(inUseMessage(dataDir, process.pid));
   for (let attempt = 0; ; attempt += 1) {
     try {

@@ -3,6 +3,16 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { VECTOR_SETTINGS } from './vector-session-settings.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
 import { PglitePreparedStatements } from './pglite-prepared.ts';
+import { DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
+import {
+  DEFAULT_STORE_TEMPLATE_DIR,
+  discardStoreTemplate,
+  emptyNewStoreFolder,
+  isNewStore,
+  readStoreTemplate,
+  storeTemplateFile,
+  writeStoreTemplate,
+} from './pglite-store-template.ts';
 
 const parsers = { [types.INT8]: (value: string) => Number(value) };
 
@@ -30,19 +40,40 @@ const INITDB_OPTIONS = ['--no-data-checksums'];
 /**
  * Embedded PostgreSQL (WASM) in `dataDir`, or in memory for `memory://`, on the calling
  * thread. The server runs it on a thread of its own (pglite-worker.ts); the caller has
- * created and locked the folder.
+ * created and locked the folder. A new store starts from the kept empty one in
+ * `templateDir` when there is one (pglite-store-template.ts).
  */
-export async function openPgliteEngine(dataDir: string): Promise<Database> {
-  const inMemory = dataDir.startsWith('memory://');
-  const db = await PGlite.create({
-    dataDir: inMemory ? undefined : dataDir,
-    extensions: { vector },
-    parsers,
-    initDbStartParams: INITDB_OPTIONS,
-    postgresqlconf: `shared_buffers=${SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
-  });
+export async function openPgliteEngine(dataDir: string, templateDir = DEFAULT_STORE_TEMPLATE_DIR): Promise<Database> {
+  const folder = dataDir.startsWith('memory://') ? undefined : dataDir;
+  const templateFile = isNewStore(folder) ? storeTemplateFile(templateDir, INITDB_OPTIONS) : undefined;
+  const db = await createEngine(folder, templateFile);
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
   return new PgliteDatabase(db);
+}
+
+const engineOptions = (folder: string | undefined) => ({
+  dataDir: folder,
+  extensions: { vector },
+  parsers,
+  initDbStartParams: INITDB_OPTIONS,
+  postgresqlconf: `shared_buffers=${SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
+});
+
+/** The engine on `folder`; a new store is loaded from the template when one was kept, else made by initdb and kept. */
+async function createEngine(folder: string | undefined, templateFile: string | undefined): Promise<PGlite> {
+  const template = templateFile === undefined ? undefined : await readStoreTemplate(templateFile);
+  if (templateFile !== undefined && template !== undefined) {
+    try {
+      return await PGlite.create({ ...engineOptions(folder), loadDataDir: template });
+    } catch {
+      // A template that would not load is discarded, and this store is made by initdb instead.
+      await discardStoreTemplate(templateFile);
+      if (folder !== undefined) emptyNewStoreFolder(folder, DATA_DIR_LOCK_FILE);
+    }
+  }
+  const db = await PGlite.create(engineOptions(folder));
+  if (templateFile !== undefined) await writeStoreTemplate(db, templateFile);
+  return db;
 }
 
 const toResult = <Row>(result: { rows: Row[]; affectedRows?: number }): QueryResult<Row> => ({

@@ -1,0 +1,91 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, openAsBlob, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { PROJECT_ROOT } from '../project-root.ts';
+
+/**
+ * New embedded stores start from a copy of an empty one. PGlite runs initdb (PostgreSQL's
+ * creation of a data folder) in a second WASM engine of its own: 1.7-4 s here, most of a
+ * first start and of every in-memory store (each test file opens some), while loading the
+ * same folder from a tarball took 0.35-0.6 s. initdb's output depends only on PGlite's
+ * version and the initdb options, so the first store made keeps its empty folder as a
+ * tarball in node_modules/.cache/junction/pglite (about 40 MB, uncompressed: unpacking a
+ * gzip one took 0.2 s more at every use), named by those two, written atomically.
+ */
+export const DEFAULT_STORE_TEMPLATE_DIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'junction', 'pglite');
+
+/** Written by initdb into every data folder: a folder holding it is a store already. */
+const STORE_MARKER = 'PG_VERSION';
+/** A tar archive's signature ("ustar") at this offset of its first header. */
+const TAR_MAGIC_OFFSET = 257;
+
+/** The template's file for this PGlite and these initdb options. */
+export function storeTemplateFile(templateDir: string, initdbOptions: readonly string[]): string {
+  const key = createHash('sha256').update(JSON.stringify({ pglite: pgliteVersion(), initdbOptions })).digest('hex').slice(0, 16);
+  return join(templateDir, `empty-store-${key}.tar`);
+}
+
+/** Whether `dataDir` (a folder, or `memory://`) holds no store yet. */
+export const isNewStore = (dataDir: string | undefined): boolean => dataDir === undefined || !existsSync(join(dataDir, STORE_MARKER));
+
+/** The template, when one was kept and looks like a tar archive; else undefined (then initdb runs). */
+export async function readStoreTemplate(file: string): Promise<Blob | undefined> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const magic = Buffer.alloc(5);
+      await handle.read(magic, 0, 5, TAR_MAGIC_OFFSET);
+      if (magic.toString('latin1') !== 'ustar') return undefined;
+    } finally {
+      await handle.close();
+    }
+    return await openAsBlob(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps the empty store `db` has just been created with, for the next new store. A
+ * checkpoint first, so a store loaded from it starts without replaying initdb's log. A
+ * folder that cannot be written means no template: new stores then run initdb.
+ */
+export async function writeStoreTemplate(db: PGlite, file: string): Promise<void> {
+  const temporary = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await db.exec('CHECKPOINT');
+    const archive = await db.dumpDataDir('none');
+    await mkdir(join(file, '..'), { recursive: true });
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(new Uint8Array(await archive.arrayBuffer()));
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch {
+    await rm(temporary, { force: true });
+  }
+}
+
+/** Removes a template that failed to load, so the next new store runs initdb and keeps a good one. */
+export async function discardStoreTemplate(file: string): Promise<void> {
+  await rm(file, { force: true });
+}
+
+/**
+ * Empties a new store's folder after a load from the template failed part way, keeping
+ * `keep` (the folder's lock file): initdb then starts on an empty folder again.
+ */
+export function emptyNewStoreFolder(dataDir: string, keep: string): void {
+  for (const entry of readdirSync(dataDir)) if (entry !== keep) rmSync(join(dataDir, entry), { recursive: true, force: true });
+}
+
+let version: string | undefined;
+function pgliteVersion(): string {
+  // Not an export of the package: read from the project's own node_modules.
+  version ??= (JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}
