@@ -1,5 +1,6 @@
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomically } from '../core/write-file-atomically.ts';
 import type { Settlement } from './settlement.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 
@@ -14,9 +15,8 @@ const PREFIX = 'unsettled-';
 export async function writeShutdownJournal(directory: string, holderId: string, settlements: readonly Settlement[]): Promise<string> {
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const file = path.join(directory, `${PREFIX}${holderId}-${Date.now()}.json`);
-  // Write then rename: a crash mid-write never leaves a half file that a start would misread.
-  await writeFile(`${file}.tmp`, JSON.stringify(settlements), { mode: 0o600 });
-  await rename(`${file}.tmp`, file);
+  // A crash mid-write never leaves a half file that a start would misread.
+  await writeFileAtomically(file, JSON.stringify(settlements), { mode: 0o600 });
   return file;
 }
 

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, openAsBlob, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { writeFileAtomically } from '../core/write-file-atomically.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
 
 /**
@@ -53,20 +54,13 @@ export async function readStoreTemplate(file: string): Promise<Blob | undefined>
  * folder that cannot be written means no template: new stores then run initdb.
  */
 export async function writeStoreTemplate(db: PGlite, file: string): Promise<void> {
-  const temporary = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await db.exec('CHECKPOINT');
     const archive = await db.dumpDataDir('none');
     await mkdir(join(file, '..'), { recursive: true });
-    const handle = await open(temporary, 'w');
-    try {
-      await handle.writeFile(new Uint8Array(await archive.arrayBuffer()));
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
+    await writeFileAtomically(file, new Uint8Array(await archive.arrayBuffer()));
   } catch {
-    await rm(temporary, { force: true });
+    // Unwritable: the next new store runs initdb too.
   }
 }
 

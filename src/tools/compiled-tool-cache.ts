@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../core/write-file-atomically.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
 
 /**
@@ -58,11 +59,8 @@ export async function fileHash(path: string): Promise<CompiledInput> {
 export async function writeCompiledTool(dir: string, file: string, compilerVersion: string, inputs: readonly CompiledInput[], output: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
-    const target = entryPath(dir, file, compilerVersion);
-    // Written aside and renamed: a server starting meanwhile reads the old entry or the new one, never half of one.
-    const temporary = `${target}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify({ output, inputs: [...inputs] } satisfies CacheEntry));
-    await rename(temporary, target);
+    // A server starting meanwhile reads the old entry or the new one, never half of one.
+    await writeFileAtomically(entryPath(dir, file, compilerVersion), JSON.stringify({ output, inputs: [...inputs] } satisfies CacheEntry));
   } catch {
     // Unwritable or vanished: compile next time.
   }

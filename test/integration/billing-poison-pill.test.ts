@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
+import { replayShutdownJournals, writeShutdownJournal } from '../../src/billing/shutdown-journal.ts';
 import type { UsageRecord } from '../../src/billing/usage-record.ts';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
 import { bearer } from '../support/test-app.ts';
@@ -173,6 +177,40 @@ describe('poison pills', () => {
     expect(stored.rows[0]?.requested_model).toBe('bad\ufffdmodel');
     expect(queue.poisonedCount).toBe(1);
     expect(queue.pendingCount).toBe(0);
+  });
+
+  it('journals unwritten settlements to a private file at shutdown and bills them once at the next start', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'junction-journal-'));
+    try {
+      const settlements = Array.from({ length: 3 }, () => ({
+        usage: usageRow({}),
+        keyId,
+        accountId: gateway.services.defaultAccount.id,
+        spendMicros: 100,
+        keyLeaseMicros: 0,
+        accountLeaseMicros: 0,
+      }));
+      const spend = async () => Number((await gateway.services.db.query<{ spend: number }>('SELECT spend_total_micros AS spend FROM api_keys WHERE id = $1', [keyId])).rows[0]?.spend);
+      const before = await spend();
+      const file = await writeShutdownJournal(directory, 'holder-test', settlements);
+      expect(readdirSync(directory)).toEqual([basename(file)]);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const ids = settlements.map((settlement) => settlement.usage.id);
+      expect(await replayShutdownJournals(directory, gateway.services.settlements)).toBe(3);
+      // Replayed again (as if the file had stayed): the rows are already there, nothing is added.
+      await writeShutdownJournal(directory, 'holder-test', settlements);
+      expect(await replayShutdownJournals(directory, gateway.services.settlements)).toBe(3);
+      const written = await gateway.services.db.query<{ n: number; created: Date }>(
+        'SELECT count(*)::int AS n, min(created_at) AS created FROM usage_log WHERE id = ANY($1)',
+        [ids],
+      );
+      expect(written.rows[0]?.n).toBe(3);
+      expect((await spend()) - before).toBe(300);
+      expect(new Date(written.rows[0]?.created ?? 0).getTime()).toBe(Math.min(...settlements.map((settlement) => settlement.usage.createdAt.getTime())));
+      expect(readdirSync(directory)).toEqual([]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 
