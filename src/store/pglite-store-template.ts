@@ -28,7 +28,7 @@ export function storeTemplateFile(templateDir: string, initdbOptions: readonly s
   return join(templateDir, `empty-store-${key}.tar`);
 }
 
-/** Whether `dataDir` (a folder, or `memory://`) holds no store yet. */
+/** Whether the folder `dataDir` holds no store yet (undefined: a store in memory, always new). */
 export const isNewStore = (dataDir: string | undefined): boolean => dataDir === undefined || !existsSync(join(dataDir, STORE_MARKER));
 
 /** The template, when one was kept and looks like a tar archive; else undefined (then initdb runs). */
