@@ -21,10 +21,20 @@ export const DEFAULT_STORE_TEMPLATE_DIR = join(PROJECT_ROOT, 'node_modules', '.c
 const STORE_MARKER = 'PG_VERSION';
 /** A tar archive's signature ("ustar") at this offset of its first header. */
 const TAR_MAGIC_OFFSET = 257;
+const TAR_BLOCK = 512;
+/**
+ * The top-level entries of a PostgreSQL data folder (the manual's "Database File Layout").
+ * Anything else in a store's folder is not PostgreSQL's: Junction's lock file (which, copied
+ * into a new store, would overwrite that store's own lock with another process's), its admin
+ * socket, or files a person left there. The kept store holds none of them.
+ */
+const POSTGRES_ENTRY = /^(PG_VERSION|base|global|current_logfiles|pg_[A-Za-z_]+(\.conf)?|postgresql(\.auto)?\.conf|postmaster\.(opts|pid))$/;
+/** Part of the template's name: a new format makes templates of the old one unused (those of before 2026-11-27's eighth session could hold a lock file). */
+const TEMPLATE_FORMAT = 2;
 
 /** The template's file for this PGlite and these initdb options. */
 export function storeTemplateFile(templateDir: string, initdbOptions: readonly string[]): string {
-  const key = createHash('sha256').update(JSON.stringify({ pglite: pgliteVersion(), initdbOptions })).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(JSON.stringify({ format: TEMPLATE_FORMAT, pglite: pgliteVersion(), initdbOptions })).digest('hex').slice(0, 16);
   return join(templateDir, `empty-store-${key}.tar`);
 }
 
@@ -58,10 +68,32 @@ export async function writeStoreTemplate(db: PGlite, file: string): Promise<void
     await db.exec('CHECKPOINT');
     const archive = await db.dumpDataDir('none');
     await mkdir(join(file, '..'), { recursive: true });
-    await writeFileAtomically(file, new Uint8Array(await archive.arrayBuffer()));
+    await writeFileAtomically(file, postgresEntriesOnly(new Uint8Array(await archive.arrayBuffer())));
   } catch {
     // Unwritable: the next new store runs initdb too.
   }
+}
+
+/**
+ * The tar archive `tar` without the entries that are not PostgreSQL's (POSTGRES_ENTRY). A
+ * ustar entry is a 512-byte header (name at 0, size in octal at 124, name prefix at 345)
+ * followed by its data padded to whole blocks; the archive ends with two zero blocks.
+ */
+export function postgresEntriesOnly(tar: Uint8Array): Uint8Array {
+  const kept: Uint8Array[] = [];
+  const text = (from: number, length: number) => Buffer.from(tar.subarray(from, from + length)).toString('latin1').replace(/\0.*$/s, '');
+  let at = 0;
+  while (at + TAR_BLOCK <= tar.length && tar[at] !== 0) {
+    const prefix = text(at + 345, 155);
+    const path = prefix === '' ? text(at, 100) : `${prefix}/${text(at, 100)}`;
+    const size = Number.parseInt(text(at + 124, 12).trim() || '0', 8);
+    const end = at + TAR_BLOCK + Math.ceil(size / TAR_BLOCK) * TAR_BLOCK;
+    const topLevel = path.split('/').find((part) => part !== '') ?? '';
+    if (POSTGRES_ENTRY.test(topLevel)) kept.push(tar.subarray(at, end));
+    at = end;
+  }
+  kept.push(new Uint8Array(2 * TAR_BLOCK));
+  return Buffer.concat(kept);
 }
 
 /** Removes a template that failed to load, so the next new store runs initdb and keeps a good one. */

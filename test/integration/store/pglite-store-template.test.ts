@@ -87,4 +87,22 @@ describe.skipIf(process.env.DATABASE_URL)('new embedded stores', () => {
     expect(statSync(templateFile).size).toBeGreaterThan(1024 * 1024);
     await withEngine('memory://', templateDir, async (db) => expect(await tables(db)).toEqual([]));
   });
+
+  it('keeps only PostgreSQL’s files: a store loaded from it keeps its own lock file and gets nobody else’s', async () => {
+    const ownTemplates = join(folder, 'templates-from-a-folder');
+    const first = join(folder, 'first-in-a-folder');
+    mkdirSync(first);
+    writeFileSync(join(first, DATA_DIR_LOCK_FILE), '{"pid":11}\n');
+    writeFileSync(join(first, 'notes.txt'), 'left here by someone');
+    await withEngine(first, ownTemplates, async (db) => expect(await tables(db)).toEqual([]));
+    expect(templateFiles(ownTemplates)).toHaveLength(1);
+
+    const next = join(folder, 'next-in-a-folder');
+    mkdirSync(next);
+    writeFileSync(join(next, DATA_DIR_LOCK_FILE), '{"pid":22}\n');
+    await withEngine(next, ownTemplates, async (db) => expect(await tables(db)).toEqual([]));
+    expect(readFileSync(join(next, DATA_DIR_LOCK_FILE), 'utf8')).toBe('{"pid":22}\n');
+    expect(existsSync(join(next, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(next, 'PG_VERSION'))).toBe(true);
+  });
 });
