@@ -56,6 +56,8 @@ export class SettlementQueue {
   /** Settlements no write could take (kept for the shutdown journal, never silently dropped). */
   readonly #poisoned: Settlement[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** When #timer fires (performance.now()); a sooner flush replaces it. */
+  #timerDueAt = Number.POSITIVE_INFINITY;
   #flushing: Promise<void> | undefined;
   #failures = 0;
   /** Settlements added so far: a position in the queue for writeQueued(). */
@@ -155,8 +157,7 @@ export class SettlementQueue {
   async close(timeoutMs = 10_000): Promise<Settlement[]> {
     await this.drain(timeoutMs);
     this.#closed = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimer();
     const unwritten = [...this.#pending.map((queued) => queued.settlement), ...this.#poisoned];
     this.#pending = [];
     return unwritten;
@@ -165,8 +166,7 @@ export class SettlementQueue {
   /** Writes what is queued and the journal rows that are due (`wholeJournal`: all of them, as at shutdown). */
   async flush(options: { wholeJournal?: boolean } = {}): Promise<void> {
     if (this.#flushing) return this.#flushing;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimer();
     const batch = this.#pending.splice(0, MAX_BATCH);
     const usageIds = new Set<string>();
     for (const queued of batch) if (queued.settlement.usage) usageIds.add(queued.settlement.usage.id);
@@ -198,7 +198,7 @@ export class SettlementQueue {
         this.#flushing = undefined;
         this.#writing = [];
         this.#logBacklog();
-        if (this.#pending.length > 0) this.#schedule(this.#failures > 0 ? this.#retryDelay() : FLUSH_INTERVAL_MS);
+        if (this.#pending.length > 0) this.#schedule(FLUSH_INTERVAL_MS);
         else this.#scheduleYoungJournal();
       });
     return this.#flushing;
@@ -227,8 +227,7 @@ export class SettlementQueue {
     let oldest = Number.POSITIVE_INFINITY;
     for (const call of this.#journal.values()) oldest = Math.min(oldest, call.startedAt.getTime());
     if (oldest === Number.POSITIVE_INFINITY) return;
-    const delay = Math.max(FLUSH_INTERVAL_MS, oldest + JOURNAL_START_MS - Date.now());
-    this.#schedule(this.#failures > 0 ? Math.max(delay, this.#retryDelay()) : delay);
+    this.#schedule(Math.max(FLUSH_INTERVAL_MS, oldest + JOURNAL_START_MS - Date.now()));
   }
 
   /**
@@ -304,14 +303,34 @@ export class SettlementQueue {
     return true;
   }
 
+  /**
+   * A flush in `delayMs`, unless one is due sooner. A later one already set is moved up:
+   * a call journaled at its start (every non-streamed call) sets a timer for when it will
+   * have lasted JOURNAL_START_MS, and settlements queued under that timer waited for it
+   * (about a second, or MAX_BATCH rows) instead of the group-commit window.
+   */
   #schedule(delayMs: number): void {
-    if (this.#timer || this.#closed) return;
+    if (this.#closed) return;
+    // While the database is failing, nothing pulls the next try before its backoff.
+    const delay = this.#failures > 0 ? Math.max(delayMs, this.#retryDelay()) : delayMs;
+    const dueAt = performance.now() + delay;
+    if (this.#timer !== undefined) {
+      if (dueAt >= this.#timerDueAt) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timerDueAt = dueAt;
     // The timer clears itself before flushing: a timer that fired while a flush was in
     // flight must not stay set, or no later add() would ever schedule again.
     this.#timer = setTimeout(() => {
-      this.#timer = undefined;
+      this.#clearTimer();
       void this.flush();
-    }, delayMs);
+    }, delay);
+  }
+
+  #clearTimer(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDueAt = Number.POSITIVE_INFINITY;
   }
 
   #retryDelay(): number {

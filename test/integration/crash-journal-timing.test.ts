@@ -10,7 +10,8 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
 /**
  * The crash journal (open_calls) holds calls that have lasted JOURNAL_START_MS: a
  * shorter call never costs a journal row, even when group commits happen while it runs;
- * a longer one is journaled while open and its row goes when it settles.
+ * a longer one is journaled while open and its row goes when it settles. Journaling a
+ * call does not hold back its usage row: that goes with the next group commit.
  */
 let app: TestApp;
 let upstream: Server;
@@ -86,5 +87,21 @@ describe('crash journal timing', () => {
     const id = (response.json() as { id: string }).id;
     expect(await count(`SELECT count(*)::int AS n FROM test_journal_writes WHERE id = '${id}'`)).toBe(1);
     expect(await count(`SELECT count(*)::int AS n FROM usage_log WHERE id = '${id}' AND status = 'success'`)).toBe(1);
+  });
+
+  it("writes a settled call's usage row with the next group commit, not when the journal would have been due", async () => {
+    // A non-streamed call is journaled at its start, which sets a flush for when it will have
+    // lasted JOURNAL_START_MS. Its usage row must not wait for that flush: a kill -9 in
+    // between would lose the row (it is already out of the journal). The upstream answers
+    // after 150 ms, so that flush is still about 850 ms away when the call settles.
+    const response = await chat('quick');
+    expect(response.statusCode).toBe(200);
+    const settledAt = performance.now();
+    const id = (response.json() as { id: string }).id;
+    while ((await count(`SELECT count(*)::int AS n FROM usage_log WHERE id = '${id}'`)) === 0) {
+      expect(performance.now() - settledAt).toBeLessThan(JOURNAL_START_MS / 2);
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    expect(performance.now() - settledAt).toBeLessThan(JOURNAL_START_MS / 2);
   });
 });
