@@ -8,6 +8,7 @@ import { replayShutdownJournals, writeShutdownJournal } from '../../src/billing/
 import type { UsageRecord } from '../../src/billing/usage-record.ts';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
 import { bearer } from '../support/test-app.ts';
+import { usageRecordFixture } from '../support/usage-record-fixture.ts';
 
 /**
  * One bad request never stops billing: text that cannot be stored is refused at the
@@ -35,33 +36,7 @@ const chat = (model: string) =>
     payload: { model, messages: [{ role: 'user', content: 'hello' }] },
   });
 
-const usageRow = (overrides: Partial<UsageRecord>): UsageRecord => ({
-  id: `gen-${randomUUID()}`,
-  accountId: gateway.services.defaultAccount.id,
-  keyId,
-  requestId: 'req_test',
-  endpoint: 'chat.completions',
-  requestedModel: 'openai/test-echo',
-  model: 'openai/test-echo',
-  provider: 'openai',
-  upstreamModel: 'test-echo',
-  status: 'success',
-  httpStatus: 200,
-  errorCode: null,
-  inputTokens: 1,
-  outputTokens: 1,
-  cachedInputTokens: 0,
-  reasoningTokens: 0,
-  units: null,
-  costMicros: 100,
-  latencyMs: 1,
-  attempts: 1,
-  streamed: false,
-  agentId: null,
-  agentRunId: null,
-  createdAt: new Date(),
-  ...overrides,
-});
+const usageRow = (overrides: Partial<UsageRecord>): UsageRecord => usageRecordFixture({ accountId: gateway.services.defaultAccount.id, keyId }, overrides);
 
 describe('poison pills', () => {
   it('refuses a lone surrogate at the edge with 400 naming the field, and billing goes on', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Settlement, SettlementQueue } from '../../src/billing/settlement-queue.ts';
 import type { Database } from '../../src/store/database.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { usageRecordFixture } from '../support/usage-record-fixture.ts';
 
 /**
  * While the database refuses connections, the settlement queue retries with backoff,
@@ -42,35 +43,10 @@ function bindAll(db: Database): Database {
 }
 
 const settlement = (accountId: string, index: number): Settlement => ({
-  usage: {
-    id: `gen-backoff-${index}`,
-    accountId,
-    keyId: null,
-    requestId: `req-backoff-${index}`,
-    endpoint: '/v1/chat/completions',
-    requestedModel: 'openai/test-echo',
-    model: 'openai/test-echo',
-    provider: 'openai',
-    upstreamModel: 'test-echo',
-    status: 'success',
-    httpStatus: 200,
-    errorCode: null,
-    inputTokens: 5,
-    outputTokens: 1,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-    units: null,
-    costMicros: 2,
-    latencyMs: 3,
-    attempts: 1,
-    streamed: false,
-    agentId: null,
-    agentRunId: null,
-    createdAt: new Date(),
-  },
+  usage: usageRecordFixture({ accountId, keyId: null }, { id: `gen-backoff-${index}` }),
   keyId: null,
   accountId,
-  spendMicros: 2,
+  spendMicros: 100,
   keyLeaseMicros: 0,
   accountLeaseMicros: 0,
 });
