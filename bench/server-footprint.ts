@@ -28,7 +28,7 @@ export type FootprintResult = {
    * RSS after SETTLE_SECONDS of idleness. V8 shrinks each isolate's heap (the server's and
    * the embedded database's thread) only when its memory reducer runs, 8 s or more after
    * the start's last full collection; a forced collection does not shrink it. Until then
-   * the start's young-generation growth stays resident: 20-40 MB on PGlite.
+   * the start's young-generation growth stays resident: 20-50 MB here.
    */
   settledIdleRssMb: number;
   streams: number;
