@@ -1,5 +1,6 @@
 import { utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
 import type { Queryable } from '../store/database.ts';
+import { MISSING_OWNERS } from './usage-owner-check.ts';
 
 /** Stand-in for "no limit" in headroom arithmetic (well above any real budget, below 2^63). */
 const UNLIMITED = '9000000000000000000';
@@ -175,7 +176,7 @@ async function reclaim(db: Queryable, holders: string, params: unknown[], now: D
        UPDATE accounts a SET leased_micros = GREATEST(0, a.leased_micros - d.lease), usage_micros = a.usage_micros + d.spend
        FROM account_deltas d WHERE a.id = d.id RETURNING a.id
      )
-     SELECT (SELECT count(*) FROM stale)::int AS reclaimed`,
+     SELECT (SELECT count(*) FROM stale)::int AS reclaimed, require_usage_owners(${MISSING_OWNERS('inserted', 'keys', 'accounts_done')}) AS owners_checked`,
     [...params, utcDayNumber(now), utcMonthNumber(now)],
   );
   return result.rows[0]?.reclaimed ?? 0;

@@ -5,6 +5,7 @@ import { boundedText } from './bounded-text.ts';
 import type { OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
 import { USAGE_COLUMNS, type UsageRecord } from './usage-record.ts';
+import { MISSING_OWNERS } from './usage-owner-check.ts';
 
 /**
  * Usage rows travel as one array per column (`unnest`), in USAGE_COLUMNS' order, each an
@@ -106,6 +107,9 @@ function openCallRow(call: OpenCall, holderId: string): Record<string, unknown> 
  * reads both totals' RETURNING first; in the opposite order a top-up on another
  * connection of this process deadlocked against its own group commit.
  *
+ * A usage row whose account or key does not exist fails the statement (23503), as a
+ * foreign key would: require_usage_owners() checks the rows against the owner updates.
+ *
  * A call's spend is summed from its usage row as actually inserted: a row whose id is already in
  * the log (a batch replayed from the shutdown journal, a call a reclaimer already
  * settled as interrupted) adds nothing, so a retry can never bill twice.
@@ -180,7 +184,7 @@ export async function writeSettlementBatch(
        ON CONFLICT (id) DO UPDATE SET input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens,
          cost_micros = EXCLUDED.cost_micros, holder_id = EXCLUDED.holder_id, updated_at = now()
      )
-     SELECT 1`,
+     SELECT require_usage_owners(${MISSING_OWNERS('inserted', 'key_totals', 'account_totals')})`,
     [
       JSON.stringify(openRows),
       JSON.stringify(keyLeaseRows),

@@ -139,18 +139,21 @@ describe('poison pills', () => {
       keyLeaseMicros: 0,
       accountLeaseMicros: 0,
     }));
-    // A row no write can take (its account does not exist): it must not hold the others back.
+    // Rows no write can take (an account, a key that does not exist): they must not hold the others back.
     const orphan = { usage: usageRow({ accountId: randomUUID(), keyId: null }), keyId: null, accountId: null, spendMicros: 100, keyLeaseMicros: 0, accountLeaseMicros: 0 };
-    for (const settlement of [...settlements.slice(0, 5), orphan, ...settlements.slice(5)]) queue.add(settlement);
+    const keyOrphan = { usage: usageRow({ keyId: randomUUID() }), keyId: null, accountId: null, spendMicros: 100, keyLeaseMicros: 0, accountLeaseMicros: 0 };
+    for (const settlement of [...settlements.slice(0, 5), orphan, ...settlements.slice(5, 7), keyOrphan, ...settlements.slice(7)]) queue.add(settlement);
     await queue.drain();
     const written = await gateway.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_log WHERE id = ANY($1)', [settlements.map((settlement) => settlement.usage.id)]);
     const after = await gateway.services.db.query<{ spend: number }>('SELECT spend_total_micros AS spend FROM api_keys WHERE id = $1', [keyId]);
     const stored = await gateway.services.db.query<{ requested_model: string }>('SELECT requested_model FROM usage_log WHERE id = $1', [settlements[4]?.usage.id]);
-    console.log(`[chaos] poison pill: rows expected 9, found ${written.rows[0]?.n}; spend added ${Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)} µUSD of 900; kept aside ${queue.poisonedCount}`);
+    console.log(`[chaos] poison pill: rows expected 9, found ${written.rows[0]?.n}; spend added ${Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)} µUSD of 900; kept aside ${queue.poisonedCount} of 2`);
     expect(written.rows[0]?.n).toBe(9);
     expect(Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)).toBe(900);
     expect(stored.rows[0]?.requested_model).toBe('bad\ufffdmodel');
-    expect(queue.poisonedCount).toBe(1);
+    const orphans = await gateway.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_log WHERE id = ANY($1)', [[orphan.usage.id, keyOrphan.usage.id]]);
+    expect(orphans.rows[0]?.n).toBe(0);
+    expect(queue.poisonedCount).toBe(2);
     expect(queue.pendingCount).toBe(0);
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
@@ -69,5 +70,23 @@ describe('leases reclaimed from a live process', () => {
     gateway.services.budgets.returnIdle(0);
     await gateway.settle();
     expect(await balances(account.id)).toMatchObject({ key_leased: 0, account_leased: 0 });
+  });
+
+  it('refuses, as a foreign key would, to settle a journaled call whose account does not exist', async () => {
+    const db = gateway.services.db;
+    const holder = randomUUID();
+    const call = `gen-${randomUUID()}`;
+    await db.query(`INSERT INTO lease_holders (id, heartbeat_at) VALUES ($1, now() - interval '1 hour')`, [holder]);
+    await db.query(
+      `INSERT INTO open_calls (id, holder_id, account_id, request_id, endpoint, cost_micros, started_at) VALUES ($1, $2, $3, 'req', 'chat.completions', 5, now())`,
+      [call, holder, randomUUID()],
+    );
+    await expect(reclaimStaleLeases(db, 30)).rejects.toMatchObject({ code: '23503' });
+    // Nothing of the statement stayed: no orphan row, and the holder and its journal are still there.
+    const orphan = await db.query('SELECT 1 FROM usage_log WHERE id = $1', [call]);
+    const journaled = await db.query('SELECT 1 FROM open_calls WHERE id = $1', [call]);
+    expect([orphan.rows.length, journaled.rows.length]).toEqual([0, 1]);
+    await db.query('DELETE FROM open_calls WHERE id = $1', [call]);
+    await db.query('DELETE FROM lease_holders WHERE id = $1', [holder]);
   });
 });
