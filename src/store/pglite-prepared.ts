@@ -39,20 +39,23 @@ export class PglitePreparedStatements {
         // Checked under the locks: two first runs of one name cannot both prepare it.
         const known = this.#texts.get(name);
         if (known !== undefined && known !== sql) throw new Error(`prepared statement "${name}" was prepared with another text`);
-        const messages: BackendMessage[] = [];
-        try {
-          const types = this.#parameterTypes.get(name) ?? (await this.#prepare(name, sql));
-          const values = params.map((value, index) => {
-            if (value === null || value === undefined) return null;
-            const serializer = db.serializers[types[index] ?? 0];
-            return serializer ? serializer(value) : String(value);
-          });
-          messages.push(...(await this.#send(protocol.serialize.bind({ statement: name, values }))));
-          messages.push(...(await this.#send(protocol.serialize.describe({ type: 'P' }))));
-          messages.push(...(await this.#send(protocol.serialize.execute({}))));
-        } finally {
-          messages.push(...(await this.#send(protocol.serialize.sync())));
-        }
+        const types = this.#parameterTypes.get(name) ?? (await this.#prepare(name, sql));
+        const values = params.map((value, index) => {
+          if (value === null || value === undefined) return null;
+          const serializer = db.serializers[types[index] ?? 0];
+          return serializer ? serializer(value) : String(value);
+        });
+        // One pass through the engine for the four messages: it reads every message of its
+        // input before answering, and an error skips to the Sync at the end, as on a socket.
+        // Four passes took about 6 µs more per statement (55 against 49 µs for a one-row SELECT).
+        const messages = await this.#send(
+          concatenate([
+            protocol.serialize.bind({ statement: name, values }),
+            protocol.serialize.describe({ type: 'P' }),
+            protocol.serialize.execute({}),
+            protocol.serialize.sync(),
+          ]),
+        );
         await db.syncToFs();
         return parse.parseResults(messages, db.parsers)[0] as Results<Row>;
       }),
@@ -60,8 +63,17 @@ export class PglitePreparedStatements {
   }
 
   async #prepare(name: string, sql: string): Promise<number[]> {
-    await this.#send(protocol.serialize.parse({ name, text: sql, types: [] }));
-    const types = parse.parseDescribeStatementResults(await this.#send(protocol.serialize.describe({ type: 'S', name })));
+    let described: BackendMessage[];
+    try {
+      await this.#send(protocol.serialize.parse({ name, text: sql, types: [] }));
+      described = await this.#send(protocol.serialize.describe({ type: 'S', name }));
+    } catch (error) {
+      // After an error the engine skips messages until a Sync: without one here, the next
+      // statement's messages would be skipped and it would answer nothing.
+      await this.#send(protocol.serialize.sync());
+      throw error;
+    }
+    const types = parse.parseDescribeStatementResults(described);
     this.#parameterTypes.set(name, types);
     this.#texts.set(name, sql);
     return types;
@@ -70,4 +82,16 @@ export class PglitePreparedStatements {
   #send(message: Uint8Array): Promise<BackendMessage[]> {
     return this.#db.execProtocolStream(message, { syncToFs: false });
   }
+}
+
+function concatenate(parts: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const joined = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
 }

@@ -48,6 +48,14 @@ describe(`prepared statements (${engineName()})`, () => {
     expect((await db.query('SELECT label FROM prepared_probe ORDER BY id')).rows).toEqual([{ label: 'ONE' }, { label: 'TWO' }]);
   });
 
+  it('answer the next statements after one that cannot be prepared or whose parameters do not bind', async () => {
+    await expect(db.query('SELEC 1', [], { prepareAs: 'probe-syntax' })).rejects.toThrow(/syntax error/);
+    const count = 'SELECT $1::integer + 1 AS n';
+    expect((await db.query(count, [7], { prepareAs: 'probe-plus-one' })).rows).toEqual([{ n: 8 }]);
+    await expect(db.query(count, ['seven'], { prepareAs: 'probe-plus-one' })).rejects.toThrow(/invalid input syntax/);
+    expect((await db.query(count, [8], { prepareAs: 'probe-plus-one' })).rows).toEqual([{ n: 9 }]);
+  });
+
   it('refuse a second text under a name already prepared', async () => {
     await db.query('SELECT 1 AS one', [], { prepareAs: 'probe-name' });
     await expect(db.query('SELECT 2 AS two', [], { prepareAs: 'probe-name' })).rejects.toThrow(/probe-name/);
