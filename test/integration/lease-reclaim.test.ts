@@ -85,7 +85,8 @@ describe('leases reclaimed from a live process', () => {
     // Nothing of the statement stayed: no orphan row, and the holder and its journal are still there.
     const orphan = await db.query('SELECT 1 FROM usage_log WHERE id = $1', [call]);
     const journaled = await db.query('SELECT 1 FROM open_calls WHERE id = $1', [call]);
-    expect([orphan.rows.length, journaled.rows.length]).toEqual([0, 1]);
+    const holders = await db.query('SELECT 1 FROM lease_holders WHERE id = $1', [holder]);
+    expect([orphan.rows.length, journaled.rows.length, holders.rows.length]).toEqual([0, 1, 1]);
     await db.query('DELETE FROM open_calls WHERE id = $1', [call]);
     await db.query('DELETE FROM lease_holders WHERE id = $1', [holder]);
   });

@@ -50,10 +50,10 @@ describe(`prepared statements (${engineName()})`, () => {
 
   it('answer the next statements after one that cannot be prepared or whose parameters do not bind', async () => {
     await expect(db.query('SELEC 1', [], { prepareAs: 'probe-syntax' })).rejects.toThrow(/syntax error/);
-    const count = 'SELECT $1::integer + 1 AS n';
-    expect((await db.query(count, [7], { prepareAs: 'probe-plus-one' })).rows).toEqual([{ n: 8 }]);
-    await expect(db.query(count, ['seven'], { prepareAs: 'probe-plus-one' })).rejects.toThrow(/invalid input syntax/);
-    expect((await db.query(count, [8], { prepareAs: 'probe-plus-one' })).rows).toEqual([{ n: 9 }]);
+    const plusOne = 'SELECT $1::integer + 1 AS n';
+    expect((await db.query(plusOne, [7], { prepareAs: 'probe-plus-one' })).rows).toEqual([{ n: 8 }]);
+    await expect(db.query(plusOne, ['seven'], { prepareAs: 'probe-plus-one' })).rejects.toThrow(/invalid input syntax/);
+    expect((await db.query(plusOne, [8], { prepareAs: 'probe-plus-one' })).rows).toEqual([{ n: 9 }]);
   });
 
   it('refuse a second text under a name already prepared', async () => {
