@@ -49,7 +49,7 @@ export class PglitePreparedStatements {
         // input before answering, and an error skips to the Sync at the end, as on a socket.
         // Four passes took about 6 µs more per statement (55 against 49 µs for a one-row SELECT).
         const messages = await this.#send(
-          concatenate([
+          Buffer.concat([
             protocol.serialize.bind({ statement: name, values }),
             protocol.serialize.describe({ type: 'P' }),
             protocol.serialize.execute({}),
@@ -82,16 +82,4 @@ export class PglitePreparedStatements {
   #send(message: Uint8Array): Promise<BackendMessage[]> {
     return this.#db.execProtocolStream(message, { syncToFs: false });
   }
-}
-
-function concatenate(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const joined = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }
