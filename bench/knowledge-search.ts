@@ -4,8 +4,9 @@
  * random unit vectors of 256 dimensions) into the same collection as distractors, then
  * times hybrid search and its two halves over a few hundred pseudo-word questions, and
  * measures recall@10 on the labelled questions (test/fixtures/knowledge) before and
- * after the distractors went in. PGlite in memory by default; a fresh PostgreSQL
- * database when DATABASE_URL is set.
+ * after the distractors went in. PGlite in memory by default, its buffer pool as the
+ * server's (JUNCTION_PGLITE_SHARED_BUFFERS, else 16 MB); a fresh PostgreSQL database
+ * when DATABASE_URL is set.
  *
  *   node --import tsx bench/knowledge-search.ts        (KNOWLEDGE_BENCH_CHUNKS, KNOWLEDGE_BENCH_QUERIES)
  *
@@ -18,6 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createAccount } from '../src/accounts/account-repository.ts';
+import { parsePgliteSharedBuffers } from '../src/config/storage-env.ts';
 import type { Embedder } from '../src/knowledge/embedder.ts';
 import { searchKnowledge } from '../src/knowledge/hybrid-search.ts';
 import { indexKnowledge } from '../src/knowledge/knowledge-indexer.ts';
@@ -89,7 +91,10 @@ function unitVector(next: () => number): number[] {
 
 async function openBenchDatabase(): Promise<{ db: Database; drop(): Promise<void> }> {
   const baseUrl = process.env.DATABASE_URL;
-  if (!baseUrl) return { db: await openDatabase({ dataDir: 'memory://' }), drop: async () => undefined };
+  if (!baseUrl) {
+    const pgliteSharedBuffers = parsePgliteSharedBuffers(process.env.JUNCTION_PGLITE_SHARED_BUFFERS);
+    return { db: await openDatabase({ dataDir: 'memory://', pgliteSharedBuffers }), drop: async () => undefined };
+  }
   const name = `junction_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
@@ -199,6 +204,8 @@ async function recallAtTen(db: Database, accountId: string): Promise<number> {
 
 export type KnowledgeBenchResult = {
   engine: string;
+  /** The engine's shared_buffers: how much of the indexes stays in its own page cache. */
+  sharedBuffers: string;
   chunks: number;
   queries: number;
   loadSeconds: number;
@@ -248,6 +255,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
       [`[${queryVectors[0]?.join(',')}]`, account.id, COLLECTIONS, MODEL],
     );
     const hnswUsed = plan.rows.some((row) => Object.values(row).join('').includes(`knowledge_chunks_hnsw_${DIMS}`));
+    const sharedBuffers = (await db.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]?.shared_buffers ?? '?';
 
     const timings = [
       await time('vector only (HNSW top 30)', queries, async (index) =>
@@ -259,7 +267,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
         return (await searchKnowledge({ db, accountId: account.id, collections: COLLECTIONS, query: questions[index] ?? '', embedder })).hits.length;
       }),
     ];
-    return { engine: db.engine, chunks, queries, loadSeconds: insertMs / 1000, indexSeconds: indexMs / 1000, hnswUsed, timings, recallAt10: { exampleOnly, withDistractors } };
+    return { engine: db.engine, sharedBuffers, chunks, queries, loadSeconds: insertMs / 1000, indexSeconds: indexMs / 1000, hnswUsed, timings, recallAt10: { exampleOnly, withDistractors } };
   } finally {
     await db.close();
     await drop();
@@ -267,7 +275,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
 }
 
 export function printKnowledgeBench(result: KnowledgeBenchResult): void {
-  console.log(`\nknowledge search, ${result.engine}, ${result.chunks} synthetic chunks × ${DIMS} dims beside the example knowledge, ${result.queries} queries`);
+  console.log(`\nknowledge search, ${result.engine} (shared_buffers ${result.sharedBuffers}), ${result.chunks} synthetic chunks × ${DIMS} dims beside the example knowledge, ${result.queries} queries`);
   console.log(`load: insert ${result.loadSeconds.toFixed(1)} s, HNSW + GIN build ${result.indexSeconds.toFixed(1)} s; HNSW index used by the vector query plan: ${result.hnswUsed}`);
   console.log(`recall@${RECALL_AT} on the labelled questions (hybrid, lexical embedder): ${result.recallAt10.exampleOnly.toFixed(2)} on the example knowledge alone, ${result.recallAt10.withDistractors.toFixed(2)} among the synthetic chunks`);
   console.log('| search | p50 ms | p95 ms | p99 ms | mean ms | results |');

@@ -30,6 +30,8 @@ export type EnvConfig = {
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** JUNCTION_PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (default 16MB, see pglite-database.ts). */
+  pgliteSharedBuffers: string | undefined;
   redisUrl: string | undefined;
   configPath: string | undefined;
   /** HMAC key for API-key hashes. A built-in value when unset (see README, "Security"). */
@@ -81,6 +83,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     port: values.PORT,
     databaseUrl: storage.databaseUrl,
     dataDir: storage.dataDir,
+    pgliteSharedBuffers: storage.pgliteSharedBuffers,
     redisUrl: values.REDIS_URL,
     configPath: values.JUNCTION_CONFIG,
     keySecret: values.JUNCTION_KEY_SECRET ?? DEFAULT_KEY_SECRET,

@@ -1,6 +1,11 @@
 import type { Database } from './database.ts';
 
-export type StorageConfig = { databaseUrl?: string | undefined; dataDir: string };
+export type StorageConfig = {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** The embedded engine's buffer pool, as PostgreSQL writes sizes ('64MB'); its default when unset. */
+  pgliteSharedBuffers?: string | undefined;
+};
 
 /**
  * `DATABASE_URL` wins; otherwise the embedded engine in `JUNCTION_DATA_DIR`. Each engine's
@@ -13,5 +18,5 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
     return openPostgresDatabase(config.databaseUrl);
   }
   const { openPgliteDatabase } = await import('./pglite-worker-database.ts');
-  return openPgliteDatabase(config.dataDir);
+  return openPgliteDatabase(config.dataDir, { sharedBuffers: config.pgliteSharedBuffers });
 }

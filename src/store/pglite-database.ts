@@ -20,11 +20,21 @@ const parsers = { [types.INT8]: (value: string) => Number(value) };
  * PGlite's shared_buffers default (128 MB) is all touched WASM memory: about 150 MB of
  * the process's resident size for a page cache the OS keeps anyway (the data folder is
  * ordinary files). 16 MB holds a small store's hot pages; measured idle RSS of the
- * engine alone: 314 MB at the default, 205 MB at 32 MB, 168 MB at 16 MB. Knowledge search
- * over 100k chunks (bench/knowledge-search.ts, whose working set exceeds either) measured
- * the same at 16 MB as at 32 (hybrid p95 33.6 and 36.5 ms, one run each).
+ * engine alone: 314 MB at the default, 205 MB at 32 MB, 168 MB at 16 MB.
+ *
+ * A store with a large knowledge base reads most of an HNSW search's pages from the file
+ * system instead: at 100k chunks of 256 dimensions (a 138 MB index), a vector search
+ * read about 1,460 pages, and each read through the WASM file layer costs microseconds
+ * (bench p50 12.3 ms at 16 MB against 8.0 ms at 192 MB, which holds the index). The pool's
+ * memory is touched when the engine starts (a server's RSS was 137-158 MB higher at 192 MB),
+ * so its size is the operator's choice, JUNCTION_PGLITE_SHARED_BUFFERS, not a default.
  */
-const SHARED_BUFFERS = '16MB';
+const DEFAULT_SHARED_BUFFERS = '16MB';
+
+export type PgliteEngineSettings = {
+  /** shared_buffers, as PostgreSQL writes sizes; DEFAULT_SHARED_BUFFERS when unset. */
+  sharedBuffers?: string | undefined;
+};
 
 /**
  * initdb of PostgreSQL 18 (PGlite's engine) turns data checksums on, and then every page
@@ -43,35 +53,43 @@ const INITDB_OPTIONS = ['--no-data-checksums'];
  * created and locked the folder. A new store starts from the kept empty one in
  * `templateDir` when there is one (pglite-store-template.ts).
  */
-export async function openPgliteEngine(dataDir: string, templateDir = DEFAULT_STORE_TEMPLATE_DIR): Promise<Database> {
+export async function openPgliteEngine(
+  dataDir: string,
+  settings: PgliteEngineSettings = {},
+  templateDir = DEFAULT_STORE_TEMPLATE_DIR,
+): Promise<Database> {
   const folder = dataDir.startsWith('memory://') ? undefined : dataDir;
   const templateFile = isNewStore(folder) ? storeTemplateFile(templateDir, INITDB_OPTIONS) : undefined;
-  const db = await createEngine(folder, templateFile);
+  const db = await createEngine(engineOptions(folder, settings), templateFile);
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
   return new PgliteDatabase(db);
 }
 
-const engineOptions = (folder: string | undefined) => ({
+// PGlite writes postgresqlconf over the folder's postgresql.conf at every start: a changed pool size takes effect at the next.
+const engineOptions = (folder: string | undefined, settings: PgliteEngineSettings) => ({
   dataDir: folder,
   extensions: { vector },
   parsers,
   initDbStartParams: INITDB_OPTIONS,
-  postgresqlconf: `shared_buffers=${SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
+  postgresqlconf: `shared_buffers=${settings.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
 });
 
+type EngineOptions = ReturnType<typeof engineOptions>;
+
 /** The engine on `folder`; a new store is loaded from the template when one was kept, else made by initdb and kept. */
-async function createEngine(folder: string | undefined, templateFile: string | undefined): Promise<PGlite> {
+async function createEngine(options: EngineOptions, templateFile: string | undefined): Promise<PGlite> {
+  const folder = options.dataDir;
   const template = templateFile === undefined ? undefined : await readStoreTemplate(templateFile);
   if (templateFile !== undefined && template !== undefined) {
     try {
-      return await PGlite.create({ ...engineOptions(folder), loadDataDir: template });
+      return await PGlite.create({ ...options, loadDataDir: template });
     } catch {
       // A template that would not load is discarded, and this store is made by initdb instead.
       await discardStoreTemplate(templateFile);
       if (folder !== undefined) emptyNewStoreFolder(folder, DATA_DIR_LOCK_FILE);
     }
   }
-  const db = await PGlite.create(engineOptions(folder));
+  const db = await PGlite.create(options);
   if (templateFile !== undefined) await writeStoreTemplate(db, templateFile);
   return db;
 }

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
-import { deserializeError, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
+import type { PgliteEngineSettings } from './pglite-database.ts';
+import { deserializeError, type PgliteWorkerData, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
 
 /**
  * The embedded store, PGlite, on a thread of its own (pglite-worker.ts). The WASM engine's
@@ -11,12 +12,12 @@ import { deserializeError, type WorkerCall, type WorkerMessage } from './pglite-
  * Transactions, prepared statements and notifications behave as on the engine itself:
  * the worker runs the same PgliteDatabase.
  */
-export async function openPgliteDatabase(dataDir: string): Promise<Database> {
+export async function openPgliteDatabase(dataDir: string, settings: PgliteEngineSettings = {}): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   // Before PGlite touches the files: a second process must get a sentence, not a WASM abort.
   const release = inMemory ? () => undefined : lockDataDir(dataDir);
-  const worker = new Worker(workerScript(), { workerData: { dataDir } });
+  const worker = new Worker(workerScript(), { workerData: { dataDir, settings } satisfies PgliteWorkerData });
   try {
     await started(worker);
     return new PgliteWorkerDatabase(worker, release);

@@ -3,6 +3,11 @@
  * (the thread that owns the WASM engine). Values cross by structured clone: rows, Dates,
  * Uint8Arrays and plain objects arrive as they left.
  */
+import type { PgliteEngineSettings } from './pglite-database.ts';
+
+/** What the thread is started with: the store's folder and the engine's settings. */
+export type PgliteWorkerData = { dataDir: string; settings: PgliteEngineSettings };
+
 export type WorkerRequest =
   | { id: number; op: 'query'; sql: string; params: readonly unknown[]; prepareAs?: string; tx?: number }
   | { id: number; op: 'exec'; sql: string; tx?: number }

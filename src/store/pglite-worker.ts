@@ -1,13 +1,14 @@
 /**
- * The embedded engine's own thread: opens PGlite in `workerData.dataDir` and answers the
- * requests of PgliteWorkerDatabase (pglite-worker-database.ts). Off the server's thread,
+ * The embedded engine's own thread: opens PGlite in `workerData.dataDir` with
+ * `workerData.settings` and answers the requests of PgliteWorkerDatabase
+ * (pglite-worker-database.ts). Off the server's thread,
  * the WASM engine's start overlaps the server's and its statements run beside the
  * requests instead of between them.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Database, Queryable } from './database.ts';
 import { openPgliteEngine } from './pglite-database.ts';
-import { serializeError, type WorkerMessage, type WorkerRequest } from './pglite-worker-protocol.ts';
+import { type PgliteWorkerData, serializeError, type WorkerMessage, type WorkerRequest } from './pglite-worker-protocol.ts';
 
 type OpenTransaction = { tx: Queryable; finish(commit: boolean): void; done: Promise<unknown> };
 
@@ -104,7 +105,8 @@ const port = parentPort;
 // Once serving, the port's listener keeps the loop alive.
 const keepAlive = setInterval(() => undefined, 60_000);
 try {
-  serve(await openPgliteEngine((workerData as { dataDir: string }).dataDir), port);
+  const { dataDir, settings } = workerData as PgliteWorkerData;
+  serve(await openPgliteEngine(dataDir, settings), port);
 } catch (error) {
   // The opener reports it; closing the port ends this thread.
   port.postMessage({ kind: 'failed', error: serializeError(error) } satisfies WorkerMessage);

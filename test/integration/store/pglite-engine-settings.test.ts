@@ -8,8 +8,9 @@ import { engineName } from '../../support/test-database.ts';
 
 /**
  * The embedded engine's settings that search speed and memory depend on
- * (src/store/pglite-database.ts): a small buffer pool, and no page checksums on a new
- * store, while a store made with checksums (by an earlier version) still opens as it was.
+ * (src/store/pglite-database.ts): a small buffer pool unless the operator sets another,
+ * and no page checksums on a new store, while a store made with checksums (by an earlier
+ * version) still opens as it was.
  */
 const setting = async (db: { query<Row>(sql: string): Promise<{ rows: Row[] }> }, name: string) =>
   (await db.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
@@ -30,6 +31,24 @@ describe.skipIf(engineName() !== 'pglite')('the embedded engine', () => {
       expect(await setting(db, 'shared_buffers')).toBe('16MB');
     } finally {
       await db.close();
+    }
+  });
+
+  it('opens a store with the buffer pool the operator set, and with the default again when it is unset', async () => {
+    const dataDir = join(folder, 'sized');
+    const sized = await openDatabase({ dataDir, pgliteSharedBuffers: '48MB' });
+    try {
+      expect(await setting(sized, 'shared_buffers')).toBe('48MB');
+      await sized.exec('CREATE TABLE kept (id integer PRIMARY KEY); INSERT INTO kept VALUES (3)');
+    } finally {
+      await sized.close();
+    }
+    const reopened = await openDatabase({ dataDir });
+    try {
+      expect(await setting(reopened, 'shared_buffers')).toBe('16MB');
+      expect((await reopened.query<{ id: number }>('SELECT id FROM kept')).rows).toEqual([{ id: 3 }]);
+    } finally {
+      await reopened.close();
     }
   });
 

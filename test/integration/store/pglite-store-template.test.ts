@@ -18,7 +18,7 @@ const tables = async (db: Database) =>
   (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((row) => row.tablename);
 
 async function withEngine<T>(dataDir: string, templateDir: string, use: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openPgliteEngine(dataDir, templateDir);
+  const db = await openPgliteEngine(dataDir, {}, templateDir);
   try {
     return await use(db);
   } finally {
