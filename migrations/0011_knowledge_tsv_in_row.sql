@@ -8,9 +8,9 @@
 -- cost a TOAST index lookup and a page read. MAIN storage makes the tsv the last value
 -- to leave the row (a tsv too large even alone still does); the embedding, which
 -- search reads only for the rows it returns (HNSW keeps its own copy of the vectors),
--- and the text move out instead. Measured on PGlite among 100k chunks of 120 words
--- (bench/knowledge-search.ts's corpus, interleaved runs): full-text search p50 11.0 to
--- 9.8 ms, p95 13.8 to 11.8 ms; vector search unchanged.
+-- and the text move out instead. Full-text search among 100k chunks of 120 words
+-- (bench/knowledge-search.ts), p50: PGlite 11.0 to 9.8 ms (two stores searched in
+-- turn), PostgreSQL 8.5 to 5.4-6.2 ms (bench runs one after the other).
 --
 -- Rows written before this keep their layout until their document is indexed again.
 ALTER TABLE knowledge_chunks ALTER COLUMN tsv SET STORAGE MAIN;

@@ -5,15 +5,15 @@ import { openKnowledgeDatabase } from '../../support/knowledge-fixtures.ts';
 
 /**
  * Full-text search reads the tsv of every candidate it ranks, so the tsv stays in the row
- * and the embedding leaves it first (migration 0011): a chunk of about 1,000 characters
- * of many distinct words, with a 256-dimension embedding, is over the 2 kB row limit.
+ * and the embedding leaves it first (migration 0011): a chunk of 120 distinct words (840
+ * characters, a tsv of about 1.3 kB) with a 256-dimension embedding is over the 2 kB row limit.
  */
 let db: Database;
 let accountId: string;
 let close: () => Promise<void>;
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'fi', 'gu', 'he', 'ji', 'ba'];
-/** 120 distinct pseudo-words (about 900 characters): a tsv of about 1.3 kB. */
+/** 120 distinct pseudo-words of 6 letters. */
 const content = Array.from({ length: 120 }, (_, index) => `${SYLLABLES[index % 16]}${SYLLABLES[(index >> 4) % 16]}${SYLLABLES[(index * 7) % 16]}`).join(' ');
 const embedding = `[${Array.from({ length: 256 }, (_, index) => ((index % 17) / 17 - 0.5).toFixed(6)).join(',')}]`;
 
