@@ -14,6 +14,7 @@
  * last line.
  */
 import { cpus } from 'node:os';
+import { allocatorDefaults } from '../src/ops/allocator-env.ts';
 import type { AgentTurnResult } from './agent-turn.ts';
 import { printAgentTurns } from './agent-turn.ts';
 import { runScript, stopAll } from './child-process.ts';
@@ -60,7 +61,7 @@ try {
   }
   if (wanted('agent')) {
     results.agentTurn = [];
-    for (const { env } of engines) results.agentTurn.push(await runScript<AgentTurnResult>(await compiledScript('bench/agent-turn.ts'), env));
+    for (const { env } of engines) results.agentTurn.push(await runScript<AgentTurnResult>(await compiledScript('bench/agent-turn.ts'), { ...env, ...allocatorDefaults(process.env) }));
     printAgentTurns(results.agentTurn);
   }
   if (wanted('knowledge')) {

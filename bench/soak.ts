@@ -8,6 +8,7 @@
  * anywhere on the garbage collector's sawtooth (one run's end sample was 21% above its
  * 100k sample, the next run's 18% below, with no trend between).
  */
+import { allocatorDefaults } from '../src/ops/allocator-env.ts';
 import { createScratchDatabase } from '../test/support/test-database.ts';
 import { rssMegabytes, startScript } from './child-process.ts';
 import { compiledScript } from './compiled-scripts.ts';
@@ -22,7 +23,12 @@ export async function soak(options: { requests: number; concurrency: number; dat
   const scratch = options.databaseUrl ? await createScratchDatabase(options.databaseUrl, 'junction_bench_soak') : undefined;
   try {
     const upstream = await startScript('bench/fake-upstream.ts', {});
-    const server = await startScript(await compiledScript('bench/gateway-server.ts'), { UPSTREAM_URL: upstream.info.url ?? '', DATABASE_URL: scratch?.url ?? '' });
+    const server = await startScript(await compiledScript('bench/gateway-server.ts'), {
+      UPSTREAM_URL: upstream.info.url ?? '',
+      DATABASE_URL: scratch?.url ?? '',
+      // As `npm start` runs the server (src/ops/allocator-env.ts).
+      ...allocatorDefaults(process.env),
+    });
     const body = JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64 });
     let total = 0;
     let errors = 0;

@@ -13,6 +13,7 @@
  * optimising the gateway's functions 4 s into a cold run (about 1,100 by 4 s, 1,340 by 24 s),
  * and a gateway is measured running, not starting.
  */
+import { allocatorDefaults } from '../src/ops/allocator-env.ts';
 import { createScratchDatabase } from '../test/support/test-database.ts';
 import { startScript as startChild } from './child-process.ts';
 import { compiledScript } from './compiled-scripts.ts';
@@ -116,7 +117,8 @@ export async function measureThroughput(options: { seconds: number; rounds: numb
     const bare = await startScript('bench/bare-proxy.ts', { UPSTREAM_URL: upstreamUrl });
     const targets: Target[] = [{ name: 'bare fastify+undici', pid: bare.pid, url: `${bare.info.url}/v1` }];
     const addTarget = async (name: string, script: string, databaseUrl: string, pid = true) => {
-      const started = await startScript(script, { UPSTREAM_URL: upstreamUrl, DATABASE_URL: databaseUrl });
+      // With the allocator settings `npm start` gives the server (src/ops/allocator-env.ts).
+      const started = await startScript(script, { UPSTREAM_URL: upstreamUrl, DATABASE_URL: databaseUrl, ...allocatorDefaults(process.env) });
       const database = pid && databaseUrl ? new URL(databaseUrl).pathname.slice(1) : undefined;
       targets.push({ name, pid: pid ? started.pid : 0, url: `${started.info.url}/v1`, ...(started.info.key && { key: started.info.key }), ...(database && { database }) });
     };

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { allocatorDefaults } from './allocator-env.ts';
 
 /** `JUNCTION_WORKERS` / `--workers`: a count, or `auto` for one per core. */
 export function workerCount(value: string | undefined): number {
@@ -31,7 +32,7 @@ export function assertWorkersFit(workers: number, env: NodeJS.ProcessEnv): void 
 export function runPrimary(workers: number, log: (message: string) => void): void {
   let stopping = false;
   const fork = (index: number) => {
-    const worker = cluster.fork({ JUNCTION_WORKER_INDEX: String(index) });
+    const worker = cluster.fork({ JUNCTION_WORKER_INDEX: String(index), ...allocatorDefaults(process.env) });
     worker.on('exit', (code, signal) => {
       if (stopping) return;
       log(`worker ${index} exited (${signal ?? code}); starting it again`);

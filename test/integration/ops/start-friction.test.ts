@@ -5,12 +5,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALLOCATOR_ENV } from '../../../src/ops/allocator-env.ts';
+import { environmentOf, withoutAllocatorSettings } from '../../support/process-environment.ts';
 
 /**
  * A first start that explains itself, run as `npm start` runs the server (the compiled
  * build/): a second server on the same embedded store, a busy port and a bad variable
  * each print one line and exit 1 (no stack trace, no engine dump); a store left behind
- * by `kill -9` starts again; SIGTERM to `npm start` stops the server it started.
+ * by `kill -9` starts again; SIGTERM to `npm start` stops the server it started, which
+ * runs with glibc's allocator settings (src/ops/allocator-env.ts).
  */
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../../..');
@@ -106,12 +109,21 @@ describe('start-up that explains itself', () => {
   });
 
   it('stops the server when `npm start` gets SIGTERM, leaving no orphan', async () => {
-    const npm = await serve('npm', ['start', '--silent'], baseEnv());
+    const npm = await serve('npm', ['start', '--silent'], withoutAllocatorSettings(baseEnv()));
     expect(npm.pid).not.toBe(npm.child.pid);
+    // The allocator settings are read by glibc as the process starts: the script sets them.
+    if (process.platform === 'linux') expect(environmentOf(npm.pid)).toMatchObject(ALLOCATOR_ENV);
     npm.child.kill('SIGTERM');
     const exitCode = await new Promise<number | null>((resolve) => npm.child.once('exit', resolve));
     expect(exitCode).toBe(0);
     for (let waited = 0; isAlive(npm.pid) && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(isAlive(npm.pid)).toBe(false);
+  });
+
+  it.skipIf(process.platform !== 'linux')('keeps allocator settings the caller gave `npm start`', async () => {
+    const npm = await serve('npm', ['start', '--silent'], { ...baseEnv(), JUNCTION_DATA_DIR: 'memory://', MALLOC_MMAP_THRESHOLD_: '262144' });
+    expect(environmentOf(npm.pid).MALLOC_MMAP_THRESHOLD_).toBe('262144');
+    npm.child.kill('SIGTERM');
+    await new Promise((resolve) => npm.child.once('exit', resolve));
   });
 });

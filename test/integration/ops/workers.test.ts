@@ -7,8 +7,10 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALLOCATOR_ENV } from '../../../src/ops/allocator-env.ts';
 import { startFakeOpenAIUpstream } from '../../support/fake-openai-upstream.ts';
 import { TEST_CONFIG, UPSTREAM_KEYS } from '../../support/gateway-harness.ts';
+import { environmentOf, withoutAllocatorSettings } from '../../support/process-environment.ts';
 import { createScratchDatabase } from '../../support/test-database.ts';
 
 /** `npx junction serve --workers 2`: two processes on one port and one database, limits exact across them; PGlite refused. */
@@ -76,21 +78,25 @@ describe('--workers', () => {
     const granted = run(process.execPath, [BIN, 'credits', 'grant', '--amount', '5', '--currency', 'USD'], { env, timeout: 120_000 });
     // Awaited further down; until then an early failure must not count as an unhandled rejection.
     for (const pending of [created, granted]) pending.catch(() => undefined);
-    primary = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    primary = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], { env: withoutAllocatorSettings(env), stdio: ['ignore', 'pipe', 'inherit'] });
     // Each worker logs "junction is ready" with the URL; both share the one port. The
     // output keeps being read afterwards: a closed pipe would kill the workers (EPIPE).
     const lines = createInterface({ input: primary.stdout as NodeJS.ReadableStream });
-    const readyUrls = await new Promise<string[]>((resolve) => {
-      const urls: string[] = [];
+    const ready = await new Promise<Array<{ url: string; pid: number }>>((resolve) => {
+      const workers: Array<{ url: string; pid: number }> = [];
       lines.on('line', (line) => {
         output.push(line);
         const url = /"url":"(http:[^"]+)"/.exec(line)?.[1];
-        if (url && line.includes('junction is ready')) urls.push(url);
-        if (urls.length === 2) resolve(urls);
+        const pid = Number(/"pid":(\d+)/.exec(line)?.[1]);
+        if (url && line.includes('junction is ready')) workers.push({ url, pid });
+        if (workers.length === 2) resolve(workers);
       });
     });
     phase = 'checking the workers';
+    const readyUrls = ready.map((worker) => worker.url);
     expect(new Set(readyUrls).size).toBe(1);
+    // The primary was started without glibc's allocator settings; it gives them to its workers.
+    for (const { pid } of ready) expect(environmentOf(pid)).toMatchObject(ALLOCATOR_ENV);
     const url = readyUrls[0] as string;
     const client = new pg.Client(database.url);
     await client.connect();
