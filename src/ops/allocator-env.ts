@@ -7,12 +7,13 @@
  *
  * Why: glibc serves an allocation above its mmap threshold (128 KiB at first) from its own
  * mapping and returns it to the system on free, but every such free raises the threshold
- * to that size, up to 32 MiB. Starting the server frees many large blocks (the embedded
- * engine's WASM compiled in the background, files read whole), so the threshold climbs and
- * later large blocks land in the heap's arenas, where freed memory stays resident. Calling
- * malloc_trim(0) on an idle server (from gdb) gave back 67 MB of its 282 MB on the embedded
- * store. A fixed threshold keeps the first behaviour: idle RSS on the embedded store went
- * from 256-265 MB to 181-199 MB, 30 s after ready (README, "Benchmarks").
+ * to that size, up to 32 MiB. Starting the server frees many large blocks (37 MB of freed
+ * memory stayed in a process that only opened the embedded engine, whose WASM is compiled
+ * on background threads), so the threshold climbs and later large blocks land in malloc's
+ * arenas, where freed memory stays resident. Calling malloc_trim(0) on an idle server (from
+ * gdb) gave back 67 MB of its 282 MB on the embedded store. A fixed threshold keeps the
+ * first behaviour: in the footprint bench, idle RSS on the embedded store 30 s after ready
+ * went from 243-251 MB to 190-213 MB (README, "Memory" and "Benchmarks").
  */
 export const ALLOCATOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072' };
 
