@@ -110,20 +110,23 @@ describe('start-up that explains itself', () => {
 
   it('stops the server when `npm start` gets SIGTERM, leaving no orphan', async () => {
     const npm = await serve('npm', ['start', '--silent'], withoutAllocatorSettings(baseEnv()));
-    expect(npm.pid).not.toBe(npm.child.pid);
-    // The allocator settings are read by glibc as the process starts: the script sets them.
-    if (process.platform === 'linux') expect(environmentOf(npm.pid)).toMatchObject(ALLOCATOR_ENV);
+    // Read while it runs, checked once it is stopped: a failed check must not leave the server behind.
+    const environment = process.platform === 'linux' ? environmentOf(npm.pid) : undefined;
     npm.child.kill('SIGTERM');
     const exitCode = await new Promise<number | null>((resolve) => npm.child.once('exit', resolve));
-    expect(exitCode).toBe(0);
     for (let waited = 0; isAlive(npm.pid) && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(npm.pid).not.toBe(npm.child.pid);
+    expect(exitCode).toBe(0);
     expect(isAlive(npm.pid)).toBe(false);
+    // The allocator settings are read by glibc as the process starts: the script sets them.
+    if (environment) expect(environment).toMatchObject(ALLOCATOR_ENV);
   });
 
   it.skipIf(process.platform !== 'linux')('keeps allocator settings the caller gave `npm start`', async () => {
     const npm = await serve('npm', ['start', '--silent'], { ...baseEnv(), JUNCTION_DATA_DIR: 'memory://', MALLOC_MMAP_THRESHOLD_: '262144' });
-    expect(environmentOf(npm.pid).MALLOC_MMAP_THRESHOLD_).toBe('262144');
+    const environment = environmentOf(npm.pid);
     npm.child.kill('SIGTERM');
     await new Promise((resolve) => npm.child.once('exit', resolve));
+    expect(environment.MALLOC_MMAP_THRESHOLD_).toBe('262144');
   });
 });
