@@ -18,6 +18,7 @@ import { generateToolCallId, mapFinishReason, mapUsage } from './map-chat-respon
 import { readOpenAIStreamError } from './openai-error.ts';
 import { OpenAIChatChunkSchema, type OpenAIChatChunk } from './openai-wire-schemas.ts';
 import { isPlainDeltaChunk } from './plain-delta-chunk.ts';
+import { TextDeltaScanner } from './text-delta-scanner.ts';
 
 type ToolCallState = { index: number; id: string | undefined; name: string | undefined; started: boolean; pendingArguments: string };
 type ChunkToolCall = NonNullable<NonNullable<NonNullable<OpenAIChatChunk['choices']>[number]['delta']>['tool_calls']>[number];
@@ -33,6 +34,7 @@ class ChatChunkMapping implements SseEventMapping {
   /** [DONE] seen: later events are read (to the body's end, keeping the connection) but ignored. */
   #done = false;
   readonly #toolCalls = new Map<number, ToolCallState>();
+  readonly #textDeltas = new TextDeltaScanner();
 
   map(event: SseEvent, out: ModelStreamEvent[]): boolean {
     // Read on to the end of the body rather than stopping: stopping early destroys the
@@ -41,6 +43,12 @@ class ChatChunkMapping implements SseEventMapping {
     if (this.#done) return false;
     if (event.data === '[DONE]') {
       this.#done = true;
+      return false;
+    }
+    // Most chunks are a text delta under the opening of a chunk already parsed: their text is read without a parse.
+    const scanned = this.#textDeltas.read(event.data);
+    if (scanned !== undefined) {
+      if (scanned) out.push({ type: 'text-delta', delta: scanned });
       return false;
     }
     const chunk = parseChunk(event.data);
@@ -52,6 +60,7 @@ class ChatChunkMapping implements SseEventMapping {
         upstreamMessage: readOpenAIStreamError(chunk.error),
       });
     }
+    this.#textDeltas.learn(event.data);
     if (!this.#sentMetadata) {
       this.#sentMetadata = true;
       out.push({

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelStreamEvent } from '../../../../src/core/model-types.ts';
+import { readSseBatches } from '../../../../src/providers/http/sse-events.ts';
+import { mapChatStream } from '../../../../src/providers/openai/map-chat-stream.ts';
+import { TextDeltaScanner } from '../../../../src/providers/openai/text-delta-scanner.ts';
+import { seededRandom, type SeededRandom } from '../../../support/generated-requests.ts';
+
+// OpenAI's chunks as they come today (service tier, fingerprint, obfuscation padding).
+const OPENING = '{"id":"chatcmpl-D0q8","object":"chat.completion.chunk","created":1769092764,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_29330a9688",';
+const roleChunk = `${OPENING}"choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"obfuscation":"x1"}`;
+const textChunk = (json: string, tail = ',"obfuscation":"ZGF"') => `${OPENING}"choices":[{"index":0,"delta":{"content":${json}},"logprobs":null,"finish_reason":null}]${tail}}`;
+const finishChunk = `${OPENING}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"obfuscation":"a"}`;
+const usageChunk = `${OPENING}"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}`;
+
+describe('TextDeltaScanner', () => {
+  it('reads the text of OpenAI text chunks once it has learned their opening, and nothing else', () => {
+    const scanner = new TextDeltaScanner();
+    expect(scanner.read(textChunk('"Hello"'))).toBeUndefined(); // nothing learned yet
+    scanner.learn(roleChunk);
+    expect(scanner.read(roleChunk)).toBeUndefined();
+    expect(scanner.read(textChunk('"Hello"'))).toBe('Hello');
+    expect(scanner.read(textChunk('" world"', ',"usage":null,"obfuscation":"lRK2aBv"'))).toBe(' world');
+    expect(scanner.read(textChunk('"plain"', ''))).toBe('plain');
+    expect(scanner.read(textChunk('""'))).toBe('');
+    // Escapes come out as JSON.parse gives them.
+    const tricky = 'say "hi"\\\n\tCafé ☕ 😀 \u0001 </script>';
+    expect(scanner.read(textChunk(JSON.stringify(tricky)))).toBe(tricky);
+    expect(scanner.read(textChunk('"\\u00e9\\ud83d\\ude00"'))).toBe('é😀');
+    // The chunks the mapping must parse whole.
+    expect(scanner.read(finishChunk)).toBeUndefined();
+    expect(scanner.read(usageChunk)).toBeUndefined();
+    expect(scanner.read(textChunk('"x"', ',"usage":{"prompt_tokens":1}'))).toBeUndefined();
+    expect(scanner.read(`${OPENING}"choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":"stop"}]}`)).toBeUndefined();
+    expect(scanner.read(`${OPENING}"choices":[{"index":0,"delta":{"content":"x","reasoning":"y"},"finish_reason":null}]}`)).toBeUndefined();
+    expect(scanner.read(textChunk('"x"').replace('"id":"chatcmpl-D0q8"', '"id":"chatcmpl-other"'))).toBeUndefined();
+  });
+
+  it('leaves malformed text to the parser, which reports it', () => {
+    const scanner = new TextDeltaScanner();
+    scanner.learn(roleChunk);
+    expect(scanner.read(textChunk('"bad \\x escape"'))).toBeUndefined();
+    expect(scanner.read(textChunk('"raw \u0001 control"'))).toBeUndefined();
+    expect(scanner.read(`${OPENING}"choices":[{"index":0,"delta":{"content":"unterminated`)).toBeUndefined();
+    expect(scanner.read(textChunk('"x"', ',"obfuscation":"a"} trailing'))).toBeUndefined();
+  });
+
+  it('never keeps an opening that carries usage, an error or anything but metadata', () => {
+    for (const opening of [
+      '{"id":"a","usage":{"prompt_tokens":1},',
+      '{"id":"a","error":null,',
+      '{"id":"a","x_groq":{"id":"q"},',
+      '{"id":"a","meta":{"choices":[1]},',
+      '{"id":"a","meta":{',
+    ]) {
+      const scanner = new TextDeltaScanner();
+      const chunk = `${opening}"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}`;
+      scanner.learn(chunk);
+      expect(scanner.read(chunk), opening).toBeUndefined();
+    }
+  });
+
+  it('answers only what JSON.parse would give, over generated chunks (both paths exercised)', () => {
+    const rng = seededRandom(14);
+    let read = 0;
+    let declined = 0;
+    for (let index = 0; index < 8_000; index += 1) {
+      const scanner = new TextDeltaScanner();
+      const opening = generatedOpening(rng);
+      const learned = `${opening}"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`;
+      if (!parses(learned)) continue;
+      scanner.learn(learned);
+      const data = `${rng.next() < 0.9 ? opening : generatedOpening(rng)}${generatedRest(rng)}`;
+      const text = scanner.read(data);
+      if (text === undefined) {
+        declined += 1;
+        continue;
+      }
+      read += 1;
+      const parsed = JSON.parse(data) as Record<string, unknown>;
+      const choices = parsed.choices as Array<Record<string, unknown>>;
+      expect(choices, data).toHaveLength(1);
+      expect(choices[0]?.delta, data).toEqual({ content: text });
+      expect(choices[0]?.finish_reason ?? null, data).toBeNull();
+      expect(parsed.usage ?? null, data).toBeNull();
+      for (const key of Object.keys(parsed)) expect(['id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier', 'provider', 'choices', 'usage', 'obfuscation'], data).toContain(key);
+    }
+    expect(read).toBeGreaterThan(600);
+    expect(declined).toBeGreaterThan(3_000);
+  });
+});
+
+describe('mapChatStream with scanned text chunks', () => {
+  it('gives the same events as parsing every chunk', async () => {
+    const stream = [roleChunk, textChunk('"Hel"'), textChunk(JSON.stringify('lo "you"\n')), textChunk('""'), finishChunk, usageChunk, '[DONE]']
+      .map((data) => `data: ${data}\n\n`)
+      .join('');
+    const events: ModelStreamEvent[] = [];
+    for await (const event of mapChatStream(readSseBatches(chunked(stream)))) events.push(event);
+    expect(events).toEqual([
+      { type: 'response-metadata', id: 'chatcmpl-D0q8', model: 'gpt-4o-mini-2024-07-18' },
+      { type: 'text-delta', delta: 'Hel' },
+      { type: 'text-delta', delta: 'lo "you"\n' },
+      { type: 'usage', usage: { inputTokens: 9, outputTokens: 3 } },
+      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } },
+    ]);
+  });
+});
+
+async function* chunked(text: string): AsyncIterable<Uint8Array> {
+  yield new TextEncoder().encode(text);
+}
+
+const parses = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An opening: metadata members mostly, sometimes one the scanner must refuse, sometimes none. */
+function generatedOpening(rng: SeededRandom): string {
+  const members = [
+    `"id":${JSON.stringify(rng.pick(['chatcmpl-1', 'gen-"q"', 'a\\b', '']))}`,
+    '"object":"chat.completion.chunk"',
+    `"created":${rng.pick([1, 1769092764])}`,
+    `"model":${JSON.stringify(rng.pick(['gpt-4o', 'llama "3"', 'm']))}`,
+  ];
+  if (rng.next() < 0.4) members.push(`"system_fingerprint":${rng.pick(['"fp_1"', 'null'])}`);
+  if (rng.next() < 0.2) members.push(rng.pick(['"usage":null', '"usage":{"prompt_tokens":3}', '"error":null', '"x_groq":{}', '"extra":{"choices":[1]}', '"provider":"p"']));
+  if (rng.next() < 0.05) return '{';
+  return `{${members.filter(() => rng.next() < 0.9).join(',')},`;
+}
+
+/** The rest of a chunk after its opening: plain text deltas in the known shapes, and near misses. */
+function generatedRest(rng: SeededRandom): string {
+  const pieces = ['Hello', ' ', '"', '\\', '\n', 'é', '☕', '😀', '\u0001', '</script>', '\\"', '\u2028', '{"a":1}'];
+  const text = Array.from({ length: Math.floor(rng.next() * 5) }, () => rng.pick(pieces)).join('');
+  const token = rng.next() < 0.92 ? JSON.stringify(text) : rng.pick(['"bad \\x"', '"raw \u0001"', '"open', 'null', '5']);
+  const delta = rng.next() < 0.85 ? `{"content":${token}}` : rng.pick([`{"content":${token},"role":"assistant"}`, `{"reasoning":${token}}`, '{}', `{"content":${token},"tool_calls":null}`]);
+  const choiceTail = rng.pick([',"logprobs":null,"finish_reason":null}', ',"finish_reason":null}', ',"finish_reason":null,"logprobs":null}', ',"finish_reason":"stop"}', '}', ',"logprobs":{"content":[]},"finish_reason":null}']);
+  const index = rng.next() < 0.95 ? 0 : 1;
+  const choices = rng.next() < 0.95 ? `[{"index":${index},"delta":${delta}${choiceTail}]` : `[{"index":0,"delta":${delta}${choiceTail},{"index":1,"delta":{}}]`;
+  const end = rng.pick(['}', ',"usage":null}', ',"obfuscation":"ZGF"}', ',"usage":null,"obfuscation":"a+/="}', ',"usage":{"total_tokens":1}}', ',"obfuscation":"a\\"b"}', '} ', ',"error":{"message":"x"}}']);
+  return `"choices":${choices}${end}`;
+}
