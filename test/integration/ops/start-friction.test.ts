@@ -19,15 +19,19 @@ const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../../..');
 const MAIN = join(ROOT, 'build/main.js');
 let dataDir: string;
+/** A second store folder, for the busy-port start (its store is made before the port is found busy). */
+let otherDataDir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   await run(process.execPath, [join(ROOT, 'scripts/ensure-build.mjs')], { cwd: ROOT, timeout: 120_000 });
   dataDir = mkdtempSync(join(tmpdir(), 'junction-start-'));
+  otherDataDir = mkdtempSync(join(tmpdir(), 'junction-start-other-'));
 });
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(otherDataDir, { recursive: true, force: true });
 });
 
 const baseEnv = (): NodeJS.ProcessEnv => {
@@ -80,7 +84,7 @@ describe('start-up that explains itself', () => {
 
     // A busy port: one line naming it.
     const port = new URL(first.url).port;
-    const busy = await failingStart({ ...baseEnv(), PORT: port, JUNCTION_DATA_DIR: mkdtempSync(join(tmpdir(), 'junction-start-other-')) });
+    const busy = await failingStart({ ...baseEnv(), PORT: port, JUNCTION_DATA_DIR: otherDataDir });
     expect(busy.code).toBe(1);
     expect(busy.stderr.trim().split('\n')).toEqual([`junction: port ${port} on 127.0.0.1 is in use (another server?); stop it or set PORT to a free port.`]);
 
