@@ -14,6 +14,8 @@
  * would give it. Anything else (a role, a finish reason, usage, tool calls, other fields,
  * malformed text) is `undefined`, and the caller parses the chunk whole as before.
  */
+import { isPlainRecord } from '../../core/plain-record.ts';
+
 const CHOICE_START = '"choices":[{"index":0,"delta":{"content":"';
 /** What may follow the text up to the end of the choices array. */
 const CHOICE_ENDS = ['},"logprobs":null,"finish_reason":null}]', '},"finish_reason":null}]', '},"finish_reason":null,"logprobs":null}]'];
@@ -86,7 +88,7 @@ function metadataOpening(data: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (typeof members !== 'object' || members === null || Array.isArray(members)) return undefined;
+  if (!isPlainRecord(members)) return undefined;
   for (const key of Object.keys(members)) if (!METADATA_KEYS.has(key)) return undefined;
   return opening;
 }
