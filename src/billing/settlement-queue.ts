@@ -29,7 +29,8 @@ export type SettlementQueueEvents = {
 
 export type SettlementBacklog = { depth: number; oldestPendingAgeMs: number };
 
-type Queued = { settlement: Settlement; queuedAt: number; sequence: number };
+/** `journaled`: its call's journal row may be in the database, so the batch that settles the call removes it. */
+type Queued = { settlement: Settlement; queuedAt: number; sequence: number; journaled: boolean };
 
 /**
  * Group commit: settlements queue in memory and are written every few milliseconds in
@@ -53,6 +54,8 @@ export class SettlementQueue {
   #journal = new Map<string, OpenCall>();
   /** Calls journaled and not settled yet: only these may be re-journaled after a failed flush. */
   readonly #openCalls = new Set<string>();
+  /** Open calls whose journal row a flush has taken (written, or being written): their settling batch removes it. */
+  readonly #journalTaken = new Set<string>();
   /** Settlements no write could take (kept for the shutdown journal, never silently dropped). */
   readonly #poisoned: Settlement[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -82,7 +85,8 @@ export class SettlementQueue {
     if (settlement.usage) this.#events.onUsage?.(settlement.usage);
     const callId = settlement.usage?.id;
     if (callId !== undefined && this.#openCalls.delete(callId)) this.#journal.delete(callId);
-    this.#pending.push({ settlement, queuedAt: Date.now(), sequence: ++this.#added });
+    const journaled = callId !== undefined && this.#journalTaken.delete(callId);
+    this.#pending.push({ settlement, queuedAt: Date.now(), sequence: ++this.#added, journaled });
     if (this.#pending.length >= MAX_BATCH) void this.flush();
     else this.#schedule(FLUSH_INTERVAL_MS);
   }
@@ -217,6 +221,7 @@ export class SettlementQueue {
       else if (whole || call.startedAt.getTime() <= dueBefore) {
         due.push(call);
         this.#journal.delete(id);
+        this.#journalTaken.add(id);
       }
     }
     return due;
@@ -256,7 +261,7 @@ export class SettlementQueue {
    */
   async #write(batch: Queued[], journal: OpenCall[]): Promise<{ settlements: Queued[]; journal: OpenCall[] }> {
     try {
-      await writeSettlementBatch(this.#db, batch.map((queued) => queued.settlement), journal, this.#holderId, new Date());
+      await writeSettlementBatch(this.#db, batch.map((queued) => queued.settlement), journal, this.#holderId, new Date(), journaledCallIds(batch));
       return { settlements: [], journal: [] };
     } catch (error) {
       if (this.#closedDatabase(error)) return { settlements: batch, journal };
@@ -289,7 +294,7 @@ export class SettlementQueue {
     if (!usage) return 'failed';
     const stripped = { ...queued.settlement, usage: { ...usage, requestedModel: null, units: null, errorCode: 'unstorable_usage_text' } };
     try {
-      await writeSettlementBatch(this.#db, [stripped], [], this.#holderId, new Date());
+      await writeSettlementBatch(this.#db, [stripped], [], this.#holderId, new Date(), journaledCallIds([queued]));
       return 'written';
     } catch (error) {
       return isConnectionError(error) ? 'unreachable' : 'failed';
@@ -344,6 +349,13 @@ export class SettlementQueue {
     this.#lastBacklogLog = Date.now();
     this.#events.onBacklog(backlog);
   }
+}
+
+/** The calls of `batch` whose journal rows may exist: the only ones the batch has to delete. */
+function journaledCallIds(batch: readonly Queued[]): string[] {
+  const ids: string[] = [];
+  for (const queued of batch) if (queued.journaled && queued.settlement.usage) ids.push(queued.settlement.usage.id);
+  return ids;
 }
 
 function halves<T>(items: T[]): [T[], T[]] {

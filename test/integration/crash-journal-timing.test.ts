@@ -3,9 +3,10 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
-import { JOURNAL_START_MS } from '../../src/billing/open-call.ts';
+import { JOURNAL_START_MS, type OpenCall } from '../../src/billing/open-call.ts';
 import { TEST_CONFIG } from '../support/gateway-harness.ts';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
+import { usageRecordFixture } from '../support/usage-record-fixture.ts';
 
 /**
  * The crash journal (open_calls) holds calls that have lasted JOURNAL_START_MS: a
@@ -103,5 +104,35 @@ describe('crash journal timing', () => {
       await new Promise((done) => setTimeout(done, 5));
     }
     expect(performance.now() - settledAt).toBeLessThan(JOURNAL_START_MS / 2);
+  });
+
+  it('drops the row of a journaled call whose progress was queued again when it settled, and only rows that were written', async () => {
+    const queue = app.services.settlements;
+    const accountId = app.services.defaultAccount.id;
+    const usage = (id: string) => usageRecordFixture({ accountId, keyId: null }, { id, streamed: true });
+    const openCall = (id: string, outputTokens: number): OpenCall => ({
+      ...usage(id),
+      inputTokens: 5,
+      outputTokens,
+      costMicros: 10,
+      startedAt: new Date(Date.now() - 2 * JOURNAL_START_MS),
+    });
+    const settle = (id: string) => queue.add({ usage: usage(id), keyId: null, accountId, spendMicros: 10, keyLeaseMicros: 0, accountLeaseMicros: 0 });
+    const journalRows = (id: string) => count(`SELECT count(*)::int AS n FROM open_calls WHERE id = '${id}'`);
+
+    // Journaled (due at once: it started two journal periods ago), then its progress queued again.
+    queue.journal(openCall('gen-journal-progress', 1));
+    await queue.flush();
+    expect(await journalRows('gen-journal-progress')).toBe(1);
+    queue.journal(openCall('gen-journal-progress', 40));
+    settle('gen-journal-progress');
+    // A call journaled but settled before any flush took its row: it never had one.
+    queue.journal(openCall('gen-journal-unwritten', 1));
+    settle('gen-journal-unwritten');
+    await queue.drain();
+
+    expect(await journalRows('gen-journal-progress')).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM test_journal_writes WHERE id = 'gen-journal-unwritten'")).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM usage_log WHERE id IN ('gen-journal-progress', 'gen-journal-unwritten')")).toBe(2);
   });
 });
