@@ -23,6 +23,12 @@ function partOf(parts: Map<string, OwnerPart>, id: string): OwnerPart {
   return part;
 }
 
+/** Lease given back and spend that came without a usage row (a returned lease, a tool's charge). */
+function addLeaseAndSpend(part: OwnerPart, lease: number, otherSpend: number): void {
+  part.lease += lease;
+  part.otherSpend += otherSpend;
+}
+
 function addUsageRow(part: OwnerPart, usage: UsageRecord): void {
   part.rowSpend += usage.costMicros;
   part.usage_rows += 1;
@@ -136,16 +142,8 @@ export async function writeSettlementBatch(
       if (row.keyId) addUsageRow(partOf(keyParts, row.keyId), row);
     }
     const otherSpend = row ? 0 : settlement.spendMicros;
-    if (settlement.keyId && (settlement.keyLeaseMicros !== 0 || otherSpend !== 0)) {
-      const part = partOf(keyParts, settlement.keyId);
-      part.lease += settlement.keyLeaseMicros;
-      part.otherSpend += otherSpend;
-    }
-    if (settlement.accountId && (settlement.accountLeaseMicros !== 0 || otherSpend !== 0)) {
-      const part = partOf(accountParts, settlement.accountId);
-      part.lease += settlement.accountLeaseMicros;
-      part.otherSpend += otherSpend;
-    }
+    if (settlement.keyId && (settlement.keyLeaseMicros !== 0 || otherSpend !== 0)) addLeaseAndSpend(partOf(keyParts, settlement.keyId), settlement.keyLeaseMicros, otherSpend);
+    if (settlement.accountId && (settlement.accountLeaseMicros !== 0 || otherSpend !== 0)) addLeaseAndSpend(partOf(accountParts, settlement.accountId), settlement.accountLeaseMicros, otherSpend);
   }
   const leasedParts = (parts: Map<string, OwnerPart>) => Array.from(parts.values()).filter((part) => part.lease !== 0);
   const holderLeaseRows = [
