@@ -3,7 +3,7 @@
  * daily spend limit and a rate limit, an account with credit), on PGlite or, with
  * DATABASE_URL, PostgreSQL. Prints its URL and a model key.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
@@ -11,7 +11,8 @@ import { buildApp } from '../src/app.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
 import { createServices } from '../src/services.ts';
 
-const configFile = join(mkdtempSync(join(tmpdir(), 'junction-bench-')), 'junction.yaml');
+const configDir = mkdtempSync(join(tmpdir(), 'junction-bench-'));
+const configFile = join(configDir, 'junction.yaml');
 const { writeFileSync } = await import('node:fs');
 writeFileSync(configFile, 'models:\n  openai/bench-model:\n    capabilities: [chat]\n    max_output_tokens: 1024\n    prices: { input: 0.15, output: 0.6 }\n');
 
@@ -25,5 +26,10 @@ const created = (await runAdminCommand(services, { command: 'keys.create', kind:
 const app = await buildApp(services);
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`${JSON.stringify({ url, key: created.key, engine: services.db.engine })}\n`);
-process.on('SIGINT', () => process.exit(0));
-process.on('SIGTERM', () => process.exit(0));
+// The config folder goes with the process: every bench run starts several of these.
+const stop = () => {
+  rmSync(configDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

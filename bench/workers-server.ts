@@ -4,7 +4,7 @@
  * starts the cluster primary and prints its URL and key once both workers listen.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,7 +12,8 @@ import { runAdminCommand } from '../src/admin/admin-commands.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
 import { createServices } from '../src/services.ts';
 
-const configFile = join(mkdtempSync(join(tmpdir(), 'junction-bench-workers-')), 'junction.yaml');
+const configDir = mkdtempSync(join(tmpdir(), 'junction-bench-workers-'));
+const configFile = join(configDir, 'junction.yaml');
 writeFileSync(configFile, 'models:\n  openai/bench-model:\n    capabilities: [chat]\n    max_output_tokens: 1024\n    prices: { input: 0.15, output: 0.6 }\n');
 const env = { ...process.env, OPENAI_API_KEY: 'upstream', OPENAI_BASE_URL: process.env.UPSTREAM_URL ?? '', JUNCTION_CONFIG: configFile, LOG_LEVEL: 'warn', JUNCTION_LOG_FORMAT: 'json' };
 const services = await createServices(readEnvConfig(env), { env, loadAgents: false, registerProcess: false });
@@ -32,7 +33,11 @@ createInterface({ input: primary.stdout as NodeJS.ReadableStream }).on('line', (
 });
 const stop = () => {
   primary.kill('SIGTERM');
-  primary.once('exit', () => process.exit(0));
+  primary.once('exit', () => {
+    // The config folder goes with the process (the workers read it until they exit).
+    rmSync(configDir, { recursive: true, force: true });
+    process.exit(0);
+  });
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
