@@ -4,9 +4,9 @@
  * random unit vectors of 256 dimensions) into the same collection as distractors, then
  * times hybrid search and its two halves over a few hundred pseudo-word questions, and
  * measures recall@10 on the labelled questions (test/fixtures/knowledge) before and
- * after the distractors went in. PGlite in memory by default, its buffer pool as the
- * server's (JUNCTION_PGLITE_SHARED_BUFFERS, else 16 MB); a fresh PostgreSQL database
- * when DATABASE_URL is set.
+ * after the distractors went in. PGlite in a data folder of its own (as `npm start` keeps
+ * the store), its buffer pool as the server's (JUNCTION_PGLITE_SHARED_BUFFERS, else 16 MB);
+ * a fresh PostgreSQL database when DATABASE_URL is set.
  *
  *   node --import tsx bench/knowledge-search.ts        (KNOWLEDGE_BENCH_CHUNKS, KNOWLEDGE_BENCH_QUERIES)
  *
@@ -15,7 +15,10 @@
  * search makes.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createAccount } from '../src/accounts/account-repository.ts';
@@ -93,7 +96,11 @@ async function openBenchDatabase(): Promise<{ db: Database; drop(): Promise<void
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
     const pgliteSharedBuffers = parsePgliteSharedBuffers(process.env.JUNCTION_PGLITE_SHARED_BUFFERS);
-    return { db: await openDatabase({ dataDir: 'memory://', pgliteSharedBuffers }), drop: async () => undefined };
+    // A data folder, as `npm start` keeps the store: pages the pool does not hold are read
+    // from files (each read a system call), not copied from arrays in memory.
+    const folder = mkdtempSync(join(tmpdir(), 'junction-knowledge-bench-'));
+    const db = await openDatabase({ dataDir: join(folder, 'data'), pgliteSharedBuffers });
+    return { db, drop: async () => rmSync(folder, { recursive: true, force: true }) };
   }
   const name = `junction_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
@@ -275,7 +282,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
 }
 
 export function printKnowledgeBench(result: KnowledgeBenchResult): void {
-  console.log(`\nknowledge search, ${result.engine} (shared_buffers ${result.sharedBuffers}), ${result.chunks} synthetic chunks × ${DIMS} dims beside the example knowledge, ${result.queries} queries`);
+  console.log(`\nknowledge search, ${result.engine === 'pglite' ? 'pglite in a data folder' : result.engine} (shared_buffers ${result.sharedBuffers}), ${result.chunks} synthetic chunks × ${DIMS} dims beside the example knowledge, ${result.queries} queries`);
   console.log(`load: insert ${result.loadSeconds.toFixed(1)} s, HNSW + GIN build ${result.indexSeconds.toFixed(1)} s; HNSW index used by the vector query plan: ${result.hnswUsed}`);
   console.log(`recall@${RECALL_AT} on the labelled questions (hybrid, lexical embedder): ${result.recallAt10.exampleOnly.toFixed(2)} on the example knowledge alone, ${result.recallAt10.withDistractors.toFixed(2)} among the synthetic chunks`);
   console.log('| search | p50 ms | p95 ms | p99 ms | mean ms | results |');
