@@ -3,6 +3,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { VECTOR_SETTINGS } from './vector-session-settings.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
 import { PglitePreparedStatements } from './pglite-prepared.ts';
+import { applyEngineWasmTiering } from './wasm-tiering.ts';
 import { DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import {
   DEFAULT_STORE_TEMPLATE_DIR,
@@ -58,6 +59,7 @@ export async function openPgliteEngine(
   settings: PgliteEngineSettings = {},
   templateDir = DEFAULT_STORE_TEMPLATE_DIR,
 ): Promise<Database> {
+  applyEngineWasmTiering();
   const folder = dataDir.startsWith('memory://') ? undefined : dataDir;
   const templateFile = isNewStore(folder) ? storeTemplateFile(templateDir, INITDB_OPTIONS) : undefined;
   const db = await createEngine(engineOptions(folder, settings), templateFile);
