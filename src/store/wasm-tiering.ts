@@ -2,18 +2,19 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * V8 compiles each WASM function first with its baseline compiler and recompiles it with
- * its optimising one (TurboFan) once it has run for a budget of about 1.8 MB of code
- * executed (`--wasm-tiering-budget`). Starting the embedded engine runs much of
- * PostgreSQL once, and at the default budget one start recompiled 103 of its functions,
- * most of them never to run again, with 407 MB of compiler memory in all
- * (`--trace-wasm-compilation-times`), mapped afresh and faulted in page by page under the
- * server's allocator setting (src/ops/allocator-env.ts); at ten times the budget, 23
- * functions and 165 MB. Ten times the budget leaves start-up code on the
- * baseline compiler while the functions a busy server runs still reach the optimising one
- * within moments. Measured with `node scripts/start.mjs` on one existing store (four starts
- * each, taken in turn, in a slow minute): ready in 2.29-3.29 s against 2.93-3.38, 85-90
- * thousand page faults against 99-112, RSS 3 s after ready 209-223 MB against 227-250; CPU
- * per call under load unchanged within the rounds' spread (README, "Benchmarks").
+ * its optimising one (TurboFan) once it has run for a budget (`--wasm-tiering-budget`,
+ * roughly bytes of code executed; 1.8 MB by default). Starting the embedded engine runs
+ * much of PostgreSQL's start-up code, and at the default budget one start recompiled 103
+ * functions with 407 MB of compiler memory in all (`--trace-wasm-compilation-times`), each
+ * block mapped afresh and faulted in page by page under the server's allocator setting
+ * (src/ops/allocator-env.ts); at ten times the budget, 23 functions and 165 MB, while the
+ * functions a busy server runs over and over still reach TurboFan (291 of them by the end
+ * of 12 s of streaming load on the bench's gateway).
+ *
+ * Measured with `node scripts/start.mjs` on one existing store (four starts each, taken in
+ * turn, in a slow minute): ready in 2.29-3.29 s against 2.93-3.38, 85-90 thousand page
+ * faults against 99-112, RSS 3 s after ready 209-223 MB against 227-250. CPU per call under
+ * load stayed within the rounds' spread (README, "Benchmarks").
  */
 const TIERING_BUDGET = 18_000_000;
 
