@@ -18,16 +18,12 @@ import { setFlagsFromString } from 'node:v8';
  */
 const TIERING_BUDGET = 18_000_000;
 
-let applied = false;
-
 /**
  * Sets the budget for the whole process (V8's flags are per process), before the engine's
- * module is compiled; later calls do nothing. An operator's own `--wasm-tiering-budget`
- * on node's command line wins.
+ * module is compiled; setting it again when another engine opens changes nothing. An
+ * operator's own `--wasm-tiering-budget` on node's command line wins.
  */
-export function applyEngineWasmTiering(execArgv: readonly string[] = process.execArgv): void {
-  if (applied) return;
-  applied = true;
-  if (execArgv.some((argument) => argument.startsWith('--wasm-tiering-budget'))) return;
+export function applyEngineWasmTiering(): void {
+  if (process.execArgv.some((argument) => argument.startsWith('--wasm-tiering-budget'))) return;
   setFlagsFromString(`--wasm-tiering-budget=${TIERING_BUDGET}`);
 }
