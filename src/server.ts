@@ -4,7 +4,7 @@ import { startAdminSocket } from './admin/admin-socket.ts';
 import { buildApp } from './app.ts';
 import type { EnvConfig } from './config/env-config.ts';
 import { issueSetupToken, setupLink } from './console/session-routes.ts';
-import { createServices, type Services } from './services.ts';
+import { openServices, type Services } from './services.ts';
 import type { Database } from './store/database.ts';
 
 export type RunningServer = { app: FastifyInstance; services: Services; url: string; stop(): Promise<void> };
@@ -49,11 +49,12 @@ async function closeWithinGrace(app: FastifyInstance, services: Services, graceM
 }
 
 /**
- * Opens the store (or takes the one being opened), applies migrations, listens. `stop()`
- * drains in-flight requests first.
+ * Opens the store (or takes the one being opened), applies migrations, builds the app
+ * while the services finish starting, listens. `stop()` drains in-flight requests first.
  */
 export async function startServer(config: EnvConfig, options: { database?: Promise<Database> } = {}): Promise<RunningServer> {
-  const services = await createServices(config, options.database ? { database: options.database } : {});
+  const { services, started } = await openServices(config, options.database ? { database: options.database } : {});
+  const app = await buildAppWhileStarting(services, started);
   let adminSocket: Server | undefined;
   try {
     const embedded = !config.databaseUrl && !config.dataDir.startsWith('memory://');
@@ -61,10 +62,9 @@ export async function startServer(config: EnvConfig, options: { database?: Promi
     // With several workers, the first one speaks for all (one setup link, not N that void each other).
     const speaks = (process.env.JUNCTION_WORKER_INDEX ?? '1') === '1';
     // Until someone signs in to the console, each start prints a fresh one-time setup link.
-    // Its token is written while the app is built (the link itself needs the listening URL).
+    // Its token is written while the server starts listening (the link itself needs the listening URL).
     const setupToken = speaks ? issueSetupToken(services.db, services.now()) : Promise.resolve(undefined);
-    setupToken.catch(() => undefined); // awaited once listening; a failed build must not leave it unhandled
-    const app = await buildApp(services);
+    setupToken.catch(() => undefined); // awaited once listening; a failed listen must not leave it unhandled
     const url = await app.listen({ host: config.host, port: config.port });
     if (services.firstStart && speaks) process.stdout.write(FIRST_START_HELP);
     const token = await setupToken;
@@ -82,7 +82,22 @@ export async function startServer(config: EnvConfig, options: { database?: Promi
     };
   } catch (error) {
     adminSocket?.close();
+    await app.close();
     await services.close();
     throw error;
   }
+}
+
+/**
+ * The HTTP app, built while the services' start runs in the store. If either fails, the
+ * other is waited for and undone: an app built is closed, services started are closed
+ * (a failed start has already stopped what it began). The start's error comes first: an
+ * unreachable database is what the operator has to fix.
+ */
+async function buildAppWhileStarting(services: Services, started: Promise<void>): Promise<FastifyInstance> {
+  const [built, start] = await Promise.allSettled([buildApp(services), started]);
+  if (built.status === 'fulfilled' && start.status === 'fulfilled') return built.value;
+  if (built.status === 'fulfilled') await built.value.close();
+  if (start.status === 'fulfilled') await services.close();
+  throw start.status === 'rejected' ? start.reason : (built as PromiseRejectedResult).reason;
 }

@@ -17,9 +17,10 @@ export class AgentDirectory {
   readonly #files: AgentRegistry;
   readonly #console: ConsoleAgentStore;
   readonly #accounts: AccountNames;
-  readonly #defaultAccountId: string;
+  /** Read when needed: the services are built before the store has told them which account is the default. */
+  readonly #defaultAccountId: () => string;
 
-  constructor(files: AgentRegistry, consoleAgents: ConsoleAgentStore, accounts: AccountNames, defaultAccountId: string) {
+  constructor(files: AgentRegistry, consoleAgents: ConsoleAgentStore, accounts: AccountNames, defaultAccountId: () => string) {
     this.#files = files;
     this.#console = consoleAgents;
     this.#accounts = accounts;
@@ -36,7 +37,7 @@ export class AgentDirectory {
 
   async ownerOf(agent: LoadedAgent): Promise<string | undefined> {
     const reference = agent.config.account;
-    return reference === undefined ? this.#defaultAccountId : this.#accounts.resolve(reference);
+    return reference === undefined ? this.#defaultAccountId() : this.#accounts.resolve(reference);
   }
 
   async fileAgents(accountId: string): Promise<LoadedAgent[]> {
@@ -77,7 +78,7 @@ export class AgentDirectory {
     for (const error of this.#files.errors()) {
       if (error.agentId !== id || error.keptVersion !== undefined) continue;
       // A file unreadable up to its `account:` is told to the default account (the operator's) only.
-      const owner = typeof error.account === 'string' ? await this.#accounts.resolve(error.account) : this.#defaultAccountId;
+      const owner = typeof error.account === 'string' ? await this.#accounts.resolve(error.account) : this.#defaultAccountId();
       if (owner === accountId) return error;
     }
     return undefined;

@@ -26,7 +26,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
   });
   const { db, now } = services;
   const settle = () => services.settlements.drain(2_000);
-  await app.register(sessionRoutes, { db, now, defaultAccountId: services.defaultAccount.id });
+  await app.register(sessionRoutes, { db, now, defaultAccountId: () => services.defaultAccount.id });
   await app.register(consoleKeysRoutes, { db, now, hasher: services.hasher, keyChanges: services.keyChanges });
   await app.register(membersRoutes, { db, now });
   await app.register(consoleUsageRoutes, { db, now, settle });

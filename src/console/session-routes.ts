@@ -12,7 +12,8 @@ import { hashPassword, verifyPassword } from './password-hash.ts';
 import { createSession, deleteSession, SESSION_ABSOLUTE_MS, switchSessionAccount } from './session-repository.ts';
 import { addMembership, countUsers, findUserByEmail, membershipsOf, roleIn, setPassword, upsertUser } from './user-repository.ts';
 
-export type SessionRoutesDeps = { db: Database; now: () => Date; defaultAccountId: string };
+/** `defaultAccountId` is read when a console owner is created: the routes are registered before the store has told the services which account is the default. */
+export type SessionRoutesDeps = { db: Database; now: () => Date; defaultAccountId: () => string };
 
 /** 10 wrong passwords per email and address in 15 minutes, 100 per address: guessing is slow. */
 const perEmail = new RateLimiterMemory({ points: 10, duration: 15 * 60, keyPrefix: 'console-login-email' });
@@ -49,7 +50,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
     const user = await deps.db.transaction(async (tx) => {
       if (!(await spendToken(tx, 'setup', input.token, deps.now()))) throw new JunctionError('forbidden', 'This setup link is invalid, expired or already used.');
       const created = await upsertUser(tx, input.email, passwordHash);
-      await addMembership(tx, created.id, deps.defaultAccountId, 'owner');
+      await addMembership(tx, created.id, deps.defaultAccountId(), 'owner');
       return created;
     });
     await startSession(request, reply, user.id);
