@@ -32,6 +32,8 @@ export type EnvConfig = {
   dataDir: string;
   /** JUNCTION_PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (default 16MB, see pglite-database.ts). */
   pgliteSharedBuffers: string | undefined;
+  /** JUNCTION_PGLITE_PAGE_CACHE: the embedded store's page cache in bytes (default 256 MB, see pglite-database.ts). */
+  pglitePageCacheBytes: number | undefined;
   redisUrl: string | undefined;
   configPath: string | undefined;
   /** HMAC key for API-key hashes. A built-in value when unset (see README, "Security"). */
@@ -84,6 +86,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     databaseUrl: storage.databaseUrl,
     dataDir: storage.dataDir,
     pgliteSharedBuffers: storage.pgliteSharedBuffers,
+    pglitePageCacheBytes: storage.pglitePageCacheBytes,
     redisUrl: values.REDIS_URL,
     configPath: values.JUNCTION_CONFIG,
     keySecret: values.JUNCTION_KEY_SECRET ?? DEFAULT_KEY_SECRET,

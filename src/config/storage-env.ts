@@ -23,9 +23,24 @@ export function parsePgliteSharedBuffers(value: string | undefined): string | un
   return value;
 }
 
+/** JUNCTION_PGLITE_PAGE_CACHE: a size in MB or GB, or 0 for none; up to 8GB (the cache lives outside the engine's WASM memory). */
+const PAGE_CACHE_PATTERN = /^(?:0|([1-9][0-9]*)(MB|GB))$/;
+const MAX_PAGE_CACHE_BYTES = 8 * 1024 ** 3;
+
+/** The embedded store's page cache in bytes (pglite-page-cache-fs.ts), checked; undefined when unset (its default). */
+export function parsePglitePageCache(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = PAGE_CACHE_PATTERN.exec(value);
+  const bytes = !match ? Number.NaN : match[1] === undefined ? 0 : Number(match[1]) * (match[2] === 'GB' ? 1024 ** 3 : 1024 ** 2);
+  if (!(bytes >= 0 && bytes <= MAX_PAGE_CACHE_BYTES)) {
+    throw new EnvConfigError(`invalid environment: JUNCTION_PGLITE_PAGE_CACHE: '${value}' is not 0 or a size up to 8GB (write it as 0, 256MB or 1GB)`);
+  }
+  return bytes;
+}
+
 /**
  * DATABASE_URL and JUNCTION_DATA_DIR, the two variables that choose the store (and the
- * embedded store's buffer pool), read apart from the rest of the environment
+ * embedded store's buffer pool and page cache), read apart from the rest of the environment
  * (src/config/env-config.ts, whose schema needs zod, about 0.1 s to load): `npm start`
  * begins opening the store before the server's other modules load. readEnvConfig reads
  * them through here too, so both agree.
@@ -36,5 +51,6 @@ export function readStorageEnv(env: Readonly<Record<string, string | undefined>>
   if (databaseUrl === '') throw new EnvConfigError('invalid environment: DATABASE_URL: is empty (unset it to use the embedded store)');
   if (dataDir === '') throw new EnvConfigError('invalid environment: JUNCTION_DATA_DIR: is empty (unset it for ./.junction)');
   const pgliteSharedBuffers = parsePgliteSharedBuffers(env.JUNCTION_PGLITE_SHARED_BUFFERS);
-  return { databaseUrl, dataDir, pgliteSharedBuffers };
+  const pglitePageCacheBytes = parsePglitePageCache(env.JUNCTION_PGLITE_PAGE_CACHE);
+  return { databaseUrl, dataDir, pgliteSharedBuffers, pglitePageCacheBytes };
 }

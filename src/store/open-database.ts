@@ -5,6 +5,8 @@ export type StorageConfig = {
   dataDir: string;
   /** The embedded engine's buffer pool, as PostgreSQL writes sizes ('64MB'); its default when unset. */
   pgliteSharedBuffers?: string | undefined;
+  /** The embedded store's page cache in bytes (0: none); its default when unset. */
+  pglitePageCacheBytes?: number | undefined;
 };
 
 /**
@@ -18,5 +20,5 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
     return openPostgresDatabase(config.databaseUrl);
   }
   const { openPgliteDatabase } = await import('./pglite-worker-database.ts');
-  return openPgliteDatabase(config.dataDir, { sharedBuffers: config.pgliteSharedBuffers });
+  return openPgliteDatabase(config.dataDir, { sharedBuffers: config.pgliteSharedBuffers, pageCacheBytes: config.pglitePageCacheBytes });
 }

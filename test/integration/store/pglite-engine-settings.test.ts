@@ -52,6 +52,29 @@ describe.skipIf(engineName() !== 'pglite')('the embedded engine', () => {
     }
   });
 
+  it('opens a store the same with and without its page cache (JUNCTION_PGLITE_PAGE_CACHE=0)', async () => {
+    const dataDir = join(folder, 'uncached');
+    const uncached = await openDatabase({ dataDir, pglitePageCacheBytes: 0 });
+    try {
+      await uncached.exec(`CREATE TABLE kept (id integer PRIMARY KEY); INSERT INTO kept SELECT generate_series(1, 5000)`);
+    } finally {
+      await uncached.close();
+    }
+    const cached = await openDatabase({ dataDir });
+    try {
+      await cached.exec('DELETE FROM kept WHERE id > 10');
+      expect((await cached.query<{ n: number }>('SELECT count(*)::int AS n FROM kept')).rows).toEqual([{ n: 10 }]);
+    } finally {
+      await cached.close();
+    }
+    const again = await openDatabase({ dataDir, pglitePageCacheBytes: 0 });
+    try {
+      expect((await again.query<{ n: number }>('SELECT sum(id)::int AS n FROM kept')).rows).toEqual([{ n: 55 }]);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('opens a store made with checksums and keeps them, with its rows', async () => {
     const dataDir = join(folder, 'earlier');
     const earlier = await PGlite.create({ dataDir });

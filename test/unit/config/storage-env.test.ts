@@ -19,4 +19,19 @@ describe('the store variables', () => {
       );
     }
   });
+
+  it('take a page cache size in MB or GB up to 8GB, or 0 for none, and leave it to the default when unset', () => {
+    expect(readStorageEnv({}).pglitePageCacheBytes).toBeUndefined();
+    expect(readStorageEnv({ JUNCTION_PGLITE_PAGE_CACHE: '0' }).pglitePageCacheBytes).toBe(0);
+    expect(readStorageEnv({ JUNCTION_PGLITE_PAGE_CACHE: '64MB' }).pglitePageCacheBytes).toBe(64 * 1024 * 1024);
+    expect(readStorageEnv({ JUNCTION_PGLITE_PAGE_CACHE: '8GB' }).pglitePageCacheBytes).toBe(8 * 1024 ** 3);
+  });
+
+  it('refuse any other page cache size in one line that names the variable', () => {
+    for (const size of ['9GB', '8193MB', '00', '64mb', '64', '1.5GB', '-1MB', '', '256 MB', '0MB']) {
+      expect(() => readStorageEnv({ JUNCTION_PGLITE_PAGE_CACHE: size })).toThrow(
+        `invalid environment: JUNCTION_PGLITE_PAGE_CACHE: '${size}' is not 0 or a size up to 8GB (write it as 0, 256MB or 1GB)`,
+      );
+    }
+  });
 });
