@@ -125,9 +125,10 @@ export async function createServices(config: EnvConfig, options: ServiceOptions 
  * Builds the services on the store while it opens, and returns them with their start
  * still running in the store: migrations, the default account, stale leases reclaimed,
  * this process registered, journals replayed, change listeners and background runs
- * started. The server builds its HTTP app meanwhile: on an embedded store's start the
- * engine's thread spent about 1.3 s opening and 0.3 s on these steps while the server's
- * thread, its modules loaded, waited, and only then spent 0.4 s building the app.
+ * started. The server builds its HTTP app meanwhile: on an embedded store's start, the
+ * engine's thread spent about 1.3 s opening and 0.2-0.35 s on these steps while the
+ * server's thread, its modules loaded, waited for them before building its services and
+ * app (0.25-0.45 s more).
  * Nothing may be served before `started` resolves; if it rejects (the store could not
  * open, a migration failed), everything it started is stopped and the store closed.
  */
