@@ -38,8 +38,8 @@ const DEFAULT_SHARED_BUFFERS = '16MB';
 /**
  * The page cache in front of a data folder's file reads (pglite-page-cache-fs.ts): it
  * grows only as pages are read, so a server that searches no large knowledge base stays
- * as small as without it. 256 MB holds every page a knowledge search among 100k chunks of
- * 256 dimensions reads (about 236 MB).
+ * as small as without it. 256 MB holds the pages the knowledge bench's searches among 100k
+ * chunks of 256 dimensions read (its vector searches alone, 180 MB).
  */
 const DEFAULT_PAGE_CACHE_BYTES = 256 * 1024 * 1024;
 
