@@ -7,8 +7,8 @@ const SLAB_PAGES = 128;
 
 /**
  * Copies of file pages, least recently used evicted first, up to `maxBytes`. Slots live in
- * slabs allocated as the cache fills and reused after evictions: a full cache allocates
- * nothing more, so reading through it makes no garbage for the engine thread's collector.
+ * slabs allocated as the cache fills and reused after evictions: a full cache takes no
+ * more memory for pages, and the engine thread's collector has no page buffers to sweep.
  * Files are known by an id (the embedded file system's inode number); what the cache
  * holds for a file must be dropped whenever the file changes (pglite-page-cache-fs.ts).
  */
