@@ -79,7 +79,7 @@ export class PageCache {
     if (first <= 0 && last >= highest) this.#highestPage.delete(file);
   }
 
-  /** Forgets every page of file `file` from `first` on (a truncation, a write at an unknown end). */
+  /** Forgets every page of file `file` from `first` on (a truncation). */
   dropFrom(file: number, first: number): void {
     this.drop(file, first, Number.MAX_SAFE_INTEGER);
   }
