@@ -5,7 +5,7 @@ import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResul
 import { PglitePreparedStatements } from './pglite-prepared.ts';
 import { applyEngineWasmTiering } from './wasm-tiering.ts';
 import { PageCache } from './page-cache.ts';
-import { PageCachedNodeFS } from './pglite-page-cache-fs.ts';
+import { StoreNodeFS } from './pglite-store-fs.ts';
 import { DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import {
   DEFAULT_STORE_TEMPLATE_DIR,
@@ -91,12 +91,12 @@ const engineOptions = (settings: PgliteEngineSettings) => ({
 type EngineOptions = ReturnType<typeof engineOptions>;
 
 /** Where the engine keeps its files, made afresh for each engine: memory, or the folder (read through a page cache unless it is off). */
-type StoreFiles = { folder: string | undefined; options(): { dataDir?: string; fs?: PageCachedNodeFS } };
+type StoreFiles = { folder: string | undefined; options(): { fs?: StoreNodeFS } };
 
 function storeFiles(folder: string | undefined, settings: PgliteEngineSettings): StoreFiles {
   const cacheBytes = settings.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES;
-  if (folder === undefined || cacheBytes === 0) return { folder, options: () => (folder === undefined ? {} : { dataDir: folder }) };
-  return { folder, options: () => ({ fs: new PageCachedNodeFS(folder, new PageCache(cacheBytes)) }) };
+  if (folder === undefined) return { folder, options: () => ({}) };
+  return { folder, options: () => ({ fs: new StoreNodeFS(folder, cacheBytes === 0 ? undefined : new PageCache(cacheBytes)) }) };
 }
 
 /** The engine on `store`; a new store is loaded from the template when one was kept, else made by initdb and kept. */

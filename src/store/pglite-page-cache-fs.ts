@@ -1,6 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
-import { NodeFS } from '@electric-sql/pglite/nodefs';
-import { PAGE_BYTES, PageCache } from './page-cache.ts';
+import { PAGE_BYTES, type PageCache } from './page-cache.ts';
 
 /*
  * The parts of Emscripten's file system (NODEFS, which PGlite's NodeFS mounts) that touch
@@ -17,7 +15,6 @@ type StreamOps = {
 };
 type NodeOps = { setattr(node: FileNode, attr: SizeChange): void };
 export type Nodefs = { stream_ops: StreamOps; node_ops: NodeOps };
-type EmscriptenModule = { FS: { filesystems: { NODEFS: Nodefs } } };
 
 /**
  * The most pages one read may span to be served from the cache. PostgreSQL reads several
@@ -47,7 +44,7 @@ function heldPages(cache: PageCache, file: number, first: number, pages: number)
 }
 
 /**
- * PGlite's NodeFS (the store in a data folder) with a page cache in front of its reads.
+ * Wraps NODEFS's content operations (`nodefs`, one engine's) so page reads go through `cache`.
  *
  * Why: PostgreSQL in WASM reads every page its pool lacks from the file through Node's
  * `fs.readSync`, about 6 µs a page here even when the OS has the file cached, and the pool
@@ -67,22 +64,6 @@ function heldPages(cache: PageCache, file: number, first: number, pages: number)
  * replaced file's node is never looked up again, so its pages only wait to be evicted.
  * Only reads of whole, aligned pages are cached; any other read goes to the file.
  */
-export class PageCachedNodeFS extends NodeFS {
-  readonly #cache: PageCache;
-
-  constructor(dataDir: string, cache: PageCache) {
-    super(dataDir);
-    this.#cache = cache;
-  }
-
-  override async init(pg: PGlite, options: Parameters<NodeFS['init']>[1]): ReturnType<NodeFS['init']> {
-    const { emscriptenOpts } = await super.init(pg, options);
-    const wrapNodefs = (module: EmscriptenModule) => cacheNodefsPages(module.FS.filesystems.NODEFS, this.#cache);
-    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), wrapNodefs] } };
-  }
-}
-
-/** Wraps NODEFS's content operations (`nodefs`, one engine's) so page reads go through `cache`. */
 export function cacheNodefsPages(nodefs: Nodefs, cache: PageCache): void {
   const streamOps = nodefs.stream_ops;
   const nodeOps = nodefs.node_ops;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PageCache } from '../../../src/store/page-cache.ts';
-import { PageCachedNodeFS } from '../../../src/store/pglite-page-cache-fs.ts';
+import { StoreNodeFS } from '../../../src/store/pglite-store-fs.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /**
@@ -24,7 +24,7 @@ describe.skipIf(engineName() !== 'pglite')('the embedded store’s page cache', 
 
   const open = async (cacheBytes: number) => {
     cache = new PageCache(cacheBytes);
-    db = await PGlite.create({ fs: new PageCachedNodeFS(folder, cache), postgresqlconf: 'shared_buffers=1MB' });
+    db = await PGlite.create({ fs: new StoreNodeFS(folder, cache), postgresqlconf: 'shared_buffers=1MB' });
   };
   const totals = async () => (await db.query<{ rows: number; sum: string; text: string }>('SELECT count(*)::int AS rows, sum(n)::text AS sum, sum(length(t))::text AS text FROM pages')).rows[0];
 

@@ -1,0 +1,34 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
+import { answerMissingFilesCheaply, type NodefsLookup } from './nodefs-missing-files.ts';
+import type { PageCache } from './page-cache.ts';
+import { cacheNodefsPages, type Nodefs } from './pglite-page-cache-fs.ts';
+
+type EmscriptenModule = {
+  FS: { filesystems: { NODEFS: Nodefs & NodefsLookup<unknown> }; ErrnoError: new (errno: number) => unknown };
+};
+
+/**
+ * PGlite's NodeFS (the store in a data folder), with Emscripten's NODEFS under it changed
+ * in two ways once it is mounted: missing files are answered without an exception from
+ * Node (nodefs-missing-files.ts), and, when a cache is given, page reads go through it
+ * (pglite-page-cache-fs.ts).
+ */
+export class StoreNodeFS extends NodeFS {
+  readonly #cache: PageCache | undefined;
+
+  constructor(dataDir: string, cache: PageCache | undefined) {
+    super(dataDir);
+    this.#cache = cache;
+  }
+
+  override async init(pg: PGlite, options: Parameters<NodeFS['init']>[1]): ReturnType<NodeFS['init']> {
+    const { emscriptenOpts } = await super.init(pg, options);
+    const tuneNodefs = (module: EmscriptenModule) => {
+      const nodefs = module.FS.filesystems.NODEFS;
+      answerMissingFilesCheaply(nodefs, module.FS.ErrnoError);
+      if (this.#cache !== undefined) cacheNodefsPages(nodefs, this.#cache);
+    };
+    return { emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), tuneNodefs] } };
+  }
+}
