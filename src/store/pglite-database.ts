@@ -90,7 +90,7 @@ const engineOptions = (settings: PgliteEngineSettings) => ({
 
 type EngineOptions = ReturnType<typeof engineOptions>;
 
-/** Where the engine keeps its files, made afresh for each engine: memory, or the folder (read through a page cache unless it is off). */
+/** Where the engine keeps its files, made afresh for each engine: memory, or the folder through StoreNodeFS (its page cache unless it is off). */
 type StoreFiles = { folder: string | undefined; options(): { fs?: StoreNodeFS } };
 
 function storeFiles(folder: string | undefined, settings: PgliteEngineSettings): StoreFiles {
