@@ -27,15 +27,18 @@ export type ThroughputRow = {
   p50: number;
   p99: number;
   p99Ratio: number;
-  /** NaN for targets of several processes (workers). */
+  /** The target process's CPU per request, all its threads. NaN for targets of several processes (workers). */
   cpuMicros: number;
   cpuRatio: number;
   /**
-   * CPU per request of the PostgreSQL backends serving the target (NaN for PGlite, whose
-   * engine is a thread of the gateway and so already in cpuMicros, and for the workers).
+   * The database's CPU per request: PostgreSQL's backends serving the target (outside
+   * cpuMicros), or PGlite's engine thread (inside it: the gateway's
+   * junction_embedded_store_cpu_seconds_total). NaN for the workers.
    */
   databaseCpuMicros: number;
-  /** (cpuMicros + databaseCpuMicros) to the bare proxy's CPU: the whole cost of a call on either engine. */
+  /** The gateway's own work, its database's left out, to the bare proxy's CPU: alike on both engines. */
+  withoutDatabaseCpuRatio: number;
+  /** The gateway's and its database's CPU together to the bare proxy's: the whole cost of a call on either engine. */
   withDatabaseCpuRatio: number;
   errors: number;
   rounds: number;
@@ -44,10 +47,20 @@ export type ThroughputRow = {
 const WARM_UP_SECONDS = 4;
 
 /** One target's figures in one round. */
-type RoundFigures = { rps: number; p50: number; p99: number; cpuMicros: number; databaseCpuMicros: number; errors: number };
+type RoundFigures = { rps: number; p50: number; p99: number; cpuMicros: number; databaseCpuMicros: number; databaseInProcess: boolean; errors: number };
 
-/** `database`: the PostgreSQL database only this target uses, whose backends' CPU is measured too. */
-type Target = { name: string; pid: number; url: string; key?: string; database?: string };
+/**
+ * `database`: the PostgreSQL database only this target uses, whose backends' CPU is measured
+ * too. `metricsUrl`: the gateway's /metrics, where an embedded engine's thread counts its CPU.
+ */
+type Target = { name: string; pid: number; url: string; key?: string; database?: string; metricsUrl?: string };
+
+/** Seconds of CPU the target's embedded engine thread has used, from its /metrics (NaN without that counter: PostgreSQL). */
+async function embeddedEngineCpuSeconds(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const counted = /^junction_embedded_store_cpu_seconds_total (\S+)$/m.exec(text);
+  return counted ? Number(counted[1]) : Number.NaN;
+}
 
 const requestBody = (stream: boolean) =>
   JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
@@ -56,18 +69,23 @@ const loadFor = (target: Target, stream: boolean, concurrency: number) => ({ url
 
 async function measureRound(target: Target, stream: boolean, seconds: number, concurrency: number): Promise<RoundFigures> {
   // pid 0: several processes (workers) whose CPU is not one process's: not reported.
+  const engineCpuBefore = target.metricsUrl ? await embeddedEngineCpuSeconds(target.metricsUrl) : Number.NaN;
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
   const databaseCpuBefore = target.database ? databaseServerCpuSeconds(target.database) : Number.NaN;
   const result = await runLoad({ ...loadFor(target, stream, concurrency), seconds });
   const cpu = target.pid ? cpuSeconds(target.pid) - cpuBefore : Number.NaN;
   const databaseCpu = target.database ? databaseServerCpuSeconds(target.database) - databaseCpuBefore : Number.NaN;
+  // Read after the process's CPU: the scrape's own work is not counted in either.
+  const engineCpu = target.metricsUrl ? (await embeddedEngineCpuSeconds(target.metricsUrl)) - engineCpuBefore : Number.NaN;
+  const databaseInProcess = !Number.isNaN(engineCpu);
   const perRequest = (total: number) => (result.requests > 0 ? (total * 1e6) / result.requests : 0);
   return {
     rps: result.requests / result.seconds,
     p50: percentile(result.latenciesMs, 50),
     p99: percentile(result.latenciesMs, 99),
     cpuMicros: perRequest(cpu),
-    databaseCpuMicros: perRequest(databaseCpu),
+    databaseCpuMicros: perRequest(databaseInProcess ? engineCpu : databaseCpu),
+    databaseInProcess,
     errors: result.errors,
   };
 }
@@ -78,6 +96,13 @@ const median = (values: number[]): number => {
   const middle = sorted.length >> 1;
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
+
+/** A round's CPU per request without its database's: an engine thread's is taken out, backends were never in. */
+const gatewayOnlyCpu = (round: RoundFigures): number => (round.databaseInProcess ? round.cpuMicros - round.databaseCpuMicros : round.cpuMicros);
+
+/** A round's CPU per request with its database's: backends are added, an engine thread is already in. */
+const gatewayAndDatabaseCpu = (round: RoundFigures): number =>
+  round.databaseInProcess || Number.isNaN(round.databaseCpuMicros) ? round.cpuMicros : round.cpuMicros + round.databaseCpuMicros;
 
 /** A target's rounds → its row: medians of the figures and of the ratios to the floor's figures in the same rounds. */
 function summarise(name: string, stream: boolean, rounds: RoundFigures[], floor: RoundFigures[]): ThroughputRow {
@@ -94,9 +119,8 @@ function summarise(name: string, stream: boolean, rounds: RoundFigures[], floor:
     cpuRatio: ratios((round) => round.cpuMicros),
     databaseCpuMicros: median(rounds.map((round) => round.databaseCpuMicros)),
     // The bare proxy has no database: its own CPU is the floor for both.
-    withDatabaseCpuRatio: median(
-      rounds.map((round, index) => (round.cpuMicros + (Number.isNaN(round.databaseCpuMicros) ? 0 : round.databaseCpuMicros)) / (floor[index] as RoundFigures).cpuMicros),
-    ),
+    withoutDatabaseCpuRatio: ratios(gatewayOnlyCpu),
+    withDatabaseCpuRatio: ratios(gatewayAndDatabaseCpu),
     errors: rounds.reduce((sum, round) => sum + round.errors, 0),
     rounds: rounds.length,
   };
@@ -120,7 +144,15 @@ export async function measureThroughput(options: { seconds: number; rounds: numb
       // With the allocator settings `npm start` gives the server (src/ops/allocator-env.ts).
       const started = await startScript(script, { UPSTREAM_URL: upstreamUrl, DATABASE_URL: databaseUrl, ...allocatorDefaults(process.env) });
       const database = pid && databaseUrl ? new URL(databaseUrl).pathname.slice(1) : undefined;
-      targets.push({ name, pid: pid ? started.pid : 0, url: `${started.info.url}/v1`, ...(started.info.key && { key: started.info.key }), ...(database && { database }) });
+      targets.push({
+        name,
+        pid: pid ? started.pid : 0,
+        url: `${started.info.url}/v1`,
+        ...(started.info.key && { key: started.info.key }),
+        ...(database && { database }),
+        // The embedded engine's thread counts its own CPU there (PostgreSQL's backends are read from the server).
+        ...(pid && !databaseUrl && { metricsUrl: `${started.info.url}/metrics` }),
+      });
     };
     const gatewayServer = await compiledScript('bench/gateway-server.ts');
     await addTarget('junction (pglite)', gatewayServer, '');
@@ -158,14 +190,15 @@ export function printThroughput(rows: ThroughputRow[], options: { seconds: numbe
     `\nthroughput: ${options.rounds} rounds of ${options.seconds} s per target, turn about, after ${WARM_UP_SECONDS} s of warm-up; ${options.concurrency} concurrent requests, one fake upstream.` +
       '\nEach figure is the median of its rounds; each ratio the median of its ratios to the bare proxy in the same round.\n',
   );
-  console.log('target                    mode    req/s  ×bare  p50 ms  p99 ms  ×bare  CPU µs/req  ×bare  + DB µs/req  ×bare  errors');
+  console.log('target                    mode    req/s  ×bare  p50 ms  p99 ms  ×bare  CPU µs/req  ×bare  DB µs/req  no DB ×bare  with DB ×bare  errors');
   for (const row of rows) {
     console.log(
-      `${row.target.padEnd(25)} ${row.mode.padEnd(6)} ${row.rps.toFixed(0).padStart(6)}  ${fixed(row.rpsRatio, 2).padStart(5)}  ${row.p50.toFixed(2).padStart(6)}  ${row.p99.toFixed(2).padStart(6)}  ${fixed(row.p99Ratio, 2).padStart(5)}  ${fixed(row.cpuMicros, 0).padStart(10)}  ${fixed(row.cpuRatio, 2).padStart(5)}  ${fixed(row.databaseCpuMicros, 0).padStart(11)}  ${fixed(row.withDatabaseCpuRatio, 2).padStart(5)}  ${row.errors}`,
+      `${row.target.padEnd(25)} ${row.mode.padEnd(6)} ${row.rps.toFixed(0).padStart(6)}  ${fixed(row.rpsRatio, 2).padStart(5)}  ${row.p50.toFixed(2).padStart(6)}  ${row.p99.toFixed(2).padStart(6)}  ${fixed(row.p99Ratio, 2).padStart(5)}  ${fixed(row.cpuMicros, 0).padStart(10)}  ${fixed(row.cpuRatio, 2).padStart(5)}  ${fixed(row.databaseCpuMicros, 0).padStart(9)}  ${fixed(row.withoutDatabaseCpuRatio, 2).padStart(11)}  ${fixed(row.withDatabaseCpuRatio, 2).padStart(13)}  ${row.errors}`,
     );
   }
   console.log(
-    '\n"CPU" is the target process\'s own (on PGlite that includes the database engine, a thread of it); "+ DB" adds, for ' +
-      "PostgreSQL, its backends serving the target's database, and its ratio is of the two together to the bare proxy's CPU.",
+    '\n"CPU" is the target process\'s, all its threads. "DB" is its database\'s: on PostgreSQL the backends serving the ' +
+      "target's database (outside the process), on PGlite the engine's thread (inside it, from /metrics). \"no DB\" is the " +
+      'gateway\'s own work without either, "with DB" the two together, each to the bare proxy\'s CPU: alike on both engines.',
   );
 }

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { UsageRecord } from '../billing/usage-record.ts';
 import { JunctionError } from '../core/errors.ts';
 import { openStreams } from '../http/raw-stream-writer.ts';
@@ -32,6 +32,17 @@ export class JunctionMetrics {
     new Gauge({ name: 'junction_settlement_queue_depth', help: 'Settlements not yet in the database (queued, or in the statement being written)', registers: [this.registry], collect() { this.set(services.settlements.backlog().depth); } });
     new Gauge({ name: 'junction_settlement_oldest_pending_seconds', help: 'Age of the oldest settlement not yet in the database', registers: [this.registry], collect() { this.set(services.settlements.backlog().oldestPendingAgeMs / 1000); } });
     new Gauge({ name: 'junction_settlements_kept_aside', help: 'Settlements no write could take (logged; journaled at shutdown)', registers: [this.registry], collect() { this.set(services.settlements.poisonedCount); } });
+    const engineCpu = services.db.engineCpuSeconds?.bind(services.db);
+    if (engineCpu) {
+      // Read from the thread's own counter at each scrape: the counter only ever adds what it gained since.
+      let counted = 0;
+      new Counter({ name: 'junction_embedded_store_cpu_seconds_total', help: "CPU time of the embedded store's engine thread (PGlite), part of the process's own CPU time", registers: [this.registry], collect() {
+        const seconds = engineCpu();
+        if (seconds === undefined || seconds <= counted) return;
+        this.inc(seconds - counted);
+        counted = seconds;
+      } });
+    }
     const pool = services.db.poolStats?.bind(services.db);
     if (pool) {
       new Gauge({ name: 'junction_db_pool_connections', help: 'Database pool connections by state', labelNames: ['state'], registers: [this.registry], collect() {

@@ -35,5 +35,11 @@ export interface Database extends Queryable {
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
   /** Connection pool use, where there is a pool (PostgreSQL; PGlite is one in-process engine). */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * CPU seconds the embedded engine's thread has used (PGlite, on Linux; undefined before it
+   * opens or after it stops). Its work is the server process's CPU too; PostgreSQL's is its
+   * own processes'.
+   */
+  engineCpuSeconds?(): number | undefined;
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ type PoolStats = { total: number; idle: number; waiting: number };
 export class OpeningDatabase implements Database {
   readonly engine: Database['engine'];
   readonly poolStats?: () => PoolStats;
+  readonly engineCpuSeconds?: () => number | undefined;
   readonly #opening: Promise<Database>;
   readonly #ready: Promise<Database>;
   #db: Database | undefined;
@@ -27,6 +28,8 @@ export class OpeningDatabase implements Database {
     this.#ready.catch(() => undefined); // each caller hears of a failure through its own call
     // Only PostgreSQL has a pool: the metrics register its gauge when the method exists.
     if (engine === 'postgres') this.poolStats = () => this.#db?.poolStats?.() ?? { total: 0, idle: 0, waiting: 0 };
+    // Only the embedded engine runs in this process: the metrics count its thread's CPU when the method exists.
+    else this.engineCpuSeconds = () => this.#db?.engineCpuSeconds?.();
   }
 
   /** Resolves once the store is open and prepared; rejects with the reason it is not. */

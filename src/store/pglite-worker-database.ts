@@ -4,6 +4,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
 import type { PgliteEngineSettings } from './pglite-database.ts';
 import { deserializeError, type PgliteWorkerData, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
+import { threadCpuSeconds } from './thread-cpu.ts';
 
 /**
  * The embedded store, PGlite, on a thread of its own (pglite-worker.ts). The WASM engine's
@@ -19,8 +20,8 @@ export async function openPgliteDatabase(dataDir: string, settings: PgliteEngine
   const release = inMemory ? () => undefined : lockDataDir(dataDir);
   const worker = new Worker(workerScript(), { workerData: { dataDir, settings } satisfies PgliteWorkerData });
   try {
-    await started(worker);
-    return new PgliteWorkerDatabase(worker, release);
+    const { cpuFile } = await started(worker);
+    return new PgliteWorkerDatabase(worker, release, cpuFile);
   } catch (error) {
     await worker.terminate();
     release();
@@ -32,14 +33,14 @@ export async function openPgliteDatabase(dataDir: string, settings: PgliteEngine
 const workerScript = (): URL =>
   import.meta.url.endsWith('.ts') ? new URL('./pglite-worker-boot.mjs', import.meta.url) : new URL('./pglite-worker.js', import.meta.url);
 
-/** Resolves once the worker has opened the engine; rejects with its error, or if the thread ends first. */
-function started(worker: Worker): Promise<void> {
+/** Resolves with the worker's ready message once it has opened the engine; rejects with its error, or if the thread ends first. */
+function started(worker: Worker): Promise<{ cpuFile?: string }> {
   return new Promise((resolve, reject) => {
     const onExit = (code: number) => reject(new Error(`the embedded database's thread exited (code ${code}) before it opened the store`));
     const onMessage = (message: WorkerMessage) => {
       if (message.kind !== 'ready' && message.kind !== 'failed') return;
       worker.off('message', onMessage).off('error', reject).off('exit', onExit);
-      if (message.kind === 'ready') resolve();
+      if (message.kind === 'ready') resolve(message);
       else reject(deserializeError(message.error));
     };
     worker.on('message', onMessage).once('error', reject).once('exit', onExit);
@@ -52,6 +53,7 @@ class PgliteWorkerDatabase implements Database {
   readonly engine = 'pglite' as const;
   readonly #worker: Worker;
   readonly #release: () => void;
+  readonly #cpuFile: string | undefined;
   readonly #pending = new Map<number, Pending>();
   readonly #handlers = new Map<number, NotificationHandler>();
   #lastId = 0;
@@ -59,15 +61,20 @@ class PgliteWorkerDatabase implements Database {
   #stopped: Error | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(worker: Worker, release: () => void) {
+  constructor(worker: Worker, release: () => void, cpuFile: string | undefined) {
     this.#worker = worker;
     this.#release = release;
+    this.#cpuFile = cpuFile;
     // An idle engine does not keep the process alive (the in-thread engine did not either);
     // a call in flight does (see #call).
     worker.unref();
     worker.on('message', (message: WorkerMessage) => this.#receive(message));
     worker.on('error', (error) => this.#stop(error));
     worker.on('exit', (code) => this.#stop(new Error(`the embedded database's thread exited (code ${code})`)));
+  }
+
+  engineCpuSeconds(): number | undefined {
+    return this.#cpuFile === undefined || this.#stopped ? undefined : threadCpuSeconds(this.#cpuFile);
   }
 
   query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {

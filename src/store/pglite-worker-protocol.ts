@@ -24,7 +24,8 @@ export type WorkerCall = WithoutId<WorkerRequest>;
 export type SerializedError = { name: string; message: string; stack: string | undefined; fields: Record<string, unknown> };
 
 export type WorkerMessage =
-  | { kind: 'ready' }
+  /** `cpuFile`: where the engine thread's CPU time is read (thread-cpu.ts); absent off Linux. */
+  | { kind: 'ready'; cpuFile?: string }
   | { kind: 'failed'; error: SerializedError }
   | { kind: 'reply'; id: number; value: unknown }
   | { kind: 'error'; id: number; error: SerializedError }

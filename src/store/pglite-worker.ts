@@ -9,6 +9,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Database, Queryable } from './database.ts';
 import { openPgliteEngine } from './pglite-database.ts';
 import { type PgliteWorkerData, serializeError, type WorkerMessage, type WorkerRequest } from './pglite-worker-protocol.ts';
+import { ownThreadCpuFile } from './thread-cpu.ts';
 
 type OpenTransaction = { tx: Queryable; finish(commit: boolean): void; done: Promise<unknown> };
 
@@ -92,7 +93,8 @@ function serve(db: Database, port: MessagePort): void {
       (error: unknown) => send({ kind: 'error', id: request.id, error: serializeError(error) }),
     );
   });
-  send({ kind: 'ready' });
+  const cpuFile = ownThreadCpuFile();
+  send(cpuFile === undefined ? { kind: 'ready' } : { kind: 'ready', cpuFile });
 }
 
 if (!parentPort) throw new Error('pglite-worker.ts runs as a worker thread');

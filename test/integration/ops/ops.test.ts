@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
 import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
 import { bearer } from '../../support/test-app.ts';
+import { engineName } from '../../support/test-database.ts';
 
 /** Operators' endpoints: readiness and Prometheus metrics (who may read them, what they count, what they never carry). */
 let gateway: GatewayHarness;
@@ -46,6 +47,19 @@ describe('GET /metrics', () => {
     expect(text).not.toContain(key.slice(6));
     expect(text).not.toContain('secret-model-name-xyz');
     expect(text).not.toContain('count me please');
+  });
+
+  it("counts the embedded engine thread's CPU on PGlite, and has no such counter on PostgreSQL", async () => {
+    const scrape = async () => (await gateway.app.inject({ url: '/metrics' })).body;
+    const engineSeconds = (text: string) => Number(/^junction_embedded_store_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
+    if (engineName() === 'postgres') {
+      expect(await scrape()).not.toContain('junction_embedded_store_cpu_seconds');
+      return;
+    }
+    const before = engineSeconds(await scrape());
+    expect(before).toBeGreaterThan(0);
+    await gateway.services.db.query('SELECT count(*) FROM generate_series(1, 300000)');
+    expect(engineSeconds(await scrape()) - before).toBeGreaterThan(0.05);
   });
 
   it('answers loopback clients only without a token, and only the token with one', async () => {

@@ -107,4 +107,25 @@ describe.skipIf(engineName() !== 'pglite')('the embedded engine on its own threa
     const error = await other.query('SELECT 1').catch((failure: unknown) => failure);
     expect(isConnectionError(error)).toBe(true);
   });
+
+  it("counts the engine thread's CPU apart from the calling thread's, until it stops", async () => {
+    const other = await openDatabase({ dataDir: 'memory://' });
+    const engineCpu = () => other.engineCpuSeconds?.() as number;
+    // Opening the engine ran on its thread.
+    expect(engineCpu()).toBeGreaterThan(0);
+
+    // This thread busy: the engine's count stays where it was (it has nothing to do).
+    const idleBefore = engineCpu();
+    const until = performance.now() + 200;
+    while (performance.now() < until);
+    expect(engineCpu() - idleBefore).toBeLessThan(0.05);
+
+    // The engine busy while this thread waits: its count grows.
+    const busyBefore = engineCpu();
+    await other.query('SELECT count(*) FROM generate_series(1, 300000)');
+    expect(engineCpu() - busyBefore).toBeGreaterThan(0.05);
+
+    await other.close();
+    expect(other.engineCpuSeconds?.()).toBeUndefined();
+  });
 });
