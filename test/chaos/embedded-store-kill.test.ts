@@ -1,0 +1,156 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAIUpstream } from '../support/fake-openai-upstream.ts';
+import { TEST_CONFIG, UPSTREAM_KEYS } from '../support/gateway-harness.ts';
+import { startServerProcess } from '../support/server-process.ts';
+
+/**
+ * `kill -9` of a server on the embedded store (PGlite in a data folder) in the middle of
+ * a burst of calls. The next start opens the store (PostgreSQL's crash recovery, in
+ * WASM) and finds every write the first server had acknowledged: the keys made before,
+ * each call whose usage row the first server had read back from the database. And every
+ * settlement batch is whole: the key's spend is the sum of its usage rows' costs, so no
+ * batch landed half-written. PGlite only: crash-mid-stream.test.ts kills a server on
+ * PostgreSQL. Figure to reach: every confirmed row, spend equal to the rows' sum.
+ */
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '../..');
+const CONFIRMED_CALLS = 40;
+const BURST_CALLS = 400;
+const BURST_CONCURRENCY = 16;
+const enabled = !process.env.DATABASE_URL;
+let upstream: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;
+let folder: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  upstream = await startFakeOpenAIUpstream({ apiKey: UPSTREAM_KEYS.openai });
+  folder = mkdtempSync(join(tmpdir(), 'junction-embedded-kill-'));
+  env = {
+    ...process.env,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    JUNCTION_DATA_DIR: join(folder, 'store'),
+    OPENAI_API_KEY: UPSTREAM_KEYS.openai,
+    OPENAI_BASE_URL: upstream.url,
+    JUNCTION_CONFIG: TEST_CONFIG,
+    JUNCTION_AGENTS_DIR: join(folder, 'agents'),
+    JUNCTION_TOOLS_DIR: join(folder, 'tools'),
+    JUNCTION_KNOWLEDGE_DIR: join(folder, 'knowledge'),
+  };
+});
+afterAll(async () => {
+  if (!enabled) return;
+  await upstream.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const cli = async (...args: string[]) => (await run(process.execPath, [join(ROOT, 'bin/junction.js'), ...args], { env, timeout: 60_000 })).stdout;
+const toMicros = (usd: number) => Math.round(usd * 1_000_000);
+
+async function getJson<T>(url: string, key: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** One chat call; its generation id, or undefined when the server died under it. */
+async function chat(baseUrl: string, key: string, text: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/test-echo', messages: [{ role: 'user', content: text }] }),
+    });
+    const body = (await response.json()) as { id?: string };
+    return response.status === 200 ? body.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every usage row of the account, through the paged log. */
+async function allUsageRows(baseUrl: string, provisioningKey: string): Promise<Array<{ id: string; total_cost: number }>> {
+  const rows: Array<{ id: string; total_cost: number }> = [];
+  let cursor: string | null = null;
+  do {
+    const page: { status: number; body: { data: Array<{ id: string; total_cost: number }>; next_cursor: string | null } } = await getJson(
+      `${baseUrl}/v1/usage?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      provisioningKey,
+    );
+    expect(page.status).toBe(200);
+    rows.push(...page.body.data);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return rows;
+}
+
+describe.skipIf(!enabled)('kill -9 on the embedded store', () => {
+  it('keeps every acknowledged write, and every settlement batch whole', async () => {
+    const first = await startServerProcess(env);
+    const modelKey = (JSON.parse(await cli('keys', 'create', '--kind', 'model', '--name', 'embedded-kill', '--json')) as { key: string }).key;
+    const provisioningKey = (JSON.parse(await cli('keys', 'create', '--kind', 'provisioning', '--name', 'reader', '--json')) as { key: string }).key;
+    await cli('credits', 'grant', '--amount', '50', '--currency', 'USD');
+
+    // Calls whose usage rows the first server reads back: acknowledged as in the database.
+    const confirmed = new Map<string, number>();
+    for (let call = 0; call < CONFIRMED_CALLS; call += 1) {
+      const id = await chat(first.url, modelKey, `confirmed call ${call}`);
+      expect(id).toBeDefined();
+      const read = await getJson<{ data: { total_cost: number } }>(`${first.url}/v1/generations/${id}`, modelKey);
+      expect(read.status).toBe(200);
+      confirmed.set(id as string, toMicros(read.body.data.total_cost));
+    }
+
+    // A burst in flight, and the kill once part of it has been answered: group commits are being written.
+    let answered = 0;
+    let next = 0;
+    const burst = Promise.all(
+      Array.from({ length: BURST_CONCURRENCY }, async () => {
+        while (next < BURST_CALLS) {
+          next += 1;
+          if ((await chat(first.url, modelKey, `burst call ${next}`)) !== undefined) answered += 1;
+        }
+      }),
+    );
+    while (answered < BURST_CALLS / 4) await new Promise((resolve) => setTimeout(resolve, 5));
+    const exited = once(first.child, 'exit');
+    first.child.kill('SIGKILL');
+    await exited;
+    next = BURST_CALLS;
+    await burst;
+
+    const restartedAt = Date.now();
+    const second = await startServerProcess(env);
+    try {
+      const readyMs = Date.now() - restartedAt;
+      let found = 0;
+      for (const [id, costMicros] of confirmed) {
+        const read = await getJson<{ data: { total_cost: number } }>(`${second.url}/v1/generations/${id}`, modelKey);
+        if (read.status === 200 && toMicros(read.body.data.total_cost) === costMicros) found += 1;
+      }
+      const rows = await allUsageRows(second.url, provisioningKey);
+      const rowsMicros = rows.reduce((sum, row) => sum + toMicros(row.total_cost), 0);
+      const key = await getJson<{ data: { usage: number } }>(`${second.url}/v1/key`, modelKey);
+      expect(key.status).toBe(200);
+      const spendMicros = toMicros(key.body.data.usage);
+      console.log(
+        `[chaos] kill -9 on the embedded store after ${answered} of ${BURST_CALLS} burst calls answered: restarted in ${readyMs} ms; ` +
+          `confirmed rows expected ${confirmed.size}, found ${found}; usage rows ${rows.length} (${CONFIRMED_CALLS} confirmed + burst); ` +
+          `key spend ${spendMicros} µUSD, rows' sum ${rowsMicros}`,
+      );
+      expect(found).toBe(confirmed.size);
+      expect(rows.length).toBeGreaterThanOrEqual(CONFIRMED_CALLS);
+      expect(rows.length).toBeLessThanOrEqual(CONFIRMED_CALLS + answered + BURST_CONCURRENCY);
+      expect(spendMicros).toBe(rowsMicros);
+    } finally {
+      second.child.kill('SIGTERM');
+      await once(second.child, 'exit');
+    }
+  }, 120_000);
+});
