@@ -51,7 +51,8 @@ export async function measureAgentTurns(): Promise<AgentTurnResult> {
   cpSync(join(import.meta.dirname, '../test/fixtures/agents-e2e/tools'), join(dirs, 'tools'), { recursive: true });
   cpSync(join(import.meta.dirname, '../test/fixtures/agents-e2e/agents'), join(dirs, 'agents'), { recursive: true });
   cpSync(join(import.meta.dirname, '../knowledge/handbook'), join(dirs, 'knowledge/handbook'), { recursive: true });
-  const gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(dirs, 'agents'), JUNCTION_TOOLS_DIR: join(dirs, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(dirs, 'knowledge') });
+  // PGlite in a data folder, as `npm start` keeps the store: its commits are fsynced (without DATABASE_URL; with it, only the journal's folder).
+  const gateway = await startGateway({ JUNCTION_DATA_DIR: join(dirs, 'store'), JUNCTION_AGENTS_DIR: join(dirs, 'agents'), JUNCTION_TOOLS_DIR: join(dirs, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(dirs, 'knowledge') });
   const pool = new Pool(gateway.baseUrl, { connections: 1 });
   try {
     await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '1000', currency: 'USD' });

@@ -15,8 +15,9 @@ const PREFIX = 'unsettled-';
 export async function writeShutdownJournal(directory: string, holderId: string, settlements: readonly Settlement[]): Promise<string> {
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const file = path.join(directory, `${PREFIX}${holderId}-${Date.now()}.json`);
-  // A crash mid-write never leaves a half file that a start would misread.
-  await writeFileAtomically(file, JSON.stringify(settlements), { mode: 0o600 });
+  // A crash mid-write never leaves a half file that a start would misread, and the file is
+  // on the disk before the process stops: these settlements are nowhere else.
+  await writeFileAtomically(file, JSON.stringify(settlements), { mode: 0o600, durable: true });
   return file;
 }
 

@@ -1,11 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import type { UsageRecord } from '../billing/usage-record.ts';
 import { JunctionError } from '../core/errors.ts';
 import { openStreams } from '../http/raw-stream-writer.ts';
 import type { Services } from '../services.ts';
+import { registerDurabilityMetrics } from './durability-metrics.ts';
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
+import { totalCounter } from './total-counter.ts';
 
 /**
  * The process's Prometheus metrics. Labels are bounded and never carry secrets or user
@@ -33,16 +35,9 @@ export class JunctionMetrics {
     new Gauge({ name: 'junction_settlement_oldest_pending_seconds', help: 'Age of the oldest settlement not yet in the database', registers: [this.registry], collect() { this.set(services.settlements.backlog().oldestPendingAgeMs / 1000); } });
     new Gauge({ name: 'junction_settlements_kept_aside', help: 'Settlements no write could take (logged; journaled at shutdown)', registers: [this.registry], collect() { this.set(services.settlements.poisonedCount); } });
     const engineCpu = services.db.engineCpuSeconds?.bind(services.db);
-    if (engineCpu) {
-      // Read from the thread's own counter at each scrape: the counter only ever adds what it gained since.
-      let counted = 0;
-      new Counter({ name: 'junction_embedded_store_cpu_seconds_total', help: "CPU time of the embedded store's engine thread (PGlite), part of the process's own CPU time", registers: [this.registry], collect() {
-        const seconds = engineCpu();
-        if (seconds === undefined || seconds <= counted) return;
-        this.inc(seconds - counted);
-        counted = seconds;
-      } });
-    }
+    if (engineCpu) totalCounter(this.registry, 'junction_embedded_store_cpu_seconds_total', "CPU time of the embedded store's engine thread (PGlite), part of the process's own CPU time", engineCpu);
+    const durability = services.db.durabilityCounts?.bind(services.db);
+    if (durability) registerDurabilityMetrics(this.registry, durability);
     const pool = services.db.poolStats?.bind(services.db);
     if (pool) {
       new Gauge({ name: 'junction_db_pool_connections', help: 'Database pool connections by state', labelNames: ['state'], registers: [this.registry], collect() {

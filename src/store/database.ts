@@ -4,6 +4,8 @@
  * int8 columns come back as JS numbers on both (money is integer micro-USD, far
  * below 2^53), numeric as strings, timestamptz as Date, jsonb as parsed values.
  */
+import type { StoreDurabilityCounts } from './store-durability-counters.ts';
+
 export type QueryResult<Row> = { rows: Row[]; rowCount: number };
 
 export type QueryOptions = {
@@ -41,5 +43,7 @@ export interface Database extends Queryable {
    * own processes'.
    */
   engineCpuSeconds?(): number | undefined;
+  /** The embedded engine's fsyncs and checkpoints so far (PGlite; undefined before it opens). */
+  durabilityCounts?(): StoreDurabilityCounts | undefined;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
+import type { StoreDurabilityCounts } from './store-durability-counters.ts';
 
 type PoolStats = { total: number; idle: number; waiting: number };
 
@@ -13,6 +14,7 @@ export class OpeningDatabase implements Database {
   readonly engine: Database['engine'];
   readonly poolStats?: () => PoolStats;
   readonly engineCpuSeconds?: () => number | undefined;
+  readonly durabilityCounts?: () => StoreDurabilityCounts | undefined;
   readonly #opening: Promise<Database>;
   readonly #ready: Promise<Database>;
   #db: Database | undefined;
@@ -29,7 +31,10 @@ export class OpeningDatabase implements Database {
     // Only PostgreSQL has a pool: the metrics register its gauge when the method exists.
     if (engine === 'postgres') this.poolStats = () => this.#db?.poolStats?.() ?? { total: 0, idle: 0, waiting: 0 };
     // Only the embedded engine runs in this process: the metrics count its thread's CPU when the method exists.
-    else this.engineCpuSeconds = () => this.#db?.engineCpuSeconds?.();
+    else {
+      this.engineCpuSeconds = () => this.#db?.engineCpuSeconds?.();
+      this.durabilityCounts = () => this.#db?.durabilityCounts?.();
+    }
   }
 
   /** Resolves once the store is open and prepared; rejects with the reason it is not. */

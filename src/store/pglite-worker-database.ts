@@ -4,6 +4,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
 import type { PgliteEngineSettings } from './pglite-database.ts';
 import { deserializeError, type PgliteWorkerData, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
+import { StoreDurabilityCounters, type StoreDurabilityCounts } from './store-durability-counters.ts';
 import { threadCpuSeconds } from './thread-cpu.ts';
 
 /**
@@ -18,10 +19,11 @@ export async function openPgliteDatabase(dataDir: string, settings: PgliteEngine
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   // Before PGlite touches the files: a second process must get a sentence, not a WASM abort.
   const release = inMemory ? () => undefined : lockDataDir(dataDir);
-  const worker = new Worker(workerScript(), { workerData: { dataDir, settings } satisfies PgliteWorkerData });
+  const counters = new StoreDurabilityCounters();
+  const worker = new Worker(workerScript(), { workerData: { dataDir, settings, counters: counters.buffer } satisfies PgliteWorkerData });
   try {
     const { cpuFile } = await started(worker);
-    return new PgliteWorkerDatabase(worker, release, cpuFile);
+    return new PgliteWorkerDatabase(worker, release, cpuFile, counters);
   } catch (error) {
     await worker.terminate();
     release();
@@ -54,6 +56,7 @@ class PgliteWorkerDatabase implements Database {
   readonly #worker: Worker;
   readonly #release: () => void;
   readonly #cpuFile: string | undefined;
+  readonly #counters: StoreDurabilityCounters;
   readonly #pending = new Map<number, Pending>();
   readonly #handlers = new Map<number, NotificationHandler>();
   #lastId = 0;
@@ -61,10 +64,11 @@ class PgliteWorkerDatabase implements Database {
   #stopped: Error | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(worker: Worker, release: () => void, cpuFile: string | undefined) {
+  constructor(worker: Worker, release: () => void, cpuFile: string | undefined, counters: StoreDurabilityCounters) {
     this.#worker = worker;
     this.#release = release;
     this.#cpuFile = cpuFile;
+    this.#counters = counters;
     // An idle engine does not keep the process alive (the in-thread engine did not either);
     // a call in flight does (see #call).
     worker.unref();
@@ -75,6 +79,10 @@ class PgliteWorkerDatabase implements Database {
 
   engineCpuSeconds(): number | undefined {
     return this.#cpuFile === undefined || this.#stopped ? undefined : threadCpuSeconds(this.#cpuFile);
+  }
+
+  durabilityCounts(): StoreDurabilityCounts {
+    return this.#counters.read();
   }
 
   query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {

@@ -5,8 +5,8 @@
  */
 import type { PgliteEngineSettings } from './pglite-database.ts';
 
-/** What the thread is started with: the store's folder and the engine's settings. */
-export type PgliteWorkerData = { dataDir: string; settings: PgliteEngineSettings };
+/** What the thread is started with: the store's folder, the engine's settings and the buffer of the counters it keeps (StoreDurabilityCounters). */
+export type PgliteWorkerData = { dataDir: string; settings: PgliteEngineSettings; counters: SharedArrayBuffer };
 
 export type WorkerRequest =
   | { id: number; op: 'query'; sql: string; params: readonly unknown[]; prepareAs?: string; tx?: number }

@@ -9,6 +9,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { Database, Queryable } from './database.ts';
 import { openPgliteEngine } from './pglite-database.ts';
 import { type PgliteWorkerData, serializeError, type WorkerMessage, type WorkerRequest } from './pglite-worker-protocol.ts';
+import { StoreDurabilityCounters } from './store-durability-counters.ts';
 import { ownThreadCpuFile } from './thread-cpu.ts';
 
 type OpenTransaction = { tx: Queryable; finish(commit: boolean): void; done: Promise<unknown> };
@@ -107,8 +108,8 @@ const port = parentPort;
 // Once serving, the port's listener keeps the loop alive.
 const keepAlive = setInterval(() => undefined, 60_000);
 try {
-  const { dataDir, settings } = workerData as PgliteWorkerData;
-  serve(await openPgliteEngine(dataDir, settings), port);
+  const { dataDir, settings, counters } = workerData as PgliteWorkerData;
+  serve(await openPgliteEngine(dataDir, settings, undefined, new StoreDurabilityCounters(counters)), port);
 } catch (error) {
   // The opener reports it; closing the port ends this thread.
   port.postMessage({ kind: 'failed', error: serializeError(error) } satisfies WorkerMessage);

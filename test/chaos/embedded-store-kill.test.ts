@@ -15,8 +15,10 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
  * WASM) and finds every write the first server had acknowledged: the keys made before,
  * each call whose usage row the first server had read back from the database. And every
  * settlement batch is whole: the key's spend is the sum of its usage rows' costs, so no
- * batch landed half-written. PGlite only: crash-mid-stream.test.ts kills a server on
- * PostgreSQL. Figure to reach: every confirmed row, spend equal to the rows' sum.
+ * batch landed half-written. Each of those writes was fsynced before it was acknowledged
+ * (the server's count of the store's fsyncs grows by at least one per confirmed call), so
+ * they would outlive the machine's power too. PGlite only: crash-mid-stream.test.ts kills a
+ * server on PostgreSQL. Figure to reach: every confirmed row, spend equal to the rows' sum.
  */
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
@@ -90,6 +92,12 @@ async function allUsageRows(baseUrl: string, provisioningKey: string): Promise<A
   return rows;
 }
 
+/** The server's count of the embedded store's fsyncs, from /metrics (loopback: no token needed). */
+async function storeFsyncs(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return Number(/^junction_embedded_store_fsyncs_total (\S+)$/m.exec(text)?.[1]);
+}
+
 /** Calls whose usage rows the server reads back (acknowledged as in the database): id → cost in µUSD. */
 async function confirmedCalls(baseUrl: string, modelKey: string): Promise<Map<string, number>> {
   const confirmed = new Map<string, number>();
@@ -135,11 +143,15 @@ describe.skipIf(!enabled)('kill -9 on the embedded store', () => {
     let keys: { model: string; provisioning: string };
     let confirmed: Map<string, number>;
     let answered: number;
+    let fsyncs: number;
     try {
       const created = async (kind: string, name: string) => (JSON.parse(await cli('keys', 'create', '--kind', kind, '--name', name, '--json')) as { key: string }).key;
       keys = { model: await created('model', 'embedded-kill'), provisioning: await created('provisioning', 'reader') };
       await cli('credits', 'grant', '--amount', '50', '--currency', 'USD');
+      const fsyncsBefore = await storeFsyncs(first.url);
       confirmed = await confirmedCalls(first.url, keys.model);
+      // One call at a time, each read back before the next: each one's settlement was a commit of its own.
+      fsyncs = (await storeFsyncs(first.url)) - fsyncsBefore;
       answered = await killDuringBurst(first, keys.model);
     } finally {
       // A failure before the kill must not leave the first server holding the store.
@@ -162,10 +174,11 @@ describe.skipIf(!enabled)('kill -9 on the embedded store', () => {
       const spendMicros = toMicros(key.body.data.usage);
       console.log(
         `[chaos] kill -9 on the embedded store after ${answered} of ${BURST_CALLS} burst calls answered: restarted in ${readyMs} ms; ` +
-          `confirmed rows expected ${confirmed.size}, found ${found}; usage rows ${rows.length} (${CONFIRMED_CALLS} confirmed + burst); ` +
+          `confirmed rows expected ${confirmed.size}, found ${found}, fsyncs while confirming ${fsyncs}; usage rows ${rows.length} (${CONFIRMED_CALLS} confirmed + burst); ` +
           `key spend ${spendMicros} µUSD, rows' sum ${rowsMicros}`,
       );
       expect(found).toBe(confirmed.size);
+      expect(fsyncs).toBeGreaterThanOrEqual(CONFIRMED_CALLS);
       expect(rows.length).toBeGreaterThanOrEqual(CONFIRMED_CALLS);
       // At most every answered call, and the calls in flight at the kill whose rows were written.
       expect(rows.length).toBeLessThanOrEqual(CONFIRMED_CALLS + answered + BURST_CONCURRENCY);

@@ -16,6 +16,15 @@ describe('writeFileAtomically', () => {
     expect(readdirSync(folder)).toEqual(['one.json']);
   });
 
+  it('writes the same when asked to put the content on the disk before resolving', async () => {
+    const file = join(folder, 'durable.json');
+    await writeFileAtomically(file, '{"b":2}', { mode: 0o600 });
+    await writeFileAtomically(file, '{"b":3}', { mode: 0o600, durable: true });
+    expect(readFileSync(file, 'utf8')).toBe('{"b":3}');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(folder).filter((name) => name.startsWith('durable'))).toEqual(['durable.json']);
+  });
+
   it('leaves one whole content when two writes race', async () => {
     const file = join(folder, 'raced.bin');
     const first = new Uint8Array(1 << 20).fill(1);
