@@ -1,11 +1,13 @@
 import { utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
 import { arrayLiteral } from '../store/array-literal.ts';
+import { type BinaryValue, binaryRecordArray } from '../store/binary-records.ts';
 import type { Queryable } from '../store/database.ts';
 import { boundedText } from './bounded-text.ts';
 import type { OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
-import { FRESH_BATCH, REPLAY_SAFE_BATCH } from './settlement-statements.ts';
+import { type BatchForm, type BatchInputs, batchParameters, batchStatement } from './settlement-statements.ts';
 import type { UsageRecord } from './usage-record.ts';
+import { USAGE_ROW_TYPES, usageRowTypeOid } from './usage-row-type.ts';
 
 /**
  * What one batch changes for one key or account. `rowSpend` is its usage rows' cost and
@@ -36,7 +38,7 @@ function addUsageRow(part: OwnerPart, usage: UsageRecord): void {
   if (part.last_used_ms === null || at > part.last_used_ms) part.last_used_ms = at;
 }
 
-/** The parts as the statements read them ($2, $3): `spend` for the fresh form, `other_spend` for the replay-safe one. */
+/** The parts as the statements read them: `spend` and `usage_rows` for the fresh form, `other_spend` for the replay-safe one. */
 const partsJson = (parts: Map<string, OwnerPart>): string =>
   JSON.stringify(
     Array.from(parts.values(), (part) => ({
@@ -53,41 +55,34 @@ const partsJson = (parts: Map<string, OwnerPart>): string =>
 const isStoredUsageRow = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === 'usage_log_pkey';
 
-/** The usage rows as one array literal per column, in USAGE_COLUMNS' order, their client-chosen text made storable. */
-function usageColumns(records: readonly UsageRecord[]): string[] {
-  const column = (read: (record: UsageRecord) => string | number | boolean | null) => {
-    const values = records.map(read);
-    return values.every((value) => value === null) ? '{}' : arrayLiteral(values);
-  };
-  return [
-    column((record) => record.id),
-    column((record) => record.accountId),
-    column((record) => record.keyId),
-    column((record) => boundedText(record.requestId, 128)),
-    column((record) => boundedText(record.endpoint, 64)),
-    column((record) => boundedText(record.requestedModel)),
-    column((record) => boundedText(record.model)),
-    column((record) => boundedText(record.provider, 64)),
-    column((record) => boundedText(record.upstreamModel)),
-    column((record) => record.status),
-    column((record) => record.httpStatus),
-    column((record) => boundedText(record.errorCode, 64)),
-    column((record) => record.inputTokens),
-    column((record) => record.outputTokens),
-    column((record) => record.cachedInputTokens),
-    column((record) => record.reasoningTokens),
-    // A jsonb element is JSON text.
-    column((record) => (record.units === null ? null : JSON.stringify(record.units))),
-    column((record) => record.costMicros),
-    column((record) => record.latencyMs),
-    column((record) => record.attempts),
-    column((record) => record.streamed),
-    column((record) => boundedText(record.agentId, 128)),
-    column((record) => boundedText(record.agentRunId, 128)),
-    column((record) => boundedText(record.agentVersion ?? null, 64)),
-    column((record) => record.createdAt.getTime()),
-  ];
-}
+/** Each usage row's values in USAGE_COLUMNS' order (the usage_row type's), its client-chosen text made storable. */
+const usageRowValues = (record: UsageRecord): BinaryValue[] => [
+  record.id,
+  record.accountId,
+  record.keyId,
+  boundedText(record.requestId, 128),
+  boundedText(record.endpoint, 64),
+  boundedText(record.requestedModel),
+  boundedText(record.model),
+  boundedText(record.provider, 64),
+  boundedText(record.upstreamModel),
+  record.status,
+  record.httpStatus,
+  boundedText(record.errorCode, 64),
+  record.inputTokens,
+  record.outputTokens,
+  record.cachedInputTokens,
+  record.reasoningTokens,
+  record.units === null ? null : JSON.stringify(record.units),
+  record.costMicros,
+  record.latencyMs,
+  record.attempts,
+  record.streamed,
+  boundedText(record.agentId, 128),
+  boundedText(record.agentRunId, 128),
+  boundedText(record.agentVersion ?? null, 64),
+  record.createdAt,
+];
 
 function openCallRow(call: OpenCall, holderId: string): Record<string, unknown> {
   return {
@@ -152,26 +147,33 @@ export async function writeSettlementBatch(
   ];
   // Calls journaled without a holder (a process that does not register) cannot be reclaimed: skip.
   const openRows = holderId ? openCalls.map((call) => openCallRow(call, holderId)) : [];
-  const columns = usageColumns(usage);
-  const parameters = [
-    JSON.stringify(openRows),
-    partsJson(keyParts),
-    partsJson(accountParts),
-    JSON.stringify(holderLeaseRows),
-    utcDayNumber(now),
-    utcMonthNumber(now),
-    holderId ?? null,
-    ...columns,
-    // Settled calls whose journal rows are removed. Most calls settle before they are
-    // journaled (JOURNAL_START_MS), and the queue knows which were: probing the journal
-    // for every row of a batch cost about a tenth of the statement on PGlite.
-    journaledCallIds === undefined ? columns[0] : arrayLiteral(journaledCallIds),
-  ];
-  // Planning either statement cost as much as running a batch of a dozen rows: both are prepared.
+  // Settled calls whose journal rows are removed. Most calls settle before they are
+  // journaled (JOURNAL_START_MS), and the queue knows which were: probing the journal
+  // for every row of a batch cost about a tenth of the statement on PGlite.
+  const closedCallIds = journaledCallIds ?? usage.map((row) => row.id);
+  const inputs: BatchInputs = {
+    usageRows: binaryRecordArray(await usageRowTypeOid(db), USAGE_ROW_TYPES, usage.map(usageRowValues)),
+    keyParts: partsJson(keyParts),
+    accountParts: partsJson(accountParts),
+    leaseParts: JSON.stringify(holderLeaseRows),
+    day: utcDayNumber(now),
+    month: utcMonthNumber(now),
+    holderId: holderId ?? null,
+    keyedUsageRows: usage.filter((row) => row.keyId !== null).length,
+    usageRowCount: usage.length,
+    ...(openRows.length > 0 && { journalRows: JSON.stringify(openRows) }),
+    ...(closedCallIds.length > 0 && { closedCallIds: arrayLiteral(closedCallIds) }),
+  };
+  // Planning a statement cost as much as running a batch of a dozen rows: every shape of either form is prepared.
   try {
-    await db.query(FRESH_BATCH, parameters, { prepareAs: 'settlement-batch' });
+    await runBatchStatement(db, 'fresh', inputs);
   } catch (error) {
     if (!isStoredUsageRow(error)) throw error;
-    await db.query(REPLAY_SAFE_BATCH, parameters, { prepareAs: 'settlement-batch-replay-safe' });
+    await runBatchStatement(db, 'replay-safe', inputs);
   }
+}
+
+async function runBatchStatement(db: Queryable, form: BatchForm, inputs: BatchInputs): Promise<void> {
+  const statement = batchStatement(form, inputs);
+  await db.query(statement.text, batchParameters(statement, inputs), { prepareAs: statement.name });
 }

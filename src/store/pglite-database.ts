@@ -4,6 +4,7 @@ import { VECTOR_SETTINGS } from './vector-session-settings.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
 import { DEFAULT_CHECKPOINT_POLICY, EmbeddedCheckpoints, type CheckpointPolicy } from './embedded-checkpoints.ts';
 import { PglitePreparedStatements } from './pglite-prepared.ts';
+import { binaryParameterOptions } from './pglite-binary-parameters.ts';
 import { applyEngineWasmTiering } from './wasm-tiering.ts';
 import { PageCache } from './page-cache.ts';
 import { StoreNodeFS } from './pglite-store-fs.ts';
@@ -157,7 +158,7 @@ class PgliteDatabase implements Database {
 
   async query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
     if (options?.prepareAs) return toResult(await this.#prepared.query<Row>(options.prepareAs, sql, params));
-    return toResult(await this.#db.query<Row>(sql, params as unknown[]));
+    return toResult(await this.#db.query<Row>(sql, params as unknown[], binaryParameterOptions(this.#db, params)));
   }
 
   async exec(sql: string): Promise<void> {
@@ -171,7 +172,7 @@ class PgliteDatabase implements Database {
     return this.#db.transaction(async (tx) =>
       work({
         query: async <Row>(sql: string, params: readonly unknown[] = []) =>
-          toResult(await tx.query<Row>(sql, params as unknown[])),
+          toResult(await tx.query<Row>(sql, params as unknown[], binaryParameterOptions(this.#db, params))),
         exec: async (sql: string) => {
           await tx.exec(sql);
         },

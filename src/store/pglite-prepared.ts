@@ -1,4 +1,5 @@
 import { parse, type PGlite, protocol, type Results } from '@electric-sql/pglite';
+import { serializeValue } from './pglite-binary-parameters.ts';
 
 /**
  * Named prepared statements on PGlite, which has none of its own: its `query` sends an
@@ -40,11 +41,7 @@ export class PglitePreparedStatements {
         const known = this.#texts.get(name);
         if (known !== undefined && known !== sql) throw new Error(`prepared statement "${name}" was prepared with another text`);
         const types = this.#parameterTypes.get(name) ?? (await this.#prepare(name, sql));
-        const values = params.map((value, index) => {
-          if (value === null || value === undefined) return null;
-          const serializer = db.serializers[types[index] ?? 0];
-          return serializer ? serializer(value) : String(value);
-        });
+        const values = params.map((value, index) => (value === null || value === undefined ? null : serializeValue(db, types[index] ?? 0, value)));
         // One pass through the engine for the four messages: it reads every message of its
         // input before answering, and an error skips to the Sync at the end, as on a socket.
         // Four passes took about 6 µs more per statement (55 against 49 µs for a one-row SELECT).

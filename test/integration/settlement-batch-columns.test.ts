@@ -3,13 +3,15 @@ import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts'
 import type { Settlement } from '../../src/billing/settlement.ts';
 import type { UsageRecord } from '../../src/billing/usage-record.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { USAGE_COLUMNS } from '../../src/billing/usage-record.ts';
+import { USAGE_ROW_TYPES } from '../../src/billing/usage-row-type.ts';
 import { usageRecordFixture } from '../support/usage-record-fixture.ts';
 
 /**
- * Every usage column lands as it was settled, whichever way the batch sends it: created_at
- * as epoch milliseconds, a column NULL in every row of the batch as an empty array (padded
- * by unnest), the others as full arrays. On the real engine (PGlite, and PostgreSQL with
- * DATABASE_URL).
+ * Every usage column lands as it was settled, sent as one binary array of usage_row
+ * (migration 0012): text the old array literals had to quote, NULLs, created_at to the
+ * millisecond either side of PostgreSQL's epoch. On the real engine (PGlite, and
+ * PostgreSQL with DATABASE_URL).
  */
 let app: TestApp;
 
@@ -66,6 +68,8 @@ describe('a settlement batch’s usage columns', () => {
         status: 'upstream_error',
         httpStatus: 502,
         errorCode: 'upstream_error',
+        requestedModel: 'my "model", {v2} \\ NULL',
+        requestId: 'req → 世界 🚀',
         units: { images: 2 },
         agentId: 'support',
         agentRunId: 'run_1',
@@ -96,5 +100,21 @@ describe('a settlement batch’s usage columns', () => {
     const rows = await storedRows(batch.map((usage) => usage.id));
     expect(rows).toHaveLength(5);
     expect(rows).toEqual(batch.map(expectedRow));
+  });
+
+  it('sends them as usage_row, whose columns are USAGE_COLUMNS with usage_log’s types', async () => {
+    const columnsOf = async (relation: string) =>
+      (
+        await app.services.db.query<{ name: string; type: string }>(
+          `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+           WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+          [relation],
+        )
+      ).rows;
+    const rowType = await columnsOf('usage_row');
+    const typeNames: Record<string, string> = { timestamptz: 'timestamp with time zone' };
+    expect(rowType).toEqual(USAGE_COLUMNS.map((name, index) => ({ name, type: typeNames[USAGE_ROW_TYPES[index] ?? ''] ?? USAGE_ROW_TYPES[index] })));
+    const logTypes = new Map((await columnsOf('usage_log')).map((column) => [column.name, column.type]));
+    for (const column of rowType) expect({ column: column.name, type: logTypes.get(column.name) }).toEqual({ column: column.name, type: column.type });
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts';
+import type { OpenCall } from '../../src/billing/open-call.ts';
 import type { Settlement } from '../../src/billing/settlement.ts';
 import type { UsageRecord } from '../../src/billing/usage-record.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -146,5 +147,40 @@ describe('a settlement batch', () => {
     await expect(writeSettlementBatch(app.services.db, [settled(stored, 0), settled(orphan, 0)], [], undefined, BATCH_TIME)).rejects.toMatchObject({ code: '23503' });
     expect(await storedCount([orphan.id])).toBe(0);
     expect((await snapshot()).a.spend_total).toBe(afterStored.a.spend_total);
+  });
+
+  it('fails with 23503 when a row names an account that does not exist', async () => {
+    const orphan = usageRecordFixture({ accountId: '00000000-0000-4000-8000-000000000002', keyId: null }, { costMicros: 9, createdAt: new Date() });
+    const good = row(keyA, 9, new Date());
+    await expect(writeSettlementBatch(app.services.db, [settled(good, 0), { ...settled(orphan, 0), accountId: orphan.accountId }], [], undefined, BATCH_TIME)).rejects.toMatchObject({ code: '23503' });
+    expect(await storedCount([good.id, orphan.id])).toBe(0);
+  });
+
+  it('journals calls under way and removes settled ones in every shape of batch: with either, both or neither', async () => {
+    const holderId = crypto.randomUUID();
+    await app.services.db.query('INSERT INTO lease_holders (id) VALUES ($1)', [holderId]);
+    const journaled = async (ids: string[]) =>
+      (await app.services.db.query<{ id: string; output_tokens: number }>('SELECT id, output_tokens FROM open_calls WHERE id = ANY($1::text[]) ORDER BY id', [ids])).rows;
+    const openCall = (id: string, outputTokens: number): OpenCall => ({
+      id, accountId, keyId: keyA, requestId: `req-${id}`, endpoint: 'chat.completions', requestedModel: 'm', model: 'm', provider: 'p', upstreamModel: 'u',
+      inputTokens: 5, outputTokens, costMicros: 10, streamed: true, agentId: null, agentRunId: null, startedAt: new Date(),
+    });
+    const first = row(keyA, 1, new Date());
+    const second = row(keyA, 1, new Date());
+    const ids = [first.id, second.id];
+
+    // Journal rows only: both calls under way (no usage rows, nothing closed).
+    await writeSettlementBatch(app.services.db, [], [openCall(first.id, 1), openCall(second.id, 1)], holderId, BATCH_TIME, []);
+    expect(await journaled(ids)).toEqual([{ id: first.id, output_tokens: 1 }, { id: second.id, output_tokens: 1 }].sort((a, b) => a.id.localeCompare(b.id)));
+    // Both: the first settles (its journal row goes) while the second progresses.
+    await writeSettlementBatch(app.services.db, [settled(first, 0)], [openCall(second.id, 7)], holderId, BATCH_TIME, [first.id]);
+    expect(await journaled(ids)).toEqual([{ id: second.id, output_tokens: 7 }]);
+    // Closed calls only: the second settles.
+    await writeSettlementBatch(app.services.db, [settled(second, 0)], [], holderId, BATCH_TIME, [second.id]);
+    expect(await journaled(ids)).toEqual([]);
+    // Neither: a call never journaled settles.
+    const third = row(keyA, 1, new Date());
+    await writeSettlementBatch(app.services.db, [settled(third, 0)], [], holderId, BATCH_TIME, []);
+    expect(await storedCount([...ids, third.id])).toBe(3);
   });
 });

@@ -24,6 +24,15 @@ export const toChatUsage = (usage: Usage, costMicros: number) => ({
   cost: microsToUsd(costMicros),
 });
 
+/** toChatUsage's JSON, written by hand: a streamed answer's last chunk (the object and its serialization showed in stream profiles). */
+export const chatUsageJson = (usage: Usage, costMicros: number): string =>
+  `{"prompt_tokens":${json(usage.inputTokens)},"completion_tokens":${json(usage.outputTokens)},"total_tokens":${json(usage.inputTokens + usage.outputTokens)},` +
+  `"prompt_tokens_details":{"cached_tokens":${json(usage.cachedInputTokens ?? 0)}},"completion_tokens_details":{"reasoning_tokens":${json(usage.reasoningTokens ?? 0)}},` +
+  `"cost":${json(microsToUsd(costMicros))}}`;
+
+/** A number as JSON.stringify writes it (null for NaN and the infinities, as the object's serialization did). */
+const json = (value: number): string => JSON.stringify(value);
+
 export function renderChatCompletion(
   response: ModelResponse,
   meta: { id: string; model: string; created: number; costMicros: number; provider: string },

@@ -51,6 +51,11 @@ class ChatChunkMapping implements SseEventMapping {
       if (scanned) out.push({ type: 'text-delta', delta: scanned });
       return false;
     }
+    const finishReason = this.#textDeltas.readFinish(event.data);
+    if (finishReason !== undefined) {
+      this.#finishRaw = finishReason;
+      return false;
+    }
     const chunk = parseChunk(event.data);
     if (chunk === undefined) return false;
     if (chunk.error !== undefined && chunk.error !== null) {

@@ -13,12 +13,22 @@
  * rest is exactly a single text delta in one of the shapes below: its text, as JSON.parse
  * would give it. Anything else (a role, a finish reason, usage, tool calls, other fields,
  * malformed text) is `undefined`, and the caller parses the chunk whole as before.
+ * `readFinish` does the same for the chunk with the finish reason.
  */
 import { isPlainRecord } from '../../core/plain-record.ts';
 
 const CHOICE_START = '"choices":[{"index":0,"delta":{"content":"';
 /** What may follow the text up to the end of the choices array. */
 const CHOICE_ENDS = ['},"logprobs":null,"finish_reason":null}]', '},"finish_reason":null}]', '},"finish_reason":null,"logprobs":null}]'];
+/** The finish chunk's choice up to its reason, and what may follow the reason (readFinish). */
+const FINISH_START = '"choices":[{"index":0,"delta":{},';
+const FINISH_SHAPES: ReadonlyArray<readonly [before: string, after: string]> = [
+  ['"logprobs":null,"finish_reason":"', '"}]'],
+  ['"finish_reason":"', '"}]'],
+  ['"finish_reason":"', '","logprobs":null}]'],
+];
+/** Reasons as OpenAI-compatible servers write them (stop, length, tool_calls, content_filter…): no escapes to decode. */
+const FINISH_REASON = /^[a-z_]{1,32}$/;
 /** What may follow the choices: OpenAI's `usage: null` (include_usage) and its padding. */
 const CHUNK_END = /^(?:,"usage":null)?(?:,"obfuscation":"[A-Za-z0-9+/=_-]*")?\}$/;
 const CONTROL_CHARACTER = /[\u0000-\u001f]/;
@@ -60,6 +70,28 @@ export class TextDeltaScanner {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The finish reason of the chunk that ends the answer (an empty delta and a reason, with
+   * the learned opening), or undefined: parse it whole. One parse fewer per stream.
+   */
+  readFinish(data: string): string | undefined {
+    const opening = this.#opening;
+    if (opening === undefined || data.slice(0, opening.length) !== opening) return undefined;
+    const at = opening.length + FINISH_START.length;
+    if (data.slice(opening.length, at) !== FINISH_START) return undefined;
+    for (const [before, after] of FINISH_SHAPES) {
+      if (data.slice(at, at + before.length) !== before) continue;
+      const reasonStart = at + before.length;
+      const reasonEnd = data.indexOf('"', reasonStart);
+      if (reasonEnd < 0) return undefined;
+      const reason = data.slice(reasonStart, reasonEnd);
+      if (!FINISH_REASON.test(reason)) return undefined;
+      if (data.slice(reasonEnd, reasonEnd + after.length) !== after) continue;
+      return CHUNK_END.test(data.slice(reasonEnd + after.length)) ? reason : undefined;
+    }
+    return undefined;
   }
 }
 

@@ -89,6 +89,54 @@ describe('TextDeltaScanner', () => {
   });
 });
 
+describe('TextDeltaScanner.readFinish', () => {
+  const finishWith = (choice: string, tail = '') => `${OPENING}"choices":[{"index":0,"delta":{},${choice}}]${tail}}`;
+
+  it('reads the reason of the finish chunk in the shapes servers send, and declines the rest', () => {
+    const scanner = new TextDeltaScanner();
+    expect(scanner.readFinish(finishChunk)).toBeUndefined(); // nothing learned yet
+    scanner.learn(roleChunk);
+    expect(scanner.readFinish(finishChunk)).toBe('stop');
+    expect(scanner.readFinish(finishWith('"finish_reason":"length"'))).toBe('length');
+    expect(scanner.readFinish(finishWith('"finish_reason":"tool_calls","logprobs":null', ',"usage":null'))).toBe('tool_calls');
+    expect(scanner.readFinish(finishWith('"logprobs":null,"finish_reason":"content_filter"', ',"usage":null,"obfuscation":"q"'))).toBe('content_filter');
+    for (const declined of [
+      finishWith('"logprobs":null,"finish_reason":null'),
+      finishWith('"logprobs":null,"finish_reason":"st\\u006fp"'),
+      finishWith('"logprobs":null,"finish_reason":"Stop"'),
+      finishWith('"logprobs":null,"finish_reason":"stop"', ',"usage":{"prompt_tokens":1}'),
+      finishWith('"logprobs":{"content":[]},"finish_reason":"stop"'),
+      `${OPENING}"choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":"stop"}]}`,
+      `${OPENING}"choices":[{"index":1,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`,
+      `${OPENING}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]`,
+      textChunk('"Hello"'),
+      usageChunk,
+    ]) {
+      expect(scanner.readFinish(declined), declined).toBeUndefined();
+    }
+  });
+
+  it('answers only what JSON.parse would give, over generated finish chunks', () => {
+    const rng = seededRandom(15);
+    let read = 0;
+    for (let index = 0; index < 4_000; index += 1) {
+      const scanner = new TextDeltaScanner();
+      scanner.learn(roleChunk);
+      const reason = rng.pick(['"stop"', '"length"', '"tool_calls"', 'null', '"st\\"op"', '"STOP"', '"stop', '""']);
+      const choice = rng.pick([`"logprobs":null,"finish_reason":${reason}`, `"finish_reason":${reason}`, `"finish_reason":${reason},"logprobs":null`, `"finish_reason":${reason},"x":1`]);
+      const tail = rng.pick(['', ',"usage":null', ',"obfuscation":"a"', ',"usage":{"prompt_tokens":1}', ' ']);
+      const data = `${OPENING}"choices":[{"index":0,"delta":{},${choice}}]${tail}}`;
+      const found = scanner.readFinish(data);
+      if (found === undefined) continue;
+      read += 1;
+      const parsed = JSON.parse(data) as { choices: Array<Record<string, unknown>>; usage?: unknown };
+      expect(parsed.choices, data).toEqual([{ index: 0, delta: {}, finish_reason: found, ...('logprobs' in (parsed.choices[0] ?? {}) ? { logprobs: null } : {}) }]);
+      expect(parsed.usage ?? null, data).toBeNull();
+    }
+    expect(read).toBeGreaterThan(500);
+  });
+});
+
 describe('mapChatStream with scanned text chunks', () => {
   it('gives the same events as parsing every chunk', async () => {
     const stream = [roleChunk, textChunk('"Hel"'), textChunk(JSON.stringify('lo "you"\n')), textChunk('""'), finishChunk, usageChunk, '[DONE]']
