@@ -36,6 +36,8 @@ describe(`binary record arrays (${engineName()})`, () => {
       ['"quoted", {braced}, back\\slash, NULL', 'FFFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF', -2_147_483_648, -42, false, '[1,"two",null]', new Date('1999-12-31T23:59:59.999Z')],
       ['héllo → 世界 🚀', null, 0, 0, true, null, new Date(0)],
       ['', '00000000-0000-0000-0000-000000000000', null, null, null, '{}', null],
+      // Longer than the hand-copied ASCII, and a date past 2^53 µs after 2000 (year ~2285).
+      ['x'.repeat(200), 'abcdef01-2345-4678-9abc-def012345678', 1, -9_007_199_254_740_991, false, JSON.stringify({ long: 'é'.repeat(100) }), new Date('3000-01-01T00:00:00.001Z')],
     ];
     const expected = rows.map(([t, u, i, b, f, j, at]) => ({ t, u: typeof u === 'string' ? u.toLowerCase() : u, i, b, f, j: typeof j === 'string' ? JSON.parse(j) : j, at }));
     expect((await db.query(READ_BACK, [probe(rows)], { prepareAs: 'binary-records-probe' })).rows).toEqual(expected);
