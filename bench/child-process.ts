@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 
 /**
  * Bench processes run apart from the runner so that each one's CPU and memory are its
- * own. `startScript` waits for the script's first JSON line (its address and keys);
+ * own. `startScript` waits for the script's first JSON line with a `url` (its address and keys);
  * `runScript` waits for it to exit and returns its last JSON line (its results).
  */
 const started: ChildProcess[] = [];
@@ -21,8 +21,11 @@ export async function startScript(script: string, env: Record<string, string>): 
     let ready = false;
     lines.on('line', (line) => {
       if (ready || !line.startsWith('{')) return;
+      const info = JSON.parse(line) as Record<string, string>;
+      // A log line (a server's warning at start) is JSON too: the script's own line names its url.
+      if (!('url' in info)) return;
       ready = true;
-      resolve({ pid: child.pid ?? 0, info: JSON.parse(line) as Record<string, string>, child });
+      resolve({ pid: child.pid ?? 0, info, child });
     });
     child.once('exit', () => {
       if (!ready) reject(new Error(`${script} exited before it was ready`));

@@ -5,12 +5,13 @@
  * - footprint: `npm start` to ready, idle RSS, RSS added by 1,000 open streams (bench/server-footprint.ts);
  * - agent: agent turn overhead over the same model call, both endpoints (bench/agent-turn.ts);
  * - knowledge: hybrid search p50/p95 at 100k chunks and recall@10 (bench/knowledge-search.ts);
- * - soak (only with BENCH_SOAK_REQUESTS): RSS and latency after 100k requests and at the end (bench/soak.ts).
+ * - soak (only with BENCH_SOAK_REQUESTS): RSS and latency after 100k requests and at the end (bench/soak.ts);
+ * - compare (only with BENCH_BASELINE, a git revision): this tree's gateway against that revision's, in rounds turn about (bench/compare-builds.ts).
  *
  * PGlite always; PostgreSQL too when DATABASE_URL is set (each part makes a scratch
  * database and drops it). Options (env): BENCH_ONLY (comma-separated parts),
  * BENCH_SECONDS (3: one throughput round), BENCH_ROUNDS (5), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000), KNOWLEDGE_BENCH_CHUNKS
- * (100000), BENCH_SOAK_REQUESTS. BENCH_JSON=1 prints everything as one JSON object on the
+ * (100000), BENCH_SOAK_REQUESTS, BENCH_BASELINE. BENCH_JSON=1 prints everything as one JSON object on the
  * last line.
  */
 import { cpus } from 'node:os';
@@ -21,6 +22,7 @@ import { runScript, stopAll } from './child-process.ts';
 import { compiledScript } from './compiled-scripts.ts';
 import { type KnowledgeBenchResult, printKnowledgeBench } from './knowledge-search.ts';
 import { type FootprintResult, measureFootprint, printFootprint } from './server-footprint.ts';
+import { type CompareResult, compareBuilds, printComparison } from './compare-builds.ts';
 import { printSoak, soak, type SoakResult } from './soak.ts';
 import { measureThroughput, printThroughput, type ThroughputRow } from './throughput.ts';
 
@@ -30,7 +32,9 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const soakRequests = Number(process.env.BENCH_SOAK_REQUESTS ?? 0);
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
-const wanted = (part: string) => (only ? only.includes(part) : part !== 'soak' || soakRequests > 0);
+const baseline = process.env.BENCH_BASELINE || undefined;
+/** Soak and compare run only when asked for: by their option, or by name in BENCH_ONLY. */
+const wanted = (part: string) => (only ? only.includes(part) : part === 'soak' ? soakRequests > 0 : part === 'compare' ? baseline !== undefined : true);
 const engines: Array<{ engine: 'pglite' | 'postgres'; env: Record<string, string> }> = [
   { engine: 'pglite', env: { DATABASE_URL: '' } },
   ...(databaseUrl ? [{ engine: 'postgres' as const, env: { DATABASE_URL: databaseUrl } }] : []),
@@ -47,6 +51,7 @@ const results: {
   agentTurn?: AgentTurnResult[];
   knowledge?: KnowledgeBenchResult[];
   soak?: SoakResult;
+  compare?: CompareResult;
 } = { date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version } };
 
 try {
@@ -71,6 +76,11 @@ try {
       results.knowledge.push(result);
       printKnowledgeBench(result);
     }
+  }
+  if (wanted('compare')) {
+    if (!baseline) throw new Error('the compare part needs BENCH_BASELINE, a git revision to compare this tree with (e.g. HEAD~1)');
+    results.compare = await compareBuilds({ baseline, seconds, rounds: Number(process.env.BENCH_ROUNDS ?? 12), concurrency, databaseUrl });
+    printComparison(results.compare, { seconds });
   }
   if (wanted('soak')) {
     results.soak = await soak({ requests: soakRequests || 1_000_000, concurrency, databaseUrl });

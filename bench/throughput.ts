@@ -44,16 +44,16 @@ export type ThroughputRow = {
   rounds: number;
 };
 
-const WARM_UP_SECONDS = 4;
+export const WARM_UP_SECONDS = 4;
 
 /** One target's figures in one round. */
-type RoundFigures = { rps: number; p50: number; p99: number; cpuMicros: number; databaseCpuMicros: number; databaseInProcess: boolean; errors: number };
+export type RoundFigures = { rps: number; p50: number; p99: number; cpuMicros: number; databaseCpuMicros: number; databaseInProcess: boolean; errors: number };
 
 /**
  * `database`: the PostgreSQL database only this target uses, whose backends' CPU is measured
  * too. `metricsUrl`: the gateway's /metrics, where an embedded engine's thread counts its CPU.
  */
-type Target = { name: string; pid: number; url: string; key?: string; database?: string; metricsUrl?: string };
+export type Target = { name: string; pid: number; url: string; key?: string; database?: string; metricsUrl?: string };
 
 /** Seconds of CPU the target's embedded engine thread has used, from its /metrics (NaN without that counter: PostgreSQL). */
 async function embeddedEngineCpuSeconds(metricsUrl: string): Promise<number> {
@@ -65,9 +65,9 @@ async function embeddedEngineCpuSeconds(metricsUrl: string): Promise<number> {
 const requestBody = (stream: boolean) =>
   JSON.stringify({ model: 'openai/bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
 
-const loadFor = (target: Target, stream: boolean, concurrency: number) => ({ url: target.url, ...(target.key && { key: target.key }), body: requestBody(stream), concurrency });
+export const loadFor = (target: Target, stream: boolean, concurrency: number) => ({ url: target.url, ...(target.key && { key: target.key }), body: requestBody(stream), concurrency });
 
-async function measureRound(target: Target, stream: boolean, seconds: number, concurrency: number): Promise<RoundFigures> {
+export async function measureRound(target: Target, stream: boolean, seconds: number, concurrency: number): Promise<RoundFigures> {
   // pid 0: several processes (workers) whose CPU is not one process's: not reported.
   const engineCpuBefore = target.metricsUrl ? await embeddedEngineCpuSeconds(target.metricsUrl) : Number.NaN;
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : 0;
@@ -90,7 +90,7 @@ async function measureRound(target: Target, stream: boolean, seconds: number, co
   };
 }
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const middle = sorted.length >> 1;
