@@ -49,7 +49,7 @@ export async function compareBuilds(options: { baseline: string; seconds: number
     execFileSync('git', ['worktree', 'add', '--detach', '--force', worktree, revision], { cwd: ROOT, stdio: 'ignore' });
     symlinkSync(join(ROOT, 'node_modules'), join(worktree, 'node_modules'));
     // The console's build, so the baseline serves what this tree serves (and logs no warning about it).
-    if (existsSync(join(ROOT, 'web/dist'))) symlinkSync(join(ROOT, 'web/dist'), join(worktree, 'web/dist'));
+    if (existsSync(join(ROOT, 'web/dist')) && existsSync(join(worktree, 'web'))) symlinkSync(join(ROOT, 'web/dist'), join(worktree, 'web/dist'));
     const { bundleServer } = (await import(join(worktree, 'scripts/server-bundle.mjs'))) as { bundleServer(options: { entryPoints: string[]; outdir: string }): Promise<void> };
     await bundleServer({ entryPoints: ['bench/gateway-server.ts'], outdir: 'bench-build' });
     const scripts = { before: join(worktree, 'bench-build/gateway-server.js'), after: await compiledScript('bench/gateway-server.ts') };
