@@ -44,6 +44,22 @@ describe(`binary record arrays (${engineName()})`, () => {
     expect((await db.query(READ_BACK, [probe(rows)])).rows).toEqual(expected);
   });
 
+  it('reads back a batch larger than the kept buffer, and each array keeps its own bytes', async () => {
+    const rows: BinaryValue[][] = Array.from({ length: 300 }, (_, index) => [`${index}:${'é'.repeat(1_200)}`, null, index, index, true, null, new Date(index)]);
+    const large = probe(rows);
+    const small = probe([['small', null, 1, 1, false, null, null]]);
+    const read = (await db.query<{ t: string; i: number }>(READ_BACK, [large], { prepareAs: 'binary-records-probe' })).rows;
+    expect(read).toHaveLength(300);
+    expect(read[299]).toMatchObject({ t: `299:${'é'.repeat(1_200)}`, i: 299 });
+    expect((await db.query(READ_BACK, [small], { prepareAs: 'binary-records-probe' })).rows).toHaveLength(1);
+    // Each result is a buffer of exactly its bytes, not a view of memory the next call reuses.
+    expect(small.byteOffset).toBe(0);
+    expect(small.buffer.byteLength).toBe(small.byteLength);
+    const again = probe([['other', null, 2, 2, true, null, null]]);
+    expect(small.includes(Buffer.from('small'))).toBe(true);
+    expect(again.includes(Buffer.from('other'))).toBe(true);
+  });
+
   it('sends no rows as an empty array', async () => {
     expect((await db.query(READ_BACK, [probe([])], { prepareAs: 'binary-records-probe' })).rows).toEqual([]);
   });
