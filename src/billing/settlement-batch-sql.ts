@@ -2,12 +2,13 @@ import { utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
 import { arrayLiteral } from '../store/array-literal.ts';
 import { type BinaryValue, binaryRecordArray } from '../store/binary-records.ts';
 import type { Queryable } from '../store/database.ts';
+import { isConnectionError } from '../store/connection-errors.ts';
 import { boundedText } from './bounded-text.ts';
 import type { OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
 import { type BatchForm, type BatchInputs, batchParameters, batchStatement } from './settlement-statements.ts';
 import type { UsageRecord } from './usage-record.ts';
-import { USAGE_ROW_TYPES, usageRowTypeOid } from './usage-row-type.ts';
+import { USAGE_ROW_TYPES, usageRowTypeChanged, usageRowTypeOid } from './usage-row-type.ts';
 
 /**
  * What one batch changes for one key or account. `rowSpend` is its usage rows' cost and
@@ -151,8 +152,8 @@ export async function writeSettlementBatch(
   // journaled (JOURNAL_START_MS), and the queue knows which were: probing the journal
   // for every row of a batch cost about a tenth of the statement on PGlite.
   const closedCallIds = journaledCallIds ?? usage.map((row) => row.id);
-  const inputs: BatchInputs = {
-    usageRows: binaryRecordArray(await usageRowTypeOid(db), USAGE_ROW_TYPES, usage.map(usageRowValues)),
+  const inputs = (usageRowTypeOid: number): BatchInputs => ({
+    usageRows: binaryRecordArray(usageRowTypeOid, USAGE_ROW_TYPES, usage.map(usageRowValues)),
     keyParts: partsJson(keyParts),
     accountParts: partsJson(accountParts),
     leaseParts: JSON.stringify(holderLeaseRows),
@@ -163,17 +164,34 @@ export async function writeSettlementBatch(
     usageRowCount: usage.length,
     ...(openRows.length > 0 && { journalRows: JSON.stringify(openRows) }),
     ...(closedCallIds.length > 0 && { closedCallIds: arrayLiteral(closedCallIds) }),
-  };
-  // Planning a statement cost as much as running a batch of a dozen rows: every shape of either form is prepared.
+  });
+  const oid = await usageRowTypeOid(db);
   try {
-    await runBatchStatement(db, 'fresh', inputs);
+    await writeBatch(db, oid, inputs(oid));
   } catch (error) {
-    if (!isStoredUsageRow(error)) throw error;
-    await runBatchStatement(db, 'replay-safe', inputs);
+    // A schema restored under this running server: usage_row has a new id. Once more with it.
+    if (isConnectionError(error) || !(await usageRowTypeChanged(db, oid))) throw error;
+    const newOid = await usageRowTypeOid(db);
+    await writeBatch(db, newOid, inputs(newOid));
   }
 }
 
-async function runBatchStatement(db: Queryable, form: BatchForm, inputs: BatchInputs): Promise<void> {
+/** The fresh form, then the replay-safe one if a usage row is already in the log. */
+async function writeBatch(db: Queryable, usageRowTypeOid: number, inputs: BatchInputs): Promise<void> {
+  try {
+    await runBatchStatement(db, 'fresh', usageRowTypeOid, inputs);
+  } catch (error) {
+    if (!isStoredUsageRow(error)) throw error;
+    await runBatchStatement(db, 'replay-safe', usageRowTypeOid, inputs);
+  }
+}
+
+/**
+ * Planning a statement cost as much as running a batch of a dozen rows: every shape of
+ * either form is prepared. The name carries usage_row's id: a statement prepared with an
+ * id the type no longer has fails for good, and a new id must prepare anew.
+ */
+async function runBatchStatement(db: Queryable, form: BatchForm, usageRowTypeOid: number, inputs: BatchInputs): Promise<void> {
   const statement = batchStatement(form, inputs);
-  await db.query(statement.text, batchParameters(statement, inputs), { prepareAs: statement.name });
+  await db.query(statement.text, batchParameters(statement, inputs), { prepareAs: `${statement.name}-${usageRowTypeOid}` });
 }

@@ -105,16 +105,14 @@ function compose(name: string, form: BatchForm, journal: boolean, closed: boolea
   };
   const fresh = form === 'fresh';
 
-  const inserted = fresh
-    ? `inserted AS (
+  // The replay-safe form skips rows already in the log and sums spend from what it inserted.
+  const inserted = `inserted AS (
        INSERT INTO usage_log (${INSERTED_COLUMNS})
-       SELECT ${INSERTED_COLUMNS} FROM unnest(${p('usageRows')}::usage_row[])
-     )`
-    : `inserted AS (
-       INSERT INTO usage_log (${INSERTED_COLUMNS})
-       SELECT ${INSERTED_COLUMNS} FROM unnest(${p('usageRows')}::usage_row[])
+       SELECT ${INSERTED_COLUMNS} FROM unnest(${p('usageRows')}::usage_row[])${
+         fresh ? '' : `
        ON CONFLICT (id) DO NOTHING
-       RETURNING key_id, account_id, cost_micros, created_at
+       RETURNING key_id, account_id, cost_micros, created_at`
+       }
      )`;
 
   /** The parts as the caller sends them, `last_used_ms` (the newest usage row's time, or null) made a timestamp. */

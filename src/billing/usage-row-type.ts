@@ -16,7 +16,10 @@ const TYPES_BY_COLUMN: Record<(typeof USAGE_COLUMNS)[number], BinaryColumnType> 
 
 export const USAGE_ROW_TYPES: readonly BinaryColumnType[] = USAGE_COLUMNS.map((column) => TYPES_BY_COLUMN[column]);
 
-/** Asked once per database: a binary array names its element type by id, which each database assigns its own. */
+/**
+ * Asked once per database: a binary array names its element type by id, which each
+ * database assigns its own. The id stays until usageRowTypeChanged finds it stale.
+ */
 const typeOids = new WeakMap<Queryable, Promise<number>>();
 
 export function usageRowTypeOid(db: Queryable): Promise<number> {
@@ -28,4 +31,20 @@ export function usageRowTypeOid(db: Queryable): Promise<number> {
     typeOids.set(db, oid);
   }
   return oid;
+}
+
+/**
+ * Whether `usedOid` is no longer usage_row's id: a schema dropped and restored under a
+ * running server makes the type again with a new id, and every batch sent with the old
+ * one fails ("wrong element type", or "cache lookup failed" from a statement prepared
+ * with it). Asked only after a batch failed; the next usageRowTypeOid reads the new id.
+ * A lookup that fails (the database unreachable) answers false: the batch's own error stands.
+ */
+export async function usageRowTypeChanged(db: Queryable, usedOid: number): Promise<boolean> {
+  typeOids.delete(db);
+  try {
+    return (await usageRowTypeOid(db)) !== usedOid;
+  } catch {
+    return false;
+  }
 }

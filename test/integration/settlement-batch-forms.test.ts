@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts';
 import type { OpenCall } from '../../src/billing/open-call.ts';
@@ -182,5 +183,30 @@ describe('a settlement batch', () => {
     const third = row(keyA, 1, new Date());
     await writeSettlementBatch(app.services.db, [settled(third, 0)], [], holderId, BATCH_TIME, []);
     expect(await storedCount([...ids, third.id])).toBe(3);
+  });
+});
+
+describe('a settlement batch after the usage_row type is made again', () => {
+  it('writes, as when a schema is restored under a running server and the type gets a new id', async () => {
+    const before = await snapshot();
+    const first = row(keyA, 13, new Date());
+    await writeSettlementBatch(app.services.db, [settled(first, 0)], [], undefined, BATCH_TIME);
+    const oldOid = (await app.services.db.query<{ oid: number }>(`SELECT 'usage_row'::regtype::oid::integer AS oid`)).rows[0]?.oid;
+
+    const typeDefinition = readFileSync(new URL('../../migrations/0012_usage_row_type.sql', import.meta.url), 'utf8');
+    await app.services.db.exec(`DROP TYPE usage_row; ${typeDefinition}`);
+    const newOid = (await app.services.db.query<{ oid: number }>(`SELECT 'usage_row'::regtype::oid::integer AS oid`)).rows[0]?.oid;
+    expect(newOid).not.toBe(oldOid);
+
+    // Both forms: a fresh batch, then one with a stored row beside a new one.
+    const second = row(keyA, 17, new Date());
+    await writeSettlementBatch(app.services.db, [settled(second, 0)], [], undefined, BATCH_TIME);
+    const third = row(keyB, 19, new Date());
+    await writeSettlementBatch(app.services.db, [settled(second, 0), settled(third, 0)], [], undefined, BATCH_TIME);
+
+    expect(await storedCount([first.id, second.id, third.id])).toBe(3);
+    const after = await snapshot();
+    expect(after.a.spend_total - before.a.spend_total).toBe(13 + 17);
+    expect(after.b.spend_total - before.b.spend_total).toBe(19);
   });
 });
