@@ -8,7 +8,7 @@
  * settlement batch's usage rows make Bind about 50 kB, so each batch allocated some 250 kB of
  * ArrayBuffers on the engine's thread. V8 counts such memory against the heap's limit, and on
  * that thread, whose own heap is about 12 MB, it started a full garbage collection about every
- * quarter of a second under the gateway's load (about 10 ms of the thread's time each).
+ * quarter of a second under the gateway's load (4-15 ms of the thread's time each).
  *
  * The message is consumed at once: PGlite copies it into the engine while its call runs,
  * before that call first waits, so the view handed out is written again only by a later run.
