@@ -12,6 +12,7 @@
  * fit the type fails the statement; so does a value the column cannot hold, checked here
  * (a fraction for an integer, a malformed uuid), as the text forms failed in the engine.
  */
+import { ScratchBuffer } from './scratch-buffer.ts';
 export type BinaryColumnType = 'text' | 'uuid' | 'integer' | 'bigint' | 'boolean' | 'jsonb' | 'timestamptz';
 export type BinaryValue = string | number | boolean | Date | null;
 
@@ -47,9 +48,7 @@ for (let digit = 0; digit < 16; digit += 1) {
  * the embedded engine's client posts the parameter to its thread, and posting a view copies
  * the view's whole underlying memory (142 µs for 60 kB inside 180 kB, 22 µs for 60 kB alone).
  */
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
-/** A batch larger than this is written into a buffer of its own, so the kept one stays small. */
-const MAX_KEPT_BYTES = 1024 * 1024;
+const scratch = new ScratchBuffer(64 * 1024, 1024 * 1024);
 
 /** `rows` (each in `columns`' order) as one binary array of the composite type `typeOid`. */
 export function binaryRecordArray(typeOid: number, columns: readonly BinaryColumnType[], rows: readonly (readonly BinaryValue[])[]): Buffer {
@@ -59,8 +58,7 @@ export function binaryRecordArray(typeOid: number, columns: readonly BinaryColum
     size += ROW_OVERHEAD_BYTES;
     for (let column = 0; column < columns.length; column += 1) size += COLUMN_OVERHEAD_BYTES + maxValueBytes(columns[column] as BinaryColumnType, row[column] ?? null);
   }
-  if (scratch.byteLength < size && size <= MAX_KEPT_BYTES) scratch = Buffer.allocUnsafeSlow(Math.min(MAX_KEPT_BYTES, Math.max(size, 2 * scratch.byteLength)));
-  const out = size <= scratch.byteLength ? scratch : Buffer.allocUnsafeSlow(size);
+  const out = scratch.atLeast(size);
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   // An empty array has no dimensions (as PostgreSQL writes '{}').
   view.setInt32(0, rows.length === 0 ? 0 : 1);

@@ -13,7 +13,8 @@
  * The message is consumed at once: PGlite copies it into the engine while its call runs,
  * before that call first waits, so the view handed out is written again only by a later run.
  */
-const MAX_KEPT_BYTES = 1024 * 1024;
+import { ScratchBuffer } from './scratch-buffer.ts';
+
 /** Describe the unnamed portal, Execute it with no row limit, Sync. */
 const TAIL = [0x44, 0, 0, 0, 6, 0x50, 0, 0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4];
 const BIND = 0x42;
@@ -23,20 +24,19 @@ const BINARY = 1;
 export type RunValue = string | Uint8Array | null;
 
 export class PreparedRunMessage {
-  #bytes = new Uint8Array(16 * 1024);
-  #view = new DataView(this.#bytes.buffer);
+  /** A run larger than 1 MB is written into a buffer of its own, so the one kept stays small. */
+  readonly #scratch = new ScratchBuffer(16 * 1024, 1024 * 1024);
   readonly #encoder = new TextEncoder();
 
   /** The four messages for one run of `statement` with `values` (text, bytes sent as binary, or null). */
   write(statement: string, values: readonly RunValue[]): Uint8Array {
-    this.#reserve(upperBound(statement, values));
-    const bytes = this.#bytes;
-    const view = this.#view;
+    const bytes = this.#scratch.atLeast(upperBound(statement, values));
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     bytes[0] = BIND;
     // The length goes at 1 once known; the unnamed portal is an empty string.
     let at = 5;
     bytes[at++] = 0;
-    at = this.#cString(statement, at);
+    at = this.#cString(bytes, statement, at);
     view.setInt16(at, values.length);
     at += 2;
     for (const value of values) {
@@ -64,25 +64,13 @@ export class PreparedRunMessage {
     at += 2;
     view.setInt32(1, at - 1);
     bytes.set(TAIL, at);
-    const message = bytes.subarray(0, at + TAIL.length);
-    // A run far larger than usual leaves no buffer of its size behind.
-    if (bytes.byteLength > MAX_KEPT_BYTES) this.#allocate(16 * 1024);
-    return message;
+    return bytes.subarray(0, at + TAIL.length);
   }
 
-  #cString(text: string, at: number): number {
-    const written = this.#encoder.encodeInto(text, this.#bytes.subarray(at)).written;
-    this.#bytes[at + written] = 0;
+  #cString(bytes: Uint8Array, text: string, at: number): number {
+    const written = this.#encoder.encodeInto(text, bytes.subarray(at)).written;
+    bytes[at + written] = 0;
     return at + written + 1;
-  }
-
-  #reserve(size: number): void {
-    if (size > this.#bytes.byteLength) this.#allocate(Math.max(size, 2 * this.#bytes.byteLength));
-  }
-
-  #allocate(size: number): void {
-    this.#bytes = new Uint8Array(size);
-    this.#view = new DataView(this.#bytes.buffer);
   }
 }
 
