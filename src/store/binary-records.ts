@@ -13,6 +13,7 @@
  * (a fraction for an integer, a malformed uuid), as the text forms failed in the engine.
  */
 import { ScratchBuffer } from './scratch-buffer.ts';
+
 export type BinaryColumnType = 'text' | 'uuid' | 'integer' | 'bigint' | 'boolean' | 'jsonb' | 'timestamptz';
 export type BinaryValue = string | number | boolean | Date | null;
 
