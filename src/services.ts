@@ -7,6 +7,8 @@ import { reclaimStaleLeases, releaseHolderLeases } from './billing/lease-sql.ts'
 import type { Settlement } from './billing/settlement.ts';
 import { SettlementQueue } from './billing/settlement-queue.ts';
 import { replayShutdownJournals, writeShutdownJournal } from './billing/shutdown-journal.ts';
+import { SettlementFileJournal } from './billing/settlement-file-journal.ts';
+import { replaySettlementFiles } from './billing/settlement-file-replay.ts';
 import type { Catalog } from './catalog/types.ts';
 import { AccountNames } from './accounts/account-names.ts';
 import { AgentDirectory } from './agents/agent-directory.ts';
@@ -98,7 +100,19 @@ export type ServiceOptions = {
 /** Dead processes are looked for often enough that their calls settle within the lease timeout + 5 s. */
 const reclaimIntervalMs = (leaseTimeoutSeconds: number): number => Math.min(5_000, (leaseTimeoutSeconds * 1000) / 3);
 
-/** Where unwritten settlements go at shutdown: JUNCTION_JOURNAL_DIR, else beside the embedded store (none for memory://). */
+/**
+ * The embedded store in a data folder: one process by construction (the folder is locked),
+ * the case the settlement file journal is for. Not PostgreSQL, where several processes share
+ * the database, nor a store in memory, which a crash loses whole.
+ */
+function embeddedStoreInFolder(config: EnvConfig, db: Database): boolean {
+  return db.engine === 'pglite' && !config.databaseUrl && !config.dataDir.startsWith('memory://');
+}
+
+/**
+ * Where unwritten settlements go at shutdown, and the settlement file journal's segments:
+ * JUNCTION_JOURNAL_DIR, else beside the embedded store (none for memory://).
+ */
 function journalDirectory(config: EnvConfig): string | undefined {
   if (config.journalDir) return config.journalDir;
   return config.dataDir.startsWith('memory://') ? undefined : `${config.dataDir}/journal`;
@@ -170,6 +184,35 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
     const hasher = new KeyHasher(config.keySecret);
     const authenticator = new KeyAuthenticator(db, hasher, now);
     const registration = options.registerProcess === false ? undefined : new ProcessRegistration(db, config.leaseTimeoutSeconds);
+    // Created once the catalog is known (its model ids bound the metrics' labels).
+    let metrics: JunctionMetrics | undefined;
+    const journalDir = journalDirectory(config);
+    // On the embedded store, settled calls are durable in a file within 10 ms and written to the store every embeddedSettlementWindowMs.
+    const fileJournal =
+      journalDir && embeddedStoreInFolder(config, db)
+        ? new SettlementFileJournal(journalDir, { onError: (error) => logger.error({ err: error, journalDir }, 'the settlement file journal failed; settlements are written to the store every 10 ms from now on') })
+        : undefined;
+    const writeBehind = fileJournal && { journal: fileJournal, windowMs: config.embeddedSettlementWindowMs };
+    const settlements = new SettlementQueue(
+      db,
+      registration?.id,
+      {
+        onError: (error) => logger.error({ err: error }, 'settlement flush failed; will retry'),
+        onBacklog: (backlog) => logger.warn(backlog, 'settlements are waiting for the database'),
+        onUsage: (usage) => metrics?.observeUsage(usage),
+        onPoisoned: (settlement, error) =>
+          logger.error({ err: error, usageId: settlement.usage?.id, spendMicros: settlement.spendMicros }, 'a settlement could not be written; kept for the shutdown journal'),
+      },
+      writeBehind,
+    );
+    if (journalDir && writeBehind) {
+      startSteps.push(async () => {
+        // Calls the last process settled in its window before it died, before the reclaimer
+        // settles its journaled calls as interrupted (settlement-file-replay.ts).
+        const replayed = await replaySettlementFiles(journalDir, settlements);
+        if (replayed > 0) logger.info({ replayed, journalDir }, 'replayed settlements from the settlement file journal');
+      });
+    }
     if (registration) {
       startSteps.push(async () => {
         // Leases of processes that died without returning them go back first.
@@ -180,16 +223,6 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
         stops.push(() => clearInterval(timer));
       });
     }
-    // Created once the catalog is known (its model ids bound the metrics' labels).
-    let metrics: JunctionMetrics | undefined;
-    const settlements = new SettlementQueue(db, registration?.id, {
-      onError: (error) => logger.error({ err: error }, 'settlement flush failed; will retry'),
-      onBacklog: (backlog) => logger.warn(backlog, 'settlements are waiting for the database'),
-      onUsage: (usage) => metrics?.observeUsage(usage),
-      onPoisoned: (settlement, error) =>
-        logger.error({ err: error, usageId: settlement.usage?.id, spendMicros: settlement.spendMicros }, 'a settlement could not be written; kept for the shutdown journal'),
-    });
-    const journalDir = journalDirectory(config);
     if (journalDir && registration) {
       startSteps.push(async () => {
         // Spend a previous process could not write at its shutdown lands before anything else.

@@ -4,6 +4,7 @@ import { JOURNAL_START_MS, type OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
 import type { UsageRecord } from './usage-record.ts';
 import { writeSettlementBatch } from './settlement-batch-sql.ts';
+import { hasUsageRow, type JournalSegment, type SettlementFileJournal } from './settlement-file-journal.ts';
 
 export type { Settlement } from './settlement.ts';
 
@@ -29,8 +30,17 @@ export type SettlementQueueEvents = {
 
 export type SettlementBacklog = { depth: number; oldestPendingAgeMs: number };
 
-/** `journaled`: its call's journal row may be in the database, so the batch that settles the call removes it. */
-type Queued = { settlement: Settlement; queuedAt: number; sequence: number; journaled: boolean };
+/**
+ * A file journal that makes settled calls durable within its own sync interval, so the
+ * database may be written every `windowMs` instead (settlement-file-journal.ts).
+ */
+export type WriteBehind = { journal: SettlementFileJournal; windowMs: number };
+
+/**
+ * `journaled`: its call's journal row may be in the database, so the batch that settles the call removes it.
+ * `segment`: the file-journal segment holding it (write-behind), released once the database has it.
+ */
+type Queued = { settlement: Settlement; queuedAt: number; sequence: number; journaled: boolean; segment: JournalSegment | undefined };
 
 /**
  * Group commit: settlements queue in memory and are written every few milliseconds in
@@ -69,11 +79,13 @@ export class SettlementQueue {
   #closed = false;
   /** Bumped by forgetLeaseParts, so a batch in flight at that moment is corrected if it fails. */
   #leaseEpoch = 0;
+  readonly #writeBehind: WriteBehind | undefined;
 
-  constructor(db: Database, holderId: string | undefined, events: SettlementQueueEvents | ((error: unknown) => void)) {
+  constructor(db: Database, holderId: string | undefined, events: SettlementQueueEvents | ((error: unknown) => void), writeBehind?: WriteBehind) {
     this.#db = db;
     this.#holderId = holderId;
     this.#events = typeof events === 'function' ? { onError: events } : events;
+    this.#writeBehind = writeBehind;
   }
 
   add(settlement: Settlement): void {
@@ -86,9 +98,14 @@ export class SettlementQueue {
     const callId = settlement.usage?.id;
     if (callId !== undefined && this.#openCalls.delete(callId)) this.#journal.delete(callId);
     const journaled = callId !== undefined && this.#journalTaken.delete(callId);
-    this.#pending.push({ settlement, queuedAt: Date.now(), sequence: ++this.#added, journaled });
+    // Only a usage row makes a replay idempotent (rows already in the log add no spend): spend
+    // without one is written within the short window, as is everything once the file fails.
+    const writeBehind = this.#writeBehind;
+    const segment = hasUsageRow(settlement) && writeBehind?.journal.healthy ? writeBehind.journal.record(settlement) : undefined;
+    const queued: Queued = { settlement, queuedAt: Date.now(), sequence: ++this.#added, journaled, segment };
+    this.#pending.push(queued);
     if (this.#pending.length >= MAX_BATCH) void this.flush();
-    else this.#schedule(FLUSH_INTERVAL_MS);
+    else this.#schedule(this.#windowOf(queued));
   }
 
   /**
@@ -164,6 +181,8 @@ export class SettlementQueue {
     this.#clearTimer();
     const unwritten = [...this.#pending.map((queued) => queued.settlement), ...this.#poisoned];
     this.#pending = [];
+    // The file keeps what the database did not take, beside the shutdown journal: replaying both is harmless.
+    await this.#writeBehind?.journal.close();
     return unwritten;
   }
 
@@ -183,6 +202,7 @@ export class SettlementQueue {
     this.#writing = batch;
     this.#flushing = this.#write(batch, journal)
       .then((unwritten) => {
+        this.#releaseSegments(batch, unwritten.settlements);
         if (unwritten.settlements.length === 0 && unwritten.journal.length === 0) {
           this.#failures = 0;
           return;
@@ -202,7 +222,7 @@ export class SettlementQueue {
         this.#flushing = undefined;
         this.#writing = [];
         this.#logBacklog();
-        if (this.#pending.length > 0) this.#schedule(FLUSH_INTERVAL_MS);
+        if (this.#pending.length > 0) this.#scheduleOldestPending();
         else this.#scheduleYoungJournal();
       });
     return this.#flushing;
@@ -225,6 +245,44 @@ export class SettlementQueue {
       }
     }
     return due;
+  }
+
+  /**
+   * The group-commit window a settlement waits in: longer when the file journal holds it, or
+   * when it only gives back leased budget (a dead process's leases are reclaimed whole, so
+   * losing one costs nothing). Spend without a usage row keeps the short window.
+   */
+  #windowOf(queued: Queued): number {
+    if (!this.#writeBehind) return FLUSH_INTERVAL_MS;
+    const { settlement } = queued;
+    const leaseOnly = settlement.usage === undefined && settlement.spendMicros === 0;
+    return queued.segment !== undefined || leaseOnly ? this.#writeBehind.windowMs : FLUSH_INTERVAL_MS;
+  }
+
+  /** A flush for when the first settlement still queued has waited its window. */
+  #scheduleOldestPending(): void {
+    this.#schedule(this.#nextDueIn());
+  }
+
+  /** Milliseconds until a queued settlement has waited its window or a journal row is due (0: now; Infinity: nothing queued). */
+  #nextDueIn(): number {
+    const now = Date.now();
+    let dueIn = Number.POSITIVE_INFINITY;
+    for (const queued of this.#pending) dueIn = Math.min(dueIn, queued.queuedAt + this.#windowOf(queued) - now);
+    for (const call of this.#journal.values()) dueIn = Math.min(dueIn, call.startedAt.getTime() + JOURNAL_START_MS - now);
+    return Math.max(0, dueIn);
+  }
+
+  /** The file journal's hold on each settlement the database now has (or kept aside, for the shutdown journal). */
+  #releaseSegments(batch: readonly Queued[], retried: readonly Queued[]): void {
+    const journal = this.#writeBehind?.journal;
+    if (!journal) return;
+    const retrying = new Set(retried);
+    for (const queued of batch) {
+      if (queued.segment === undefined || retrying.has(queued)) continue;
+      journal.release(queued.segment);
+      queued.segment = undefined;
+    }
   }
 
   /** A flush for when the oldest journal row still waiting becomes due. */
@@ -328,7 +386,12 @@ export class SettlementQueue {
     // flight must not stay set, or no later add() would ever schedule again.
     this.#timer = setTimeout(() => {
       this.#clearTimer();
-      void this.flush();
+      // A timer set for a call's journal row or a short-window settlement that is gone by now
+      // would write the rest early: settlements held by the file journal wait for their window.
+      const dueIn = this.#failures > 0 ? 0 : this.#nextDueIn();
+      if (dueIn === Number.POSITIVE_INFINITY) return;
+      if (dueIn > 0) this.#schedule(dueIn);
+      else void this.flush();
     }, delay);
   }
 

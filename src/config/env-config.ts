@@ -18,6 +18,7 @@ const EnvSchema = z.object({
   JUNCTION_EMBEDDING_MODEL: z.string().min(1).optional(),
   JUNCTION_LEASE_TIMEOUT_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional(),
+  JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: z.coerce.number().int().min(10).max(60_000).default(100),
   JUNCTION_METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   JUNCTION_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
   JUNCTION_CORS_ORIGINS: z.string().optional(),
@@ -49,6 +50,11 @@ export type EnvConfig = {
   embeddingModel: string | undefined;
   /** Where settlements unwritten at shutdown are journaled (default: `<dataDir>/journal`, none for memory://). */
   journalDir: string | undefined;
+  /**
+   * On the embedded store (in a folder): how often settled calls are written to the database.
+   * They are in the settlement file journal within 10 ms either way (settlement-file-journal.ts).
+   */
+  embeddedSettlementWindowMs: number;
   /** Bearer token for GET /metrics; without it, only loopback clients may read it. */
   metricsToken: string | undefined;
   /** A process silent this long is presumed dead: its leases return and its open calls settle as interrupted. */
@@ -97,6 +103,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     knowledgeDir: values.JUNCTION_KNOWLEDGE_DIR,
     embeddingModel: values.JUNCTION_EMBEDDING_MODEL,
     journalDir: values.JUNCTION_JOURNAL_DIR,
+    embeddedSettlementWindowMs: values.JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS,
     leaseTimeoutSeconds: values.JUNCTION_LEASE_TIMEOUT_SECONDS,
     metricsToken: values.JUNCTION_METRICS_TOKEN,
     streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,

@@ -53,7 +53,8 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-const cli = async (...args: string[]) => (await run(process.execPath, [join(ROOT, 'bin/junction.js'), ...args], { env, timeout: 60_000 })).stdout;
+const cliWith = async (cliEnv: NodeJS.ProcessEnv, ...args: string[]) => (await run(process.execPath, [join(ROOT, 'bin/junction.js'), ...args], { env: cliEnv, timeout: 60_000 })).stdout;
+const cli = (...args: string[]) => cliWith(env, ...args);
 const toMicros = (usd: number) => Math.round(usd * 1_000_000);
 
 async function getJson<T>(url: string, key: string): Promise<{ status: number; body: T }> {
@@ -130,6 +131,15 @@ async function killDuringBurst(server: ServerProcess, modelKey: string): Promise
   return answered;
 }
 
+/** A server's log line as pino wrote it, or nothing for a line that is not JSON. */
+function logLine(line: string): Array<{ msg?: string; replayed?: number }> {
+  try {
+    return [JSON.parse(line) as { msg?: string; replayed?: number }];
+  } catch {
+    return [];
+  }
+}
+
 async function killNow(server: ServerProcess): Promise<void> {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   const exited = once(server.child, 'exit');
@@ -183,6 +193,47 @@ describe.skipIf(!enabled)('kill -9 on the embedded store', () => {
       // At most every answered call, and the calls in flight at the kill whose rows were written.
       expect(rows.length).toBeLessThanOrEqual(CONFIRMED_CALLS + answered + BURST_CONCURRENCY);
       expect(spendMicros).toBe(rowsMicros);
+    } finally {
+      second.child.kill('SIGTERM');
+      await once(second.child, 'exit');
+    }
+  }, 120_000);
+
+  it('keeps every call settled before the kill when the store had not been written yet: the settlement file journal', async () => {
+    // The store is written once a minute here, so the calls below are in the file journal alone at the kill.
+    const windowEnv = { ...env, JUNCTION_DATA_DIR: join(folder, 'store-window'), JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: '60000' };
+    const first = await startServerProcess(windowEnv);
+    const settled = new Map<string, number>();
+    let keys: { model: string; provisioning: string };
+    try {
+      const created = async (kind: string, name: string) => (JSON.parse(await cliWith(windowEnv, 'keys', 'create', '--kind', kind, '--name', name, '--json')) as { key: string }).key;
+      keys = { model: await created('model', 'window-kill'), provisioning: await created('provisioning', 'window-reader') };
+      await cliWith(windowEnv, 'credits', 'grant', '--amount', '50', '--currency', 'USD');
+      for (let call = 0; call < 20; call += 1) {
+        const id = await chat(first.url, keys.model, `settled call ${call}`);
+        expect(id).toBeDefined();
+        settled.set(id as string, 0);
+      }
+      // Past the journal's 10 ms sync. (Reading the usage log here would write the queue to the store first.)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await killNow(first);
+    }
+
+    const second = await startServerProcess({ ...windowEnv, JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: '100' });
+    try {
+      const rows = (await allUsageRows(second.url, keys.provisioning)).filter((row) => settled.has(row.id));
+      const rowsMicros = rows.reduce((sum, row) => sum + toMicros(row.total_cost), 0);
+      const key = await getJson<{ data: { usage: number } }>(`${second.url}/v1/key`, keys.model);
+      // The restarted server wrote them from the first one's files: the first had not written them to the store.
+      const replayed = second.logs.flatMap(logLine).find((line) => line.msg === 'replayed settlements from the settlement file journal');
+      console.log(
+        `[chaos] kill -9 with ${settled.size} settled calls in the file journal only: ${replayed?.replayed} replayed, ${rows.length} usage rows after the restart, key spend ${toMicros(key.body.data.usage)} µUSD, rows' sum ${rowsMicros}`,
+      );
+      expect(replayed?.replayed).toBe(settled.size);
+      expect(rows).toHaveLength(settled.size);
+      expect(rowsMicros).toBeGreaterThan(0);
+      expect(toMicros(key.body.data.usage)).toBe(rowsMicros);
     } finally {
       second.child.kill('SIGTERM');
       await once(second.child, 'exit');
