@@ -110,9 +110,13 @@ function embeddedStoreInFolder(config: EnvConfig, db: Database): boolean {
 }
 
 /**
- * Where unwritten settlements go at shutdown, and the settlement file journal's segments:
- * JUNCTION_JOURNAL_DIR, else beside the embedded store (none for memory://).
+ * The settlement file journal's folder: inside the store's own data folder, always. The
+ * folder's lock makes its process the only one that writes or replays these files; a folder
+ * shared by two stores (JUNCTION_JOURNAL_DIR can be) would replay one store's calls into the other.
  */
+const settlementFileJournalDirectory = (config: EnvConfig): string => `${config.dataDir}/settling`;
+
+/** Where unwritten settlements go at shutdown: JUNCTION_JOURNAL_DIR, else beside the embedded store (none for memory://). */
 function journalDirectory(config: EnvConfig): string | undefined {
   if (config.journalDir) return config.journalDir;
   return config.dataDir.startsWith('memory://') ? undefined : `${config.dataDir}/journal`;
@@ -188,11 +192,13 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
     let metrics: JunctionMetrics | undefined;
     const journalDir = journalDirectory(config);
     // On the embedded store, settled calls are durable in a file within 10 ms and written to the store every embeddedSettlementWindowMs.
-    const fileJournal =
-      journalDir && embeddedStoreInFolder(config, db)
-        ? new SettlementFileJournal(journalDir, { onError: (error) => logger.error({ err: error, journalDir }, 'the settlement file journal failed; settlements are written to the store every 10 ms from now on') })
-        : undefined;
-    const writeBehind = fileJournal && { journal: fileJournal, windowMs: config.embeddedSettlementWindowMs };
+    const settlingDir = embeddedStoreInFolder(config, db) ? settlementFileJournalDirectory(config) : undefined;
+    const writeBehind = settlingDir
+      ? {
+          journal: new SettlementFileJournal(settlingDir, { onError: (error) => logger.error({ err: error, settlingDir }, 'the settlement file journal failed; settlements are written to the store every 10 ms from now on') }),
+          windowMs: config.embeddedSettlementWindowMs,
+        }
+      : undefined;
     const settlements = new SettlementQueue(
       db,
       registration?.id,
@@ -205,12 +211,12 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
       },
       writeBehind,
     );
-    if (journalDir && writeBehind) {
+    if (settlingDir) {
       startSteps.push(async () => {
         // Calls the last process settled in its window before it died, before the reclaimer
         // settles its journaled calls as interrupted (settlement-file-replay.ts).
-        const replayed = await replaySettlementFiles(journalDir, settlements);
-        if (replayed > 0) logger.info({ replayed, journalDir }, 'replayed settlements from the settlement file journal');
+        const replayed = await replaySettlementFiles(settlingDir, settlements);
+        if (replayed > 0) logger.info({ replayed, settlingDir }, 'replayed settlements from the settlement file journal');
       });
     }
     if (registration) {

@@ -97,6 +97,8 @@ export class SettlementFileJournal {
   #timer: NodeJS.Timeout | undefined;
   #syncing: Promise<void> | undefined;
   #healthy = true;
+  /** Files being removed: a sync resolves only once they are gone. */
+  readonly #removals = new Set<Promise<void>>();
   /** The folder is made at the first write: before the store has opened (and locked) its folder, nothing is written there. */
   #folderMade = false;
 
@@ -146,6 +148,7 @@ export class SettlementFileJournal {
     }
     // Segments released while the sync ran were left to it.
     for (const segment of [...this.#segments]) await this.#removeIfDone(segment);
+    await Promise.all(this.#removals);
   }
 
   /** Syncs what is recorded, closes the files and removes every segment the database has whole. */
@@ -209,9 +212,15 @@ export class SettlementFileJournal {
     segment.removed = true;
     segment.lines = [];
     this.#segments.delete(segment);
-    await segment.handle?.close().catch(() => undefined);
+    const handle = segment.handle;
     segment.handle = undefined;
-    await unlink(segment.path).catch(() => undefined);
+    const removal = (async () => {
+      await handle?.close().catch(() => undefined);
+      await unlink(segment.path).catch(() => undefined);
+    })();
+    this.#removals.add(removal);
+    await removal;
+    this.#removals.delete(removal);
   }
 }
 

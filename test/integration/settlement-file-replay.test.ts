@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,5 +66,46 @@ describe('settlement file replay', () => {
     expect(await leftoverSegments(directory)).toEqual([]);
     expect(await replaySettlementFiles(directory, queue)).toBe(0);
     expect(await spend()).toEqual(after);
+  });
+
+  it('holds journaled calls for the long window, and writes within 10 ms what the journal cannot hold', async () => {
+    const owner = { accountId: gateway.services.defaultAccount.id, keyId };
+    const settled = (costMicros: number) => {
+      const usage = usageRecordFixture(owner, { costMicros });
+      return { usage, keyId, accountId: usage.accountId, spendMicros: costMicros, keyLeaseMicros: 0, accountLeaseMicros: 0 };
+    };
+    const inLog = async (id: string) => (await gateway.services.db.query('SELECT 1 FROM usage_log WHERE id = $1', [id])).rows.length === 1;
+    const eventually = async (check: () => Promise<boolean>) => {
+      const deadline = Date.now() + 5_000;
+      while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return check();
+    };
+
+    // A journal that works: its calls wait for the minute-long window (or a drain).
+    const working = new SettlementFileJournal(join(folder, 'working'));
+    const queue = new SettlementQueue(gateway.services.db, undefined, () => undefined, { journal: working, windowMs: 60_000 });
+    const held = settled(11);
+    queue.add(held);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await inLog(held.usage.id)).toBe(false);
+    // Spend without a usage row is not in the journal: it keeps the 10 ms window (and takes the held call along).
+    const before = await spend();
+    queue.add({ keyId, accountId: owner.accountId, spendMicros: 500, keyLeaseMicros: 0, accountLeaseMicros: 0 });
+    expect(await eventually(async () => (await spend()).key - before.key === 511)).toBe(true);
+    expect(await inLog(held.usage.id)).toBe(true);
+    await queue.close();
+
+    // A journal that cannot write (a file where its folder should be): from then on, 10 ms.
+    writeFileSync(join(folder, 'broken'), 'not a folder');
+    const broken = new SettlementFileJournal(join(folder, 'broken'), { onError: () => undefined });
+    const fallback = new SettlementQueue(gateway.services.db, undefined, () => undefined, { journal: broken, windowMs: 60_000 });
+    const first = settled(13);
+    fallback.add(first);
+    await broken.sync();
+    expect(broken.healthy).toBe(false);
+    const second = settled(17);
+    fallback.add(second);
+    expect(await eventually(async () => (await inLog(first.usage.id)) && inLog(second.usage.id))).toBe(true);
+    await fallback.close();
   });
 });
