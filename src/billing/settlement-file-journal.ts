@@ -1,7 +1,7 @@
 import { type FileHandle, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Settlement } from './settlement.ts';
-import type { UsageRecord } from './usage-record.ts';
+import { decodeSettlement, encodeSettlement, type JournaledSettlement } from './settlement-journal-line.ts';
 
 /**
  * A write-behind file journal of settled calls, for the embedded store: each settlement
@@ -23,47 +23,6 @@ import type { UsageRecord } from './usage-record.ts';
  */
 const PREFIX = 'settling-';
 const SUFFIX = '.jsonl';
-
-/**
- * A line is a JSON array: the settlement's owner and lease fields, then its usage row's
- * fields in this order, then the row's time in milliseconds. Half the bytes of the object
- * with its keys, and half the time to write (1.9 against 3.6 µs a settlement here).
- */
-const USAGE_FIELDS = [
-  'id', 'accountId', 'keyId', 'requestId', 'endpoint', 'requestedModel', 'model', 'provider', 'upstreamModel', 'status',
-  'httpStatus', 'errorCode', 'inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens', 'units', 'costMicros',
-  'latencyMs', 'attempts', 'streamed', 'agentId', 'agentRunId', 'agentVersion',
-] as const satisfies ReadonlyArray<keyof UsageRecord>;
-const SETTLEMENT_FIELDS = 5;
-
-/** A settlement with a usage row: the only kind the journal takes. */
-export type JournaledSettlement = Settlement & { usage: UsageRecord };
-export const hasUsageRow = (settlement: Settlement): settlement is JournaledSettlement => settlement.usage !== undefined;
-
-/** A settlement with a usage row as one journal line. */
-export function encodeSettlement(settlement: JournaledSettlement): string {
-  const { usage } = settlement;
-  const values: unknown[] = [settlement.keyId, settlement.accountId, settlement.spendMicros, settlement.keyLeaseMicros, settlement.accountLeaseMicros];
-  for (const field of USAGE_FIELDS) values.push(usage[field] ?? null);
-  values.push(usage.createdAt.getTime());
-  return `${JSON.stringify(values)}\n`;
-}
-
-/** A journal line back as the settlement it was, or undefined for a line that is not one (a write cut short). */
-export function decodeSettlement(line: string): Settlement | undefined {
-  let values: unknown;
-  try {
-    values = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(values) || values.length !== SETTLEMENT_FIELDS + USAGE_FIELDS.length + 1) return undefined;
-  const usage: Record<string, unknown> = {};
-  USAGE_FIELDS.forEach((field, index) => (usage[field] = values[SETTLEMENT_FIELDS + index]));
-  usage.createdAt = new Date(values[values.length - 1] as number);
-  const [keyId, accountId, spendMicros, keyLeaseMicros, accountLeaseMicros] = values as [string | null, string | null, number, number, number];
-  return { usage: usage as UsageRecord, keyId, accountId, spendMicros, keyLeaseMicros, accountLeaseMicros };
-}
 
 /** A segment file: a mark `record` returns and `release` takes back. */
 export type JournalSegment = {

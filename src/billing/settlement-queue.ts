@@ -4,7 +4,8 @@ import { JOURNAL_START_MS, type OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
 import type { UsageRecord } from './usage-record.ts';
 import { writeSettlementBatch } from './settlement-batch-sql.ts';
-import { hasUsageRow, type JournalSegment, type SettlementFileJournal } from './settlement-file-journal.ts';
+import type { JournalSegment, SettlementFileJournal } from './settlement-file-journal.ts';
+import { hasUsageRow } from './settlement-journal-line.ts';
 
 export type { Settlement } from './settlement.ts';
 

@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JournaledSettlement, leftoverSegments, readSegment, SettlementFileJournal } from '../../../src/billing/settlement-file-journal.ts';
+import { leftoverSegments, readSegment, SettlementFileJournal } from '../../../src/billing/settlement-file-journal.ts';
+import type { JournaledSettlement } from '../../../src/billing/settlement-journal-line.ts';
 import { usageRecordFixture } from '../../support/usage-record-fixture.ts';
 
 /**
