@@ -1,5 +1,6 @@
 import { type FileHandle, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { syncFolder } from '../core/write-file-atomically.ts';
 import type { Settlement } from './settlement.ts';
 import { decodeSettlement, encodeSettlement, type JournaledSettlement } from './settlement-journal-line.ts';
 
@@ -180,15 +181,6 @@ export class SettlementFileJournal {
     this.#removals.add(removal);
     await removal;
     this.#removals.delete(removal);
-  }
-}
-
-async function syncFolder(directory: string): Promise<void> {
-  const folder = await open(directory, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
   }
 }
 

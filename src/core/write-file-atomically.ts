@@ -28,7 +28,8 @@ async function writeNewFile(file: string, data: string | Uint8Array, options: Wr
   }
 }
 
-async function syncFolder(folder: string): Promise<void> {
+/** Makes a folder's entries (a file created or renamed in it) durable. */
+export async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, 'r');
   try {
     await handle.sync();
