@@ -89,8 +89,10 @@ export class SettlementFileJournal {
   /** The database has the settlement recorded in `segment` (or kept it aside for the shutdown journal). */
   release(segment: JournalSegment): void {
     segment.unreleased -= 1;
-    // An idle server's last segment is closed here, as no later record() would close it.
-    if (segment === this.#current && Date.now() - segment.startedAt >= this.#segmentMs && segment.unreleased === 0) {
+    // The newest segment, once the database has all of it, goes too: an idle server leaves no
+    // file of calls already written (which a kill would have the next start replay for nothing).
+    // Under load newer calls keep it open; after a pause the next call starts a new file.
+    if (segment === this.#current && segment.unreleased === 0) {
       segment.closed = true;
       this.#current = undefined;
     }

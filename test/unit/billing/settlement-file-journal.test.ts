@@ -77,15 +77,21 @@ describe('settlement file journal', () => {
     expect(second.unreleased).toBe(1);
   });
 
-  it('leaves no file behind once the database has everything and the journal is closed', async () => {
+  it('leaves no file behind once the database has everything, even while it stays open', async () => {
     const directory = folder();
     const journal = new SettlementFileJournal(directory, { syncEveryMs: 5 });
     const marks = [journal.record(settlement(1)), journal.record(settlement(2))];
     await journal.sync();
     expect(await leftoverSegments(directory)).toHaveLength(1);
     for (const mark of marks) journal.release(mark);
-    await journal.close();
+    // An idle server: nothing recorded since, the journal not closed.
+    await journal.sync();
     expect(await leftoverSegments(directory)).toEqual([]);
+    // The next call starts a new file.
+    journal.record(settlement(3));
+    await journal.sync();
+    expect((await Promise.all((await leftoverSegments(directory)).map(readSegment))).flat().map((entry) => entry.spendMicros)).toEqual([3]);
+    await journal.close();
   });
 
   it('reads a file cut short by a kill up to its last whole line, and lists segments oldest first', async () => {
