@@ -211,6 +211,3 @@ export async function readSegment(file: string): Promise<Settlement[]> {
   }
   return settlements;
 }
-
-/** Removes a replayed segment file. */
-export const removeSegment = (file: string): Promise<void> => unlink(file).catch(() => undefined);

@@ -1,12 +1,13 @@
-import { leftoverSegments, readSegment, removeSegment } from './settlement-file-journal.ts';
+import { replayJournalFile } from './replay-journal-file.ts';
+import { leftoverSegments, readSegment } from './settlement-file-journal.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 
 /**
  * Writes to the database every settlement a previous process left in its file journal
  * (settlement-file-journal.ts): the calls it settled in the window before it died. Each
- * file is removed once its settlements are written. Lease parts are dropped, as the dead
- * process's leases are reclaimed on their own; a usage row already in the log adds no
- * spend, so settlements the database already had are harmless. Returns how many were replayed.
+ * file is removed once its settlements are written (replay-journal-file.ts); a usage row
+ * already in the log adds no spend, so settlements the database already had are harmless.
+ * Returns how many were replayed.
  *
  * Runs before stale leases are reclaimed: the reclaimer settles a dead process's journaled
  * calls (open_calls) as `interrupted` at their last recorded cost, and a row it wrote
@@ -18,10 +19,7 @@ export async function replaySettlementFiles(directory: string, queue: Settlement
   let replayed = 0;
   for (const file of files) {
     const settlements = await readSegment(file);
-    for (const settlement of settlements) queue.add({ ...settlement, keyLeaseMicros: 0, accountLeaseMicros: 0 });
-    await queue.drain(30_000);
-    if (queue.pendingCount > 0) throw new Error(`replaying ${file} did not finish; it stays for the next start`);
-    await removeSegment(file);
+    await replayJournalFile(queue, file, settlements);
     replayed += settlements.length;
   }
   return replayed;

@@ -1,6 +1,7 @@
-import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomically } from '../core/write-file-atomically.ts';
+import { replayJournalFile } from './replay-journal-file.ts';
 import type { Settlement } from './settlement.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 
@@ -37,10 +38,7 @@ export async function replayShutdownJournals(directory: string, queue: Settlemen
   for (const name of names) {
     const file = path.join(directory, name);
     const settlements = parseJournal(await readFile(file, 'utf8'));
-    for (const settlement of settlements) queue.add({ ...settlement, keyLeaseMicros: 0, accountLeaseMicros: 0 });
-    await queue.drain(30_000);
-    if (queue.pendingCount > 0) throw new Error(`replaying ${file} did not finish; it stays for the next start`);
-    await unlink(file);
+    await replayJournalFile(queue, file, settlements);
     replayed += settlements.length;
   }
   return replayed;
