@@ -144,19 +144,19 @@ function prepareRequest(
   contentType?: string,
   accept?: string,
 ) {
-  const url = buildUrl(config, call.path, call.query);
+  const address = upstreamAddress(config, call.path, call.query);
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // Content type and accept first, the call's headers over them, the provider config's over all.
   const merged: Record<string, string> = contentType === undefined ? {} : { 'content-type': contentType, accept: accept ?? contentType };
   const options: Dispatcher.DispatchOptions = {
-    origin: url.origin,
-    path: url.pathname + url.search,
+    origin: address.origin,
+    path: address.pathAndQuery,
     method,
     headers: Object.assign(merged, headers, config.headers),
     body: body ?? null,
     headersTimeout: timeoutMs,
   };
-  return { options, where: `${method} ${url.origin}${url.pathname}`, timeoutMs };
+  return { options, where: `${method} ${address.originAndPath}`, timeoutMs };
 }
 
 type PreparedRequest = ReturnType<typeof prepareRequest>;
@@ -244,23 +244,29 @@ function streamError(error: unknown, signal: CancelSignal, path: string): unknow
   });
 }
 
+/** An upstream call's address as dispatch and error messages read it (a URL's getters make new strings on every read). */
+type UpstreamAddress = { readonly origin: string; readonly pathAndQuery: string; readonly originAndPath: string };
+
 /**
- * Parsed URLs of calls without per-call query, per provider config: parsing one per call
- * showed in profiles. Bounded, because pass-through paths come from clients.
+ * Addresses of calls without per-call query, per provider config: parsing a URL per call,
+ * and reading its getters, showed in profiles. Bounded, because pass-through paths come
+ * from clients.
  */
-const plainUrls = new WeakMap<ProviderConfig, Map<string, URL>>();
+const plainAddresses = new WeakMap<ProviderConfig, Map<string, UpstreamAddress>>();
 const MAX_CACHED_PATHS = 256;
 
-function buildUrl(config: ProviderConfig, path: string, query: Record<string, string> | undefined): URL {
-  if (query !== undefined) return parseUrl(config, path, query);
-  let byPath = plainUrls.get(config);
-  if (!byPath) plainUrls.set(config, (byPath = new Map()));
-  let url = byPath.get(path);
-  if (url) return url;
-  url = parseUrl(config, path, undefined);
-  if (byPath.size < MAX_CACHED_PATHS) byPath.set(path, url);
-  return url;
+function upstreamAddress(config: ProviderConfig, path: string, query: Record<string, string> | undefined): UpstreamAddress {
+  if (query !== undefined) return addressOf(parseUrl(config, path, query));
+  let byPath = plainAddresses.get(config);
+  if (!byPath) plainAddresses.set(config, (byPath = new Map()));
+  let address = byPath.get(path);
+  if (address) return address;
+  address = addressOf(parseUrl(config, path, undefined));
+  if (byPath.size < MAX_CACHED_PATHS) byPath.set(path, address);
+  return address;
 }
+
+const addressOf = (url: URL): UpstreamAddress => ({ origin: url.origin, pathAndQuery: url.pathname + url.search, originAndPath: url.origin + url.pathname });
 
 function parseUrl(config: ProviderConfig, path: string, query: Record<string, string> | undefined): URL {
   const base = config.baseUrl.endsWith('/') ? config.baseUrl.slice(0, -1) : config.baseUrl;
