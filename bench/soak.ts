@@ -18,7 +18,6 @@ import { compiledScript } from './compiled-scripts.ts';
 import { percentile, runLoad } from './load.ts';
 
 export type SoakWindow = { requests: number; rssMb: number; p50: number; p99: number; rps: number };
-/** Least-squares slopes per 100k requests over the windows from 100k on, each as a share of the fitted value at 100k. */
 export type SoakTrend = { rss: number; p50: number; p99: number };
 export type SoakResult = {
   engine: string;
@@ -27,7 +26,7 @@ export type SoakResult = {
   late: SoakWindow;
   errors: number;
   rssSlopeMbPer100k: number;
-  /** How much each figure moves per 100k requests along its fitted line, as a share of its fitted value at 100k. */
+  /** Least-squares slope of each figure over the windows from 100k on, per 100k requests, as a share of its fitted value at 100k. */
   trendPer100k: SoakTrend;
 };
 

@@ -30,8 +30,9 @@ export function encodeSettlement(settlement: JournaledSettlement): string {
   values[2] = settlement.spendMicros;
   values[3] = settlement.keyLeaseMicros;
   values[4] = settlement.accountLeaseMicros;
-  for (let index = 0; index < USAGE_FIELDS.length; index += 1) values[SETTLEMENT_FIELDS + index] = usage[USAGE_FIELDS[index] as (typeof USAGE_FIELDS)[number]] ?? null;
-  values[LINE_VALUES - 1] = usage.createdAt.getTime();
+  let index = SETTLEMENT_FIELDS;
+  for (const field of USAGE_FIELDS) values[index++] = usage[field] ?? null;
+  values[index] = usage.createdAt.getTime();
   return `${JSON.stringify(values)}\n`;
 }
 
