@@ -54,17 +54,19 @@ async function closeWithinGrace(app: FastifyInstance, services: Services, graceM
  */
 export async function startServer(config: EnvConfig, options: { database?: Promise<Database> } = {}): Promise<RunningServer> {
   const { services, started } = await openServices(config, options.database ? { database: options.database } : {});
+  // With several workers, the first one speaks for all (one setup link, not N that void each other).
+  const speaks = (process.env.JUNCTION_WORKER_INDEX ?? '1') === '1';
+  // Until someone signs in to the console, each start prints a fresh one-time setup link. Its
+  // token is written while the app is built and the services start (its statements fit between
+  // theirs; written after them, it was the embedded store's last 25 ms before ready), and the
+  // link printed once listening (it needs the listening URL).
+  const setupToken = speaks ? issueSetupToken(services.db, services.now()) : Promise.resolve(undefined);
+  setupToken.catch(() => undefined); // awaited once listening; a failed start must not leave it unhandled
   const app = await buildAppWhileStarting(services, started);
   let adminSocket: Server | undefined;
   try {
     const embedded = !config.databaseUrl && !config.dataDir.startsWith('memory://');
     if (embedded) adminSocket = await startAdminSocket(services, config.dataDir);
-    // With several workers, the first one speaks for all (one setup link, not N that void each other).
-    const speaks = (process.env.JUNCTION_WORKER_INDEX ?? '1') === '1';
-    // Until someone signs in to the console, each start prints a fresh one-time setup link.
-    // Its token is written while the server starts listening (the link itself needs the listening URL).
-    const setupToken = speaks ? issueSetupToken(services.db, services.now()) : Promise.resolve(undefined);
-    setupToken.catch(() => undefined); // awaited once listening; a failed listen must not leave it unhandled
     const url = await app.listen({ host: config.host, port: config.port });
     if (services.firstStart && speaks) process.stdout.write(FIRST_START_HELP);
     const token = await setupToken;

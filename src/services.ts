@@ -172,7 +172,10 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
     if (!defaultAccount) throw new Error('the default account is read before the services have started');
     return defaultAccount;
   };
-  /** Start-up steps that run in the store once everything is built, in this order. */
+  /**
+   * Start-up steps that run in the store, in this order: those that need only the store
+   * begin while the catalog, tools and agents load (storeSteps), the rest once everything is built.
+   */
   const startSteps: Array<() => Promise<void> | void> = [
     async () => {
       // The open's or a migration's own error (an unreachable server, a locked folder), not a later statement's.
@@ -181,6 +184,7 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
       defaultAccount = await ensureDefaultAccount(db);
     },
   ];
+  let storeSteps: Promise<void> | undefined;
   let services: Services;
   try {
     // Traces only when an OTLP endpoint is configured: the SDK is not even loaded otherwise.
@@ -246,6 +250,12 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
       await keyChanges.start();
       stops.push(() => keyChanges.stop());
     });
+
+    // The steps so far need only the store. On an embedded store's start they took the
+    // engine 0.25-0.3 s after it opened, and they waited for this thread to load the files
+    // below when that ended later (by 0.1-0.35 s in start-up traces): they begin now.
+    storeSteps = runInOrder(startSteps.splice(0));
+    storeSteps.catch(() => undefined); // awaited by `started`, or before stopping on a failed build
 
     const { catalogConfig, catalog, providers, tools, agents, warnings } = await files;
     metrics = new JunctionMetrics({ settlements, db, catalog });
@@ -396,12 +406,15 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
       },
     };
   } catch (error) {
+    // What the store steps started must be among the stops before they run.
+    await storeSteps?.catch(() => undefined);
     await stopAll();
     throw error;
   }
   const started = (async () => {
     try {
-      for (const step of startSteps) await step();
+      await storeSteps;
+      await runInOrder(startSteps);
     } catch (error) {
       await stopAll();
       throw error;
@@ -409,6 +422,10 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
   })();
   started.catch(() => undefined); // the caller awaits it; a failed build of its own must not leave it unhandled
   return { services, started };
+}
+
+async function runInOrder(steps: ReadonlyArray<() => Promise<void> | void>): Promise<void> {
+  for (const step of steps) await step();
 }
 
 /** Stops the folder watchers of the file configuration, once it has loaded (or failed to). */

@@ -25,7 +25,7 @@ export type SettlementQueueEvents = {
   onBacklog?(backlog: SettlementBacklog): void;
   /** One settlement could not be written even alone, after its text was made storable: kept aside. */
   onPoisoned?(settlement: Settlement, error: unknown): void;
-  /** Every settled call's usage row as it is queued (metrics count tokens, cost and statuses here). */
+  /** Every settled call's usage row as it is queued (metrics count tokens, cost and statuses here); not those replayed from a journal. */
   onUsage?(usage: UsageRecord): void;
 };
 
@@ -89,13 +89,17 @@ export class SettlementQueue {
     this.#writeBehind = writeBehind;
   }
 
-  add(settlement: Settlement): void {
+  /**
+   * Queues a settlement. `replayed`: one a previous process journaled (its usage was observed
+   * by that process, so onUsage does not hear of it again).
+   */
+  add(settlement: Settlement, replayed = false): void {
     if (this.#closed) {
       this.#events.onError(new Error('a settlement arrived after shutdown and was not written'));
       this.#poisoned.push(settlement);
       return;
     }
-    if (settlement.usage) this.#events.onUsage?.(settlement.usage);
+    if (settlement.usage && !replayed) this.#events.onUsage?.(settlement.usage);
     const callId = settlement.usage?.id;
     if (callId !== undefined && this.#openCalls.delete(callId)) this.#journal.delete(callId);
     const journaled = callId !== undefined && this.#journalTaken.delete(callId);

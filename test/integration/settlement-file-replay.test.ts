@@ -54,8 +54,11 @@ describe('settlement file replay', () => {
     appendFileSync(file as string, '{"usage":{"id":"gen-cut-short","accountId":"');
 
     const before = await spend();
-    const queue = new SettlementQueue(gateway.services.db, undefined, () => undefined);
+    // The dead process observed these calls (its metrics counted them): a replay is not observed again.
+    const observed: UsageRecord[] = [];
+    const queue = new SettlementQueue(gateway.services.db, undefined, { onError: () => undefined, onUsage: (row) => observed.push(row) });
     expect(await replaySettlementFiles(directory, queue)).toBe(6);
+    expect(observed).toEqual([]);
 
     const rows = await gateway.services.db.query<{ id: string; cost_micros: string }>('SELECT id, cost_micros::text FROM usage_log WHERE id = ANY($1::text[]) ORDER BY cost_micros', [usage.map((row) => row.id)]);
     expect(rows.rows.map((row) => [row.id, Number(row.cost_micros)])).toEqual(usage.map((row) => [row.id, row.costMicros]));
