@@ -9,6 +9,7 @@ import type { SettlementQueue } from './settlement-queue.ts';
  * settlements could not all be written stays for the next start.
  */
 export async function replayJournalFile(queue: SettlementQueue, file: string, settlements: readonly Settlement[]): Promise<void> {
+  // Replayed (`true`): the process that served these calls already observed their usage.
   for (const settlement of settlements) queue.add({ ...settlement, keyLeaseMicros: 0, accountLeaseMicros: 0 }, true);
   await queue.drain(30_000);
   if (queue.pendingCount > 0) throw new Error(`replaying ${file} did not finish; it stays for the next start`);

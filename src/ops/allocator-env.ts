@@ -19,7 +19,7 @@
  * top of a heap glibc keeps before giving it back) at its first 128 KiB, where it too would
  * have grown. At 128 KiB the start, which frees and allocates again a great deal, kept
  * handing pages back and faulting them in anew: 0.8 s more CPU and 0.3-0.4 s more to ready
- * on the embedded store. At 4 MiB (five starts of each, taken in turn): ready in 1.34-1.58
+ * on the embedded store than with neither setting. At 4 MiB (five starts of each, taken in turn): ready in 1.34-1.58
  * s against 1.65-1.96, RSS 3 s after ready 215-239 MB against 204-216 (with neither set:
  * 1.24-1.37 s and 231-252 MB).
  */
