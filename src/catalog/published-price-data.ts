@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { installedPackageVersion } from '../core/installed-package-version.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
 
 /**
@@ -41,8 +42,7 @@ export function publishedProviderModels(providerId: SnapshotProviderId, snapshot
 
 /** The snapshot's file for the installed version of the package. */
 export function snapshotFile(snapshotDir: string): string {
-  const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', ...PACKAGE.split('/'), 'package.json'), 'utf8')) as { version: string };
-  return join(snapshotDir, `providers-${version}-${SNAPSHOT_FORMAT}.json`);
+  return join(snapshotDir, `providers-${installedPackageVersion(PACKAGE)}-${SNAPSHOT_FORMAT}.json`);
 }
 
 function readOrMakeSnapshot(file: string): Snapshot {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, openAsBlob, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, openAsBlob, readdirSync, rmSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { installedPackageVersion } from '../core/installed-package-version.ts';
 import { writeFileAtomically } from '../core/write-file-atomically.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
 
@@ -34,7 +35,7 @@ const TEMPLATE_FORMAT = 2;
 
 /** The template's file for this PGlite and these initdb options. */
 export function storeTemplateFile(templateDir: string, initdbOptions: readonly string[]): string {
-  const key = createHash('sha256').update(JSON.stringify({ format: TEMPLATE_FORMAT, pglite: pgliteVersion(), initdbOptions })).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(JSON.stringify({ format: TEMPLATE_FORMAT, pglite: installedPackageVersion('@electric-sql/pglite'), initdbOptions })).digest('hex').slice(0, 16);
   return join(templateDir, `empty-store-${key}.tar`);
 }
 
@@ -107,11 +108,4 @@ export async function discardStoreTemplate(file: string): Promise<void> {
  */
 export function emptyNewStoreFolder(dataDir: string, keep: string): void {
   for (const entry of readdirSync(dataDir)) if (entry !== keep) rmSync(join(dataDir, entry), { recursive: true, force: true });
-}
-
-let version: string | undefined;
-function pgliteVersion(): string {
-  // Not an export of the package: read from the project's own node_modules.
-  version ??= (JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as { version: string }).version;
-  return version;
 }
