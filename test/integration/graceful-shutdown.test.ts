@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAIUpstream } from '../support/fake-openai-upstream.ts';
 import { TEST_CONFIG, UPSTREAM_KEYS } from '../support/gateway-harness.ts';
 import { freshStorage } from '../support/test-database.ts';
+import { SERVER_ARGS } from '../support/server-process.ts';
 
 /**
  * `npm start` as a real process: ready on /healthz, and on SIGTERM it finishes a
@@ -50,7 +51,7 @@ const cli = async (...args: string[]) => (await run(process.execPath, [join(ROOT
 
 /** `npm start` as a child whose stdout is read to its end; resolves with its URL once ready. */
 async function startChild(extraEnv: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
+  const child = spawn(process.execPath, SERVER_ARGS, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
   // stdout is read to its end, not just to the ready line: a pipe closed early makes the
   // server's next log line (the drain it logs on SIGTERM) fail with EPIPE.
   const lines = createInterface({ input: child.stdout });

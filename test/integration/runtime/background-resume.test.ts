@@ -11,6 +11,7 @@ import { startFakeOpenAIUpstream } from '../../support/fake-openai-upstream.ts';
 import { UPSTREAM_KEYS } from '../../support/gateway-harness.ts';
 import { runtimeFolders } from '../../support/runtime-fixtures.ts';
 import { engineName, freshStorage } from '../../support/test-database.ts';
+import { SERVER_ARGS } from '../../support/server-process.ts';
 
 /**
  * A background run whose process is killed (-9) mid-run is taken over by another
@@ -52,7 +53,7 @@ afterAll(async () => {
 });
 
 async function startProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
+  const child = spawn(process.execPath, SERVER_ARGS, { env, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
   children.push(child);
   for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
     const match = /"url":"(http:[^"]+)"/.exec(line);
