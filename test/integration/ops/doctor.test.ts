@@ -14,6 +14,7 @@ const BIN = join(import.meta.dirname, '../../../bin/junction.js');
 let upstream: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;
 let storage: Awaited<ReturnType<typeof freshStorage>>;
 let dataDir: string;
+let migrated: Promise<unknown> | undefined;
 
 type Report = { ok: boolean; results: Array<{ name: string; ok: boolean; detail: string; fix?: string }> };
 
@@ -42,7 +43,9 @@ async function doctor(overrides: Record<string, string>, format: 'json' | 'text'
     OPENAI_BASE_URL: upstream.url,
     ...overrides,
   };
-  await run(process.execPath, [BIN, 'migrate'], { env, timeout: 60_000 });
+  // Every call uses the same store: migrated by the first (a CLI start each, about a second).
+  migrated ??= run(process.execPath, [BIN, 'migrate'], { env, timeout: 60_000 });
+  await migrated;
   const parse = (stdout: string) => (format === 'json' ? (JSON.parse(stdout) as Report) : { ok: false, results: [] });
   return run(process.execPath, [BIN, 'doctor', ...(format === 'json' ? ['--json'] : [])], { env, timeout: 60_000 }).then(
     (result) => ({ code: 0, report: parse(result.stdout), stdout: result.stdout }),
