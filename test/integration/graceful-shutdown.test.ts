@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAIUpstream } from '../support/fake-openai-upstream.ts';
 import { TEST_CONFIG, UPSTREAM_KEYS } from '../support/gateway-harness.ts';
-import { freshStorage } from '../support/test-database.ts';
 import { SERVER_ARGS } from '../support/server-process.ts';
+import { freshStorage } from '../support/test-database.ts';
 
 /**
  * `npm start` as a real process: ready on /healthz, and on SIGTERM it finishes a

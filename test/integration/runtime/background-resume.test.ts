@@ -10,8 +10,8 @@ import { openDatabase } from '../../../src/store/open-database.ts';
 import { startFakeOpenAIUpstream } from '../../support/fake-openai-upstream.ts';
 import { UPSTREAM_KEYS } from '../../support/gateway-harness.ts';
 import { runtimeFolders } from '../../support/runtime-fixtures.ts';
-import { engineName, freshStorage } from '../../support/test-database.ts';
 import { SERVER_ARGS } from '../../support/server-process.ts';
+import { engineName, freshStorage } from '../../support/test-database.ts';
 
 /**
  * A background run whose process is killed (-9) mid-run is taken over by another
