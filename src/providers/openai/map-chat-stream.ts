@@ -45,17 +45,9 @@ class ChatChunkMapping implements SseEventMapping {
       this.#done = true;
       return false;
     }
-    // Most chunks are a text delta under the opening of a chunk already parsed: their text is read without a parse.
-    const scanned = this.#textDeltas.read(event.data);
-    if (scanned !== undefined) {
-      if (scanned) out.push({ type: 'text-delta', delta: scanned });
-      return false;
-    }
-    const finishReason = this.#textDeltas.readFinish(event.data);
-    if (finishReason !== undefined) {
-      this.#finishRaw = finishReason;
-      return false;
-    }
+    // Most chunks are read without a parse: the first when it is a text delta, then text
+    // deltas, the finish and the usage under the same opening (text-delta-scanner.ts).
+    if (this.#sentMetadata ? this.#readLaterChunk(event.data, out) : this.#readFirstChunk(event.data, out)) return false;
     const chunk = parseChunk(event.data);
     if (chunk === undefined) return false;
     if (chunk.error !== undefined && chunk.error !== null) {
@@ -87,6 +79,45 @@ class ChatChunkMapping implements SseEventMapping {
     for (const call of delta?.tool_calls ?? []) mapToolCallDelta(call, this.#toolCalls, out);
     if (choice?.finish_reason) this.#finishRaw = choice.finish_reason;
     return false;
+  }
+
+  /** A chunk after the first when it is a text delta, the finish or the usage under the learned opening; false: parse it. */
+  #readLaterChunk(data: string, out: ModelStreamEvent[]): boolean {
+    const text = this.#textDeltas.read(data);
+    if (text !== undefined) {
+      if (text) out.push({ type: 'text-delta', delta: text });
+      return true;
+    }
+    const finishReason = this.#textDeltas.readFinish(data);
+    if (finishReason !== undefined) {
+      this.#finishRaw = finishReason;
+      return true;
+    }
+    const usage = this.#textDeltas.readUsage(data);
+    if (usage === undefined) return false;
+    this.#usage = mapUsage(usage);
+    return true;
+  }
+
+  /**
+   * The stream's first chunk when it is a plain text delta (OpenAI's role chunk): its
+   * metadata from its opening and its text from the scanner, without parsing it whole.
+   * False when it is anything else: the caller parses it (the opening, if learned, stays),
+   * and reports its metadata.
+   */
+  #readFirstChunk(data: string, out: ModelStreamEvent[]): boolean {
+    const metadata = this.#textDeltas.learnMetadata(data);
+    if (metadata === undefined) return false;
+    const text = this.#textDeltas.read(data);
+    if (text === undefined) return false;
+    this.#sentMetadata = true;
+    out.push({
+      type: 'response-metadata',
+      ...(metadata.id ? { id: metadata.id } : {}),
+      ...(metadata.model ? { model: metadata.model } : {}),
+    });
+    if (text) out.push({ type: 'text-delta', delta: text });
+    return true;
   }
 
   end(out: ModelStreamEvent[]): void {

@@ -103,6 +103,45 @@ describe('mapChatStream', () => {
     });
   });
 
+  it('reads a first chunk without a whole parse only when it is JSON: one that is not fails the stream as before', async () => {
+    const map = async (first: string) => {
+      const body = `data: ${first}\n\ndata: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`;
+      const events: ModelStreamEvent[] = [];
+      try {
+        const bytes = async function* () {
+          yield new TextEncoder().encode(body);
+        };
+        for await (const event of mapChatStream(readSseBatches(bytes()))) events.push(event);
+      } catch (error) {
+        return { events, error };
+      }
+      return { events, error: undefined };
+    };
+    const role = '"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":null}]}';
+    expect(await map(`{"id":"c1","model":"m",${role}`)).toEqual({
+      events: [
+        { type: 'response-metadata', id: 'c1', model: 'm' },
+        { type: 'text-delta', delta: 'Hi' },
+        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } },
+      ],
+      error: undefined,
+    });
+    for (const broken of [`{,${role}`, `{"id":"c1",,${role}`, `{"id":"c1",${role.slice(0, -1)}`]) {
+      const { events, error } = await map(broken);
+      expect(events, broken).toEqual([]);
+      expect(error, broken).toBeInstanceOf(UpstreamError);
+      expect(error, broken).toMatchObject({ status: 502, upstreamMessage: 'upstream sent a malformed stream event' });
+    }
+    // A first chunk that is the finish (an empty answer) still reports its metadata.
+    expect((await map('{"id":"c1","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}')).events).toEqual([
+      { type: 'response-metadata', id: 'c1', model: 'm' },
+      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } },
+    ]);
+    // A first chunk with tool calls is parsed whole, as before.
+    const tools = await map('{"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}]}');
+    expect(tools.events.map((event) => event.type)).toEqual(['response-metadata', 'tool-call-start', 'tool-call-delta', 'finish']);
+  });
+
   it('skips chunks of shapes it does not know, whichever check sees them, and keeps vendor extras', async () => {
     const frames = [
       { id: 'c1', model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'kept' }, finish_reason: null }], system_fingerprint: 'fp', service_tier: 'default' },
