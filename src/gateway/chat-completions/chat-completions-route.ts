@@ -14,7 +14,7 @@ import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
 import { ChatRequestSchema } from './chat-request-schema.ts';
 import { isPlainChatRequest } from './plain-chat-request.ts';
 import { toChatInput } from './convert-chat-request.ts';
-import { renderChatCompletion } from './render-chat-response.ts';
+import { chatCompletionJson } from './render-chat-response.ts';
 
 export type ChatRouteDeps = { authenticator: KeyAuthenticator; chat: ChatPipeline };
 
@@ -32,7 +32,9 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       if (!body.stream) {
         const result = await deps.chat.generate(context, input);
         if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
-        return renderChatCompletion(result.response, {
+        // Serialized here (fastify's default for an object is the same JSON, typed alike).
+        reply.type('application/json; charset=utf-8');
+        return chatCompletionJson(result.response, {
           id: result.generationId,
           model: result.model.id,
           created,

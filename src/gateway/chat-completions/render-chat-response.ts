@@ -33,16 +33,28 @@ export const chatUsageJson = (usage: Usage, costMicros: number): string =>
 /** A number as JSON.stringify writes it (null for NaN and the infinities, as the object's serialization did). */
 const json = (value: number): string => JSON.stringify(value);
 
-export function renderChatCompletion(
-  response: ModelResponse,
-  meta: { id: string; model: string; created: number; costMicros: number; provider: string },
-  extra?: Record<string, unknown>,
-): Record<string, unknown> {
-  const text = response.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-  const reasoning = response.content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('');
-  const toolCalls = response.content.flatMap((part) =>
-    part.type === 'tool-call' ? [{ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } }] : [],
-  );
+type CompletionMeta = { id: string; model: string; created: number; costMicros: number; provider: string };
+
+type ChatToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+
+/**
+ * The answer's text, reasoning and tool calls as a chat completion's message carries them,
+ * in one pass: three `flatMap`s over the parts (and their joins) were 2.2 µs of a JSON call.
+ */
+function answerOf(response: ModelResponse): { text: string; reasoning: string; toolCalls: ChatToolCall[] } {
+  let text = '';
+  let reasoning = '';
+  const toolCalls: ChatToolCall[] = [];
+  for (const part of response.content) {
+    if (part.type === 'text') text += part.text;
+    else if (part.type === 'reasoning') reasoning += part.text;
+    else if (part.type === 'tool-call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+  }
+  return { text, reasoning, toolCalls };
+}
+
+export function renderChatCompletion(response: ModelResponse, meta: CompletionMeta, extra?: Record<string, unknown>): Record<string, unknown> {
+  const { text, reasoning, toolCalls } = answerOf(response);
   const completion: Record<string, unknown> = { id: meta.id, object: 'chat.completion', created: meta.created, model: meta.model, provider: meta.provider };
   // Extra fields (an agent's conversation ids) go in before the choices, assigned rather than
   // spread mid-literal: every field after a spread took the runtime's slow path per answer.
@@ -63,4 +75,25 @@ export function renderChatCompletion(
   ];
   completion['usage'] = toChatUsage(response.usage, meta.costMicros);
   return completion;
+}
+
+/**
+ * JSON.stringify(renderChatCompletion(response, meta)), written by hand: the gateway's
+ * answer to every non-streamed call. Building the object and fastify's serialization of it
+ * were 6.5 µs of a JSON call's CPU in the gateway's profile, as much as parsing the
+ * upstream's answer; only the texts are serialized here, as a stream's chunks are.
+ */
+export function chatCompletionJson(response: ModelResponse, meta: CompletionMeta): string {
+  const { text, reasoning, toolCalls } = answerOf(response);
+  const content = text.length > 0 || toolCalls.length === 0 ? JSON.stringify(text) : 'null';
+  const message =
+    `{"role":"assistant","content":${content},"refusal":null` +
+    (reasoning ? `,"reasoning":${JSON.stringify(reasoning)}` : '') +
+    (toolCalls.length > 0 ? `,"tool_calls":${JSON.stringify(toolCalls)}` : '') +
+    '}';
+  return (
+    `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${json(meta.created)},"model":${JSON.stringify(meta.model)},"provider":${JSON.stringify(meta.provider)},` +
+    `"choices":[{"index":0,"message":${message},"logprobs":null,"finish_reason":${JSON.stringify(toChatFinishReason(response.finishReason))}}],` +
+    `"usage":${chatUsageJson(response.usage, meta.costMicros)}}`
+  );
 }
