@@ -27,7 +27,7 @@ describe('settlement journal lines', () => {
         outputTokens: number(),
         cachedInputTokens: number(),
         reasoningTokens: number(),
-        units: maybe(() => rng.pick([{ images: 2 }, { seconds: 1.5, characters: 10 }, {}])),
+        units: maybe(() => rng.pick<Record<string, number>>([{ images: 2 }, { seconds: 1.5, characters: 10 }, {}])),
         costMicros: number(),
         latencyMs: maybe(number),
         attempts: rng.pick([1, 2]),
