@@ -10,19 +10,19 @@
  * `learn` takes a chunk that was parsed whole and keeps its opening when the opening holds
  * only metadata (no usage, error, or choices: nothing the mapping reads after the first
  * chunk); `learnMetadata` does the same for a stream's first chunk before any parse, and
- * hands back the id and model the mapping reports. `read` then
- * answers for a chunk that starts with that same opening and whose rest is exactly a
- * single text delta in one of the shapes below (the first chunk's assistant role and an
- * empty refusal included): its text, as JSON.parse would give it. Anything else (a finish
- * reason, usage, tool calls, other fields, malformed text) is `undefined`, and the caller
- * parses the chunk whole as before. `readFinish` does the same for the chunk with the
- * finish reason, and `readUsage` for the usage-only chunk that ends the stream.
+ * hands back the id and model the mapping reports. `read` then answers for a chunk that
+ * starts with that same opening and whose rest is exactly a single text delta in one of
+ * the shapes below (the first chunk's assistant role and an empty refusal included): its
+ * text, as JSON.parse would give it. Anything else (a finish reason, usage, tool calls,
+ * other fields, malformed text) is `undefined`, and the caller parses the chunk whole as
+ * before. `readFinish` does the same for the chunk with the finish reason, and `readUsage`
+ * for the usage-only chunk that ends the stream.
  *
  * With these, a stream of the usual shape (a role chunk, text, a finish and a usage chunk,
- * as OpenAI and the bench upstream send them) is read without a JSON.parse: its first and
- * last chunks were each parsed whole, and the opening once more, about 7 µs of the
- * mapping's 10-14 per stream in the gateway's profiles. The opening's members and a flat
- * usage object are read by hand (flat-json-members.ts); other shapes are still parsed.
+ * as OpenAI and the bench upstream send them) is read without a JSON.parse. Before, its
+ * first and last chunks were each parsed whole and the opening once more: about 7 µs of
+ * the mapping's 10-14 per stream in the gateway's profiles. The opening's members and a
+ * flat usage object are read by hand (flat-json-members.ts); other shapes are still parsed.
  */
 import { isPlainRecord } from '../../core/plain-record.ts';
 import type { OpenAIUsage } from './openai-wire-schemas.ts';
