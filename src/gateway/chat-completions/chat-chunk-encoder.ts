@@ -1,5 +1,5 @@
 import type { ModelStreamEvent, Usage } from '../../core/model-types.ts';
-import { chatUsageJson, toChatFinishReason } from './render-chat-response.ts';
+import { chatUsageJson, completionOpening, toChatFinishReason } from './render-chat-response.ts';
 
 /**
  * Canonical stream events → `chat.completion.chunk` JSON texts, in OpenAI's order: a
@@ -19,7 +19,7 @@ export class ChatChunkEncoder {
   #usage: Usage | undefined;
 
   constructor(meta: { id: string; model: string; created: number; provider: string }, extra?: Record<string, unknown>) {
-    this.#prefix = chunkOpening(meta, extra);
+    this.#prefix = completionOpening('chat.completion.chunk', meta, extra);
   }
 
   /** Chunks to send for one event (often one, sometimes none). */
@@ -64,28 +64,4 @@ export class ChatChunkEncoder {
     this.#sentRole = true;
     return `${this.#prefix}"choices":[{"index":0,"delta":{${delta}},"logprobs":null,"finish_reason":null}]}`;
   }
-}
-
-const OPENING_KEYS = new Set(['id', 'object', 'created', 'model', 'provider']);
-
-/**
- * `{"id":…,"object":"chat.completion.chunk","created":…,"model":…,"provider":…,` and any
- * `extra` fields: what JSON.stringify of that object gives without its closing brace,
- * written by hand (the object with `extra` spread into it, serialized once per stream,
- * showed in stream profiles). An `extra` field that would replace one of the five keeps
- * the object's way, so its value lands in that field's place.
- */
-function chunkOpening(meta: { id: string; model: string; created: number; provider: string }, extra: Record<string, unknown> | undefined): string {
-  if (extra !== undefined && Object.keys(extra).some((key) => OPENING_KEYS.has(key))) {
-    return `${JSON.stringify({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, provider: meta.provider, ...extra }).slice(0, -1)},`;
-  }
-  let opening = `{"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${JSON.stringify(meta.created)},"model":${JSON.stringify(meta.model)},"provider":${JSON.stringify(meta.provider)},`;
-  if (extra !== undefined) {
-    for (const key in extra) {
-      const value = JSON.stringify(extra[key]);
-      // JSON.stringify leaves out a field whose value has no JSON (undefined, a function).
-      if (value !== undefined) opening += `${JSON.stringify(key)}:${value},`;
-    }
-  }
-  return opening;
 }

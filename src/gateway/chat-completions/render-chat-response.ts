@@ -35,6 +35,30 @@ const json = (value: number): string => JSON.stringify(value);
 
 type CompletionMeta = { id: string; model: string; created: number; costMicros: number; provider: string };
 
+const OPENING_KEYS = new Set(['id', 'object', 'created', 'model', 'provider']);
+
+/**
+ * `{"id":…,"object":<object>,"created":…,"model":…,"provider":…,` and any `extra` fields:
+ * what JSON.stringify of that object gives without its closing brace, written by hand (a
+ * completion's, or a stream's chunks', once per stream: the object with `extra` spread into
+ * it and its serialization showed in profiles). An `extra` field that would replace one of
+ * the five keeps the object's way, so its value lands in that field's place.
+ */
+export function completionOpening(object: 'chat.completion' | 'chat.completion.chunk', meta: Omit<CompletionMeta, 'costMicros'>, extra?: Record<string, unknown>): string {
+  if (extra !== undefined && Object.keys(extra).some((key) => OPENING_KEYS.has(key))) {
+    return `${JSON.stringify({ id: meta.id, object, created: meta.created, model: meta.model, provider: meta.provider, ...extra }).slice(0, -1)},`;
+  }
+  let opening = `{"id":${JSON.stringify(meta.id)},"object":"${object}","created":${json(meta.created)},"model":${JSON.stringify(meta.model)},"provider":${JSON.stringify(meta.provider)},`;
+  if (extra !== undefined) {
+    for (const key in extra) {
+      const value = JSON.stringify(extra[key]);
+      // JSON.stringify leaves out a field whose value has no JSON (undefined, a function).
+      if (value !== undefined) opening += `${JSON.stringify(key)}:${value},`;
+    }
+  }
+  return opening;
+}
+
 type ChatToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
 
 /**
@@ -92,8 +116,7 @@ export function chatCompletionJson(response: ModelResponse, meta: CompletionMeta
     (toolCalls.length > 0 ? `,"tool_calls":${JSON.stringify(toolCalls)}` : '') +
     '}';
   return (
-    `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${json(meta.created)},"model":${JSON.stringify(meta.model)},"provider":${JSON.stringify(meta.provider)},` +
-    `"choices":[{"index":0,"message":${message},"logprobs":null,"finish_reason":${JSON.stringify(toChatFinishReason(response.finishReason))}}],` +
+    `${completionOpening('chat.completion', meta)}"choices":[{"index":0,"message":${message},"logprobs":null,"finish_reason":${JSON.stringify(toChatFinishReason(response.finishReason))}}],` +
     `"usage":${chatUsageJson(response.usage, meta.costMicros)}}`
   );
 }
