@@ -26,7 +26,7 @@
  */
 import { isPlainRecord } from '../../core/plain-record.ts';
 import type { OpenAIUsage } from './openai-wire-schemas.ts';
-import { type FlatValue, scanFlatMembers } from './flat-json-members.ts';
+import { CONTROL_CHARACTER, type FlatValue, scanFlatMembers } from './flat-json-members.ts';
 import { isOptionalString, isPlainUsage } from './plain-usage.ts';
 
 const CHOICE_START = '"choices":[{"index":0,"delta":{"content":"';
@@ -51,7 +51,6 @@ const FINISH_SHAPES: ReadonlyArray<readonly [before: string, after: string]> = [
 const FINISH_REASON = /^[a-z_]{1,32}$/;
 /** What may follow the choices: OpenAI's `usage: null` (include_usage) and its padding. */
 const CHUNK_END = /^(?:,"usage":null)?(?:,"obfuscation":"[A-Za-z0-9+/=_-]*")?\}$/;
-const CONTROL_CHARACTER = /[\u0000-\u001f]/;
 /** Opening members that carry nothing the mapping reads after the first chunk. */
 const METADATA_KEYS = new Set(['id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier', 'provider']);
 
