@@ -37,7 +37,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  process.env = savedEnv;
+  // Put back in place (not a new object): later test files run in this process (vitest.config.ts).
+  for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name];
+  Object.assign(process.env, savedEnv);
   await upstream.close();
   await drop();
   rmSync(dataDir, { recursive: true, force: true });

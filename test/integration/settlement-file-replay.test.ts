@@ -69,6 +69,8 @@ describe('settlement file replay', () => {
     expect(await leftoverSegments(directory)).toEqual([]);
     expect(await replaySettlementFiles(directory, queue)).toBe(0);
     expect(await spend()).toEqual(after);
+    // The dead process's file handle, which a real death would have closed.
+    await dead.close();
   });
 
   it('holds journaled calls for the long window, and writes within 10 ms what the journal cannot hold', async () => {

@@ -51,6 +51,8 @@ describe('settlement file journal', () => {
     // Only this process may read what it bills.
     expect(statSync(files[0] as string).mode & 0o777).toBe(0o600);
     expect(statSync(directory).mode & 0o777).toBe(0o700);
+    // Its file stays open until closed: left open, the test runner's process would close it when collected.
+    await journal.close();
   });
 
   it('removes a segment once it is closed and the database has every settlement in it, and keeps the rest', async () => {
