@@ -5,8 +5,10 @@
  * times hybrid search and its two halves over a few hundred pseudo-word questions, and
  * measures recall@10 on the labelled questions (test/fixtures/knowledge) before and
  * after the distractors went in. PGlite in a data folder of its own (as `npm start` keeps
- * the store), its buffer pool as the server's (JUNCTION_PGLITE_SHARED_BUFFERS, else 16 MB);
- * a fresh PostgreSQL database when DATABASE_URL is set.
+ * the store), opened again once the chunks are in, as the server's next start would open
+ * it: its buffer pool is the server's (JUNCTION_PGLITE_SHARED_BUFFERS, else chosen from
+ * the store's vector indexes, src/store/pglite-pool-size.ts). A fresh PostgreSQL database
+ * when DATABASE_URL is set.
  *
  *   node --import tsx bench/knowledge-search.ts        (KNOWLEDGE_BENCH_CHUNKS, KNOWLEDGE_BENCH_QUERIES)
  *
@@ -92,7 +94,9 @@ function unitVector(next: () => number): number[] {
   return vector.map((value) => Number((value / norm).toFixed(6)));
 }
 
-async function openBenchDatabase(): Promise<{ db: Database; drop(): Promise<void> }> {
+type BenchDatabase = { db: Database; reopen(db: Database): Promise<Database>; drop(): Promise<void> };
+
+async function openBenchDatabase(): Promise<BenchDatabase> {
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
     const pgliteSharedBuffers = parsePgliteSharedBuffers(process.env.JUNCTION_PGLITE_SHARED_BUFFERS);
@@ -100,8 +104,15 @@ async function openBenchDatabase(): Promise<{ db: Database; drop(): Promise<void
     // A data folder, as `npm start` keeps the store: pages the pool does not hold are read
     // from files (each read a system call), not copied from arrays in memory.
     const folder = mkdtempSync(join(tmpdir(), 'junction-knowledge-bench-'));
-    const db = await openDatabase({ dataDir: join(folder, 'data'), pgliteSharedBuffers, pglitePageCacheBytes });
-    return { db, drop: async () => rmSync(folder, { recursive: true, force: true }) };
+    const open = () => openDatabase({ dataDir: join(folder, 'data'), pgliteSharedBuffers, pglitePageCacheBytes });
+    return {
+      db: await open(),
+      async reopen(db) {
+        await db.close();
+        return open();
+      },
+      drop: async () => rmSync(folder, { recursive: true, force: true }),
+    };
   }
   const name = `junction_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
@@ -113,6 +124,8 @@ async function openBenchDatabase(): Promise<{ db: Database; drop(): Promise<void
   const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory://' });
   return {
     db,
+    // PostgreSQL's pool belongs to its server, which keeps it across connections.
+    reopen: async (opened) => opened,
     async drop() {
       const client = new pg.Client({ connectionString: baseUrl });
       await client.connect();
@@ -241,7 +254,8 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const next = random(42);
   const words = vocabulary(next);
-  const { db, drop } = await openBenchDatabase();
+  const bench = await openBenchDatabase();
+  let db = bench.db;
   try {
     await migrate(db);
     const account = await createAccount(db, 'bench');
@@ -258,6 +272,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
     const indexStart = performance.now();
     await rebuildIndexes(db, definitions);
     const indexMs = performance.now() - indexStart;
+    db = await bench.reopen(db);
     const withDistractors = await recallAtTen(db, account.id);
 
     // Mid-frequency words (ranks 50–2,000) as questions: common enough to match, rare enough to select.
@@ -279,7 +294,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
 
     const timings = [
       await time('vector only (HNSW top 30)', queries, async (index) =>
-        (await searchByVector(db, { ...scope, embeddingModel: MODEL, dims: DIMS, vector: `[${queryVectors[index]?.join(',')}]` })).length,
+        (await searchByVector(db, { ...scope, embeddingModel: MODEL, vector: queryVectors[index] ?? [] })).length,
       ),
       await time('full text only (top 30)', queries, async (index) => (await searchByText(db, { ...scope, question: questions[index] ?? '' })).length),
       await time('hybrid (both + RRF, top 5)', queries, async (index) => {
@@ -290,7 +305,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
     return { engine: db.engine, sharedBuffers, chunks, queries, loadSeconds: insertMs / 1000, indexSeconds: indexMs / 1000, hnswUsed, timings, recallAt10: { exampleOnly, withDistractors } };
   } finally {
     await db.close();
-    await drop();
+    await bench.drop();
   }
 }
 

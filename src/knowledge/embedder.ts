@@ -22,6 +22,23 @@ export function toVectorLiteral(vector: readonly number[]): string {
   return `[${vector.join(',')}]`;
 }
 
+/**
+ * pgvector's binary input format (vector_recv): the dimensions and an unused int16, then
+ * each value as a float4, all big-endian. A query vector sent so skips the engine's parse
+ * of its text, which took PGlite about 0.3 ms at 256 dimensions (the statement's whole
+ * round trip is 0.1 ms). Not for halfvec, whose binary values are float2.
+ */
+export function toVectorBinary(vector: readonly number[]): Uint8Array {
+  const bytes = new Uint8Array(4 + 4 * vector.length);
+  const view = new DataView(bytes.buffer);
+  view.setInt16(0, vector.length);
+  vector.forEach((value, index) => {
+    if (!Number.isFinite(value)) throw new Error('embedding contains a non-finite value');
+    view.setFloat32(4 + 4 * index, value);
+  });
+  return bytes;
+}
+
 /** Embeds and checks the answer's shape, so a misbehaving model fails loudly here, not in SQL. */
 export async function embedChecked(embedder: Embedder, texts: string[], kind: EmbeddingKind): Promise<number[][]> {
   if (texts.length === 0) return [];

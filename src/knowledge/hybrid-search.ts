@@ -1,5 +1,5 @@
 import type { Database } from '../store/database.ts';
-import { embedChecked, type Embedder, toVectorLiteral } from './embedder.ts';
+import { embedChecked, type Embedder } from './embedder.ts';
 import { searchByText } from './full-text-search.ts';
 import { type ChunkMatch, listIndexedCollections, searchByVector } from './knowledge-repository.ts';
 
@@ -94,8 +94,7 @@ async function vectorCandidates(
     collections: options.collections,
     limit: candidates,
     embeddingModel: embedder.modelId,
-    vector: toVectorLiteral(queryVector),
-    dims: queryVector.length,
+    vector: queryVector,
   });
   return { matches };
 }

@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../store/database.ts';
 import { DEFAULT_EF_SEARCH } from '../store/vector-session-settings.ts';
 import { overlay } from '../core/overlay.ts';
+import { toVectorBinary, toVectorLiteral } from './embedder.ts';
 
 /**
  * All SQL of the knowledge subsystem. Every statement filters on account_id: the
@@ -180,9 +181,11 @@ const MATCH_COLUMNS = 'id, collection, path, title, heading, content';
  */
 export async function searchByVector(
   db: Database,
-  scope: SearchScope & { embeddingModel: string; vector: string; dims: number },
+  scope: SearchScope & { embeddingModel: string; vector: readonly number[] },
 ): Promise<ChunkMatch[]> {
-  const distance = distanceExpression(scope.dims);
+  const dims = scope.vector.length;
+  const distance = distanceExpression(dims);
+  const vector = HNSW_HALFVEC_DIMENSIONS.includes(dims) ? toVectorLiteral(scope.vector) : toVectorBinary(scope.vector);
   // Prepared per size and limit, both written into the text (an integer each): planning this
   // statement was a sizeable part of a search on PGlite, and a LIMIT left as a parameter is
   // costed as a tenth of the table in a generic plan, which would never be chosen.
@@ -190,10 +193,10 @@ export async function searchByVector(
   const search = async (queryable: Queryable) => {
     const result = await queryable.query<MatchRow>(
       `SELECT ${MATCH_COLUMNS}, ${distance} AS score FROM knowledge_chunks
-       WHERE dims = ${scope.dims} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
+       WHERE dims = ${dims} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
        ORDER BY ${distance} LIMIT ${limit}`,
-      [scope.vector, scope.accountId, scope.collections, scope.embeddingModel],
-      { prepareAs: `knowledge-vector-${scope.dims}-${limit}` },
+      [vector, scope.accountId, scope.collections, scope.embeddingModel],
+      { prepareAs: `knowledge-vector-${dims}-${limit}` },
     );
     return result.rows.map(toMatch).sort((a, b) => a.score - b.score || a.id - b.id);
   };

@@ -7,6 +7,7 @@ import { PglitePreparedStatements } from './pglite-prepared.ts';
 import { binaryParameterOptions } from './pglite-binary-parameters.ts';
 import { applyEngineWasmTiering } from './wasm-tiering.ts';
 import { PageCache } from './page-cache.ts';
+import { poolForVectorIndexes, readVectorIndexHint, updateVectorIndexHint, VECTOR_INDEX_BYTES_SQL } from './pglite-pool-size.ts';
 import { StoreNodeFS } from './pglite-store-fs.ts';
 import { DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import type { StoreDurabilityCounters } from './store-durability-counters.ts';
@@ -24,22 +25,6 @@ import {
 const parsers = { [types.INT8]: (value: string) => Number(value) };
 
 /**
- * PGlite's shared_buffers default (128 MB) is all touched WASM memory: about 150 MB of
- * the process's resident size for a page cache the OS keeps anyway (the data folder is
- * ordinary files). 16 MB holds a small store's hot pages; measured idle RSS of the
- * engine alone: 314 MB at the default, 205 MB at 32 MB, 168 MB at 16 MB.
- *
- * A store with a large knowledge base reads most of an HNSW search's pages from the file
- * system instead: at 100k chunks of 256 dimensions (a 138 MB index), a vector search
- * read about 1,460 pages, and each read through the WASM file layer costs microseconds
- * (bench p50 12.3 ms at 16 MB against 8.0 ms at 192 MB, which holds the index). The pool's
- * memory is touched when the engine starts (a server's RSS was 137-158 MB higher at 192 MB),
- * so its size is the operator's choice, JUNCTION_PGLITE_SHARED_BUFFERS, not a default; the
- * page cache below keeps those pages instead, taking memory only as they are read.
- */
-const DEFAULT_SHARED_BUFFERS = '16MB';
-
-/**
  * The page cache in front of a data folder's file reads (pglite-page-cache-fs.ts): it
  * grows only as pages are read, so a server that searches no large knowledge base stays
  * as small as without it. 256 MB holds the pages the knowledge bench's searches among 100k
@@ -48,7 +33,7 @@ const DEFAULT_SHARED_BUFFERS = '16MB';
 const DEFAULT_PAGE_CACHE_BYTES = 256 * 1024 * 1024;
 
 export type PgliteEngineSettings = {
-  /** shared_buffers, as PostgreSQL writes sizes; DEFAULT_SHARED_BUFFERS when unset. */
+  /** shared_buffers, as PostgreSQL writes sizes; when unset, chosen from the store's vector indexes (pglite-pool-size.ts). */
   sharedBuffers?: string | undefined;
   /** The page cache's most, in bytes (0: none); DEFAULT_PAGE_CACHE_BYTES when unset. */
   pageCacheBytes?: number | undefined;
@@ -83,14 +68,17 @@ export async function openPgliteEngine(
   const folder = dataDir.startsWith('memory://') ? undefined : dataDir;
   const newStore = isNewStore(folder);
   const templateFile = newStore ? storeTemplateFile(templateDir, INITDB_OPTIONS) : undefined;
-  const db = await createEngine(engineOptions(settings, folder), storeFiles(folder, settings, counters), templateFile);
+  const automaticPool = settings.sharedBuffers === undefined && folder !== undefined ? folder : undefined;
+  const sharedBuffers = settings.sharedBuffers ?? poolForVectorIndexes(automaticPool === undefined ? 0 : readVectorIndexHint(automaticPool));
+  const db = await createEngine(engineOptions({ ...settings, sharedBuffers }, folder), storeFiles(folder, settings, counters), templateFile);
   // A new store's files were written by unpacking the template or by initdb, neither of which fsyncs.
   if (newStore && folder !== undefined) syncFolderTree(folder);
   // Read first: on a store that has it (every start but the first), the read took the engine
   // 8-9 ms where `CREATE EXTENSION IF NOT EXISTS` took 32-42 (the first statement of a start).
   const installed = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
   if (installed.rows.length === 0) await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  return new PgliteDatabase(db, settings.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, counters);
+  if (automaticPool !== undefined) await recordVectorIndexes(db, automaticPool);
+  return new PgliteDatabase(db, settings.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, counters, automaticPool);
 }
 
 /**
@@ -105,12 +93,12 @@ export async function openPgliteEngine(
 const DURABLE_START_PARAMS = [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'];
 
 // PGlite writes postgresqlconf over the folder's postgresql.conf at every start: a changed pool size takes effect at the next.
-const engineOptions = (settings: PgliteEngineSettings, folder: string | undefined) => ({
+const engineOptions = (settings: PgliteEngineSettings & { sharedBuffers: string }, folder: string | undefined) => ({
   extensions: { vector },
   parsers,
   initDbStartParams: INITDB_OPTIONS,
   ...(folder !== undefined && { startParams: DURABLE_START_PARAMS }),
-  postgresqlconf: `shared_buffers=${settings.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
+  postgresqlconf: `shared_buffers=${settings.sharedBuffers}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
 });
 
 type EngineOptions = ReturnType<typeof engineOptions>;
@@ -142,6 +130,20 @@ async function createEngine(options: EngineOptions, store: StoreFiles, templateF
   return db;
 }
 
+/**
+ * Measures the store's vector indexes and keeps the size in its folder for the next start's
+ * pool. A failure (a full disk, say) neither stops a start nor a close: the hint only sizes
+ * the pool, and the next open measures again.
+ */
+async function recordVectorIndexes(db: PGlite, folder: string): Promise<void> {
+  try {
+    const { rows } = await db.query<{ bytes: number }>(VECTOR_INDEX_BYTES_SQL);
+    updateVectorIndexHint(folder, rows[0]?.bytes ?? 0);
+  } catch {
+    // Kept as it was; see above.
+  }
+}
+
 const toResult = <Row>(result: { rows: Row[]; affectedRows?: number }): QueryResult<Row> => ({
   rows: result.rows,
   rowCount: result.affectedRows ?? result.rows.length,
@@ -152,9 +154,12 @@ class PgliteDatabase implements Database {
   readonly #db: PGlite;
   readonly #prepared: PglitePreparedStatements;
   readonly #checkpoints: EmbeddedCheckpoints;
+  /** The folder whose vector index hint this engine keeps, when its pool is chosen from it. */
+  readonly #poolHintFolder: string | undefined;
 
-  constructor(db: PGlite, checkpoints: CheckpointPolicy, counters: StoreDurabilityCounters | undefined) {
+  constructor(db: PGlite, checkpoints: CheckpointPolicy, counters: StoreDurabilityCounters | undefined, poolHintFolder: string | undefined) {
     this.#db = db;
+    this.#poolHintFolder = poolHintFolder;
     this.#prepared = new PglitePreparedStatements(db);
     this.#checkpoints = new EmbeddedCheckpoints(this, checkpoints, counters);
   }
@@ -190,6 +195,9 @@ class PgliteDatabase implements Database {
   async close(): Promise<void> {
     // PGlite checkpoints as it closes: the checkpointer's own ends first.
     await this.#checkpoints.stop();
-    if (!this.#db.closed) await this.#db.close();
+    if (this.#db.closed) return;
+    // Knowledge indexed while this engine ran gets its pool at the next start.
+    if (this.#poolHintFolder !== undefined) await recordVectorIndexes(this.#db, this.#poolHintFolder);
+    await this.#db.close();
   }
 }

@@ -48,8 +48,9 @@ function heldPages(cache: PageCache, file: number, first: number, pages: number)
  *
  * Why: PostgreSQL in WASM reads every page its pool lacks from the file through Node's
  * `fs.readSync`, about 6 µs a page here even when the OS has the file cached, and the pool
- * is kept small (16 MB) because all of it is resident from the engine's start. A knowledge
- * search among 100k chunks reads about 1,550 such pages. The cache holds copies of pages
+ * is kept small (16 MB, unless the store's vector indexes are large: pglite-pool-size.ts)
+ * because all of it is resident from the engine's start. A knowledge search among 100k
+ * chunks reads about 1,550 such pages with the small pool. The cache holds copies of pages
  * read, growing only as pages are read, so an idle server stays small.
  *
  * Why it cannot serve a stale page: this engine is the only writer of the folder (the

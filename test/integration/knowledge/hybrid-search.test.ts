@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../src/accounts/account-repository.ts';
 import { RRF_K, searchKnowledge } from '../../../src/knowledge/hybrid-search.ts';
 import { indexKnowledge } from '../../../src/knowledge/knowledge-indexer.ts';
+import { searchByVector } from '../../../src/knowledge/knowledge-repository.ts';
+import { toVectorLiteral } from '../../../src/knowledge/embedder.ts';
 import type { Database } from '../../../src/store/database.ts';
 import { EXAMPLE_KNOWLEDGE_DIR, openKnowledgeDatabase } from '../../support/knowledge-fixtures.ts';
 import { createLexicalEmbedder } from '../../support/lexical-embedder.ts';
@@ -49,6 +51,19 @@ describe(`hybrid search on ${engineName()}`, () => {
     expect(top?.vectorRank).toBeDefined();
     expect(top?.textRank).toBeDefined();
     expect(result.hits.slice(0, 3).map((hit) => `${hit.path}#${hit.heading}`)).toContain('troubleshooting.md#The hub shows as offline');
+  });
+
+  it('sends the query vector as bytes that the engine reads as the same values as its text', async () => {
+    const [vector = []] = await embedder.embed(['how do I reset the hub to factory settings'], 'query');
+    const matches = await searchByVector(db, { accountId, collections, limit: 8, embeddingModel: embedder.modelId, vector });
+    expect(matches).toHaveLength(8);
+    const fromText = await db.query<{ id: number; score: number }>(
+      `SELECT id, embedding::vector(256) <=> $1::vector(256) AS score FROM knowledge_chunks WHERE id = ANY($2::bigint[])`,
+      [toVectorLiteral(vector), matches.map((match) => match.id)],
+    );
+    const textScores = new Map(fromText.rows.map((row) => [Number(row.id), Number(row.score)]));
+    for (const match of matches) expect(match.score).toBeCloseTo(textScores.get(match.id) ?? Number.NaN, 6);
+    expect(matches.map((match) => match.score)).toEqual(matches.map((match) => match.score).sort((a, b) => a - b));
   });
 
   it('searches only the requested collections', async () => {
