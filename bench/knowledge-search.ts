@@ -7,7 +7,7 @@
  * after the distractors went in. PGlite in a data folder of its own (as `npm start` keeps
  * the store), opened again once the chunks are in, as the server's next start would open
  * it: its buffer pool is the server's (JUNCTION_PGLITE_SHARED_BUFFERS, else chosen from
- * the store's vector indexes, src/store/pglite-pool-size.ts). A fresh PostgreSQL database
+ * the store's vector indexes, src/store/pglite-store-memory.ts). A fresh PostgreSQL database
  * when DATABASE_URL is set.
  *
  *   node --import tsx bench/knowledge-search.ts        (KNOWLEDGE_BENCH_CHUNKS, KNOWLEDGE_BENCH_QUERIES)

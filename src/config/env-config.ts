@@ -31,7 +31,7 @@ export type EnvConfig = {
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
-  /** JUNCTION_PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (unset: chosen from the store's vector indexes, pglite-pool-size.ts). */
+  /** JUNCTION_PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (unset: chosen from the store's vector indexes, pglite-store-memory.ts). */
   pgliteSharedBuffers: string | undefined;
   /** JUNCTION_PGLITE_PAGE_CACHE: the embedded store's page cache in bytes (default 256 MB, see pglite-database.ts). */
   pglitePageCacheBytes: number | undefined;

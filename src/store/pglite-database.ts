@@ -7,7 +7,7 @@ import { PglitePreparedStatements } from './pglite-prepared.ts';
 import { binaryParameterOptions } from './pglite-binary-parameters.ts';
 import { applyEngineWasmTiering } from './wasm-tiering.ts';
 import { PageCache } from './page-cache.ts';
-import { poolForVectorIndexes, readVectorIndexHint, updateVectorIndexHint, VECTOR_INDEX_BYTES_SQL } from './pglite-pool-size.ts';
+import { storeMemory, updateVectorIndexHint, VECTOR_INDEX_BYTES_SQL } from './pglite-store-memory.ts';
 import { StoreNodeFS } from './pglite-store-fs.ts';
 import { DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import type { StoreDurabilityCounters } from './store-durability-counters.ts';
@@ -24,18 +24,10 @@ import {
 
 const parsers = { [types.INT8]: (value: string) => Number(value) };
 
-/**
- * The page cache in front of a data folder's file reads (pglite-page-cache-fs.ts): it
- * grows only as pages are read, so a server that searches no large knowledge base stays
- * as small as without it. 256 MB holds the pages the knowledge bench's searches among 100k
- * chunks of 256 dimensions read (its vector searches alone, 180 MB).
- */
-const DEFAULT_PAGE_CACHE_BYTES = 256 * 1024 * 1024;
-
 export type PgliteEngineSettings = {
-  /** shared_buffers, as PostgreSQL writes sizes; when unset, chosen from the store's vector indexes (pglite-pool-size.ts). */
+  /** shared_buffers, as PostgreSQL writes sizes; when unset, chosen from the store's vector indexes (pglite-store-memory.ts). */
   sharedBuffers?: string | undefined;
-  /** The page cache's most, in bytes (0: none); DEFAULT_PAGE_CACHE_BYTES when unset. */
+  /** The page cache's most, in bytes (0: none); when unset, chosen with the pool (pglite-store-memory.ts). */
   pageCacheBytes?: number | undefined;
   /** When the engine checkpoints (embedded-checkpoints.ts); DEFAULT_CHECKPOINT_POLICY when unset. */
   checkpoints?: CheckpointPolicy | undefined;
@@ -68,17 +60,16 @@ export async function openPgliteEngine(
   const folder = dataDir.startsWith('memory://') ? undefined : dataDir;
   const newStore = isNewStore(folder);
   const templateFile = newStore ? storeTemplateFile(templateDir, INITDB_OPTIONS) : undefined;
-  const automaticPool = settings.sharedBuffers === undefined && folder !== undefined ? folder : undefined;
-  const sharedBuffers = settings.sharedBuffers ?? poolForVectorIndexes(automaticPool === undefined ? 0 : readVectorIndexHint(automaticPool));
-  const db = await createEngine(engineOptions({ ...settings, sharedBuffers }, folder), storeFiles(folder, settings, counters), templateFile);
+  const memory = storeMemory(folder, settings);
+  const db = await createEngine(engineOptions(memory.sharedBuffers, folder), storeFiles(folder, memory.pageCacheBytes, counters), templateFile);
   // A new store's files were written by unpacking the template or by initdb, neither of which fsyncs.
   if (newStore && folder !== undefined) syncFolderTree(folder);
   // Read first: on a store that has it (every start but the first), the read took the engine
   // 8-9 ms where `CREATE EXTENSION IF NOT EXISTS` took 32-42 (the first statement of a start).
   const installed = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
   if (installed.rows.length === 0) await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  if (automaticPool !== undefined) await recordVectorIndexes(db, automaticPool);
-  return new PgliteDatabase(db, settings.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, counters, automaticPool);
+  if (memory.hintFolder !== undefined) await recordVectorIndexes(db, memory.hintFolder);
+  return new PgliteDatabase(db, settings.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, counters, memory.hintFolder);
 }
 
 /**
@@ -93,12 +84,12 @@ export async function openPgliteEngine(
 const DURABLE_START_PARAMS = [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'];
 
 // PGlite writes postgresqlconf over the folder's postgresql.conf at every start: a changed pool size takes effect at the next.
-const engineOptions = (settings: PgliteEngineSettings & { sharedBuffers: string }, folder: string | undefined) => ({
+const engineOptions = (sharedBuffers: string, folder: string | undefined) => ({
   extensions: { vector },
   parsers,
   initDbStartParams: INITDB_OPTIONS,
   ...(folder !== undefined && { startParams: DURABLE_START_PARAMS }),
-  postgresqlconf: `shared_buffers=${settings.sharedBuffers}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
+  postgresqlconf: `shared_buffers=${sharedBuffers}\n${VECTOR_SETTINGS.map(([name, value]) => `${name}=${value}`).join('\n')}`,
 });
 
 type EngineOptions = ReturnType<typeof engineOptions>;
@@ -106,8 +97,7 @@ type EngineOptions = ReturnType<typeof engineOptions>;
 /** Where the engine keeps its files, made afresh for each engine: memory, or the folder through StoreNodeFS (its page cache unless it is off). */
 type StoreFiles = { folder: string | undefined; options(): { fs?: StoreNodeFS } };
 
-function storeFiles(folder: string | undefined, settings: PgliteEngineSettings, counters: StoreDurabilityCounters | undefined): StoreFiles {
-  const cacheBytes = settings.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES;
+function storeFiles(folder: string | undefined, cacheBytes: number, counters: StoreDurabilityCounters | undefined): StoreFiles {
   if (folder === undefined) return { folder, options: () => ({}) };
   return { folder, options: () => ({ fs: new StoreNodeFS(folder, cacheBytes === 0 ? undefined : new PageCache(cacheBytes), counters) }) };
 }

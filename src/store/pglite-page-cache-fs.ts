@@ -48,7 +48,7 @@ function heldPages(cache: PageCache, file: number, first: number, pages: number)
  *
  * Why: PostgreSQL in WASM reads every page its pool lacks from the file through Node's
  * `fs.readSync`, about 6 µs a page here even when the OS has the file cached, and the pool
- * is kept small (16 MB, unless the store's vector indexes are large: pglite-pool-size.ts)
+ * is kept small (16 MB, unless the store's vector indexes are large: pglite-store-memory.ts)
  * because all of it is resident from the engine's start. A knowledge search among 100k
  * chunks reads about 1,550 such pages with the small pool. The cache holds copies of pages
  * read, growing only as pages are read, so an idle server stays small.

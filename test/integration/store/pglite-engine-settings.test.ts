@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/store/open-database.ts';
-import { VECTOR_INDEX_HINT_FILE } from '../../../src/store/pglite-pool-size.ts';
+import { VECTOR_INDEX_HINT_FILE } from '../../../src/store/pglite-store-memory.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /**
  * The embedded engine's settings that search speed and memory depend on
  * (src/store/pglite-database.ts): a small buffer pool unless the operator sets another
- * or the store holds large vector indexes (src/store/pglite-pool-size.ts), and no page checksums on a new store, while a store made with checksums (by an earlier
+ * or the store holds large vector indexes (src/store/pglite-store-memory.ts), and no page checksums on a new store, while a store made with checksums (by an earlier
  * version) still opens as it was.
  */
 const setting = async (db: { query<Row>(sql: string): Promise<{ rows: Row[] }> }, name: string) =>

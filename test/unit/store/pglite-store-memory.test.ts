@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { poolForVectorIndexes, readVectorIndexHint, updateVectorIndexHint, VECTOR_INDEX_HINT_FILE } from '../../../src/store/pglite-pool-size.ts';
+import { poolForVectorIndexes, readVectorIndexHint, storeMemory, updateVectorIndexHint, VECTOR_INDEX_HINT_FILE } from '../../../src/store/pglite-store-memory.ts';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -41,6 +41,15 @@ describe('the vector index hint in a data folder', () => {
       await writeFile(join(folder, VECTOR_INDEX_HINT_FILE), text);
       expect(readVectorIndexHint(folder)).toBe(0);
     }
+  });
+
+  it('sizes the pool, with the page cache off beside an enlarged one; the operator settings win', async () => {
+    expect(storeMemory(folder, {})).toEqual({ sharedBuffers: '16MB', pageCacheBytes: 256 * MIB, hintFolder: folder });
+    expect(storeMemory(undefined, {})).toEqual({ sharedBuffers: '16MB', pageCacheBytes: 256 * MIB, hintFolder: undefined });
+    await writeFile(join(folder, VECTOR_INDEX_HINT_FILE), JSON.stringify({ vectorIndexBytes: 132 * MIB }));
+    expect(storeMemory(folder, {})).toEqual({ sharedBuffers: '192MB', pageCacheBytes: 0, hintFolder: folder });
+    expect(storeMemory(folder, { pageCacheBytes: 64 * MIB })).toEqual({ sharedBuffers: '192MB', pageCacheBytes: 64 * MIB, hintFolder: folder });
+    expect(storeMemory(folder, { sharedBuffers: '48MB' })).toEqual({ sharedBuffers: '48MB', pageCacheBytes: 256 * MIB, hintFolder: undefined });
   });
 
   it('is rewritten only when the measured size changes the pool the next start chooses', async () => {
