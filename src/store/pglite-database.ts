@@ -31,7 +31,16 @@ export type PgliteEngineSettings = {
   pageCacheBytes?: number | undefined;
   /** When the engine checkpoints (embedded-checkpoints.ts); DEFAULT_CHECKPOINT_POLICY when unset. */
   checkpoints?: CheckpointPolicy | undefined;
+  /** How long after opening the engine measures its vector indexes for the next start's pool; VECTOR_INDEX_CHECK_MS when unset. */
+  vectorIndexCheckMs?: number | undefined;
 };
+
+/**
+ * The measurement waits this long after the engine opens, off the start's path: on a start
+ * its statement found the catalog cold and took 34 ms (2 ms once warm). Closing measures
+ * again; this one is for a server that never closes cleanly.
+ */
+const VECTOR_INDEX_CHECK_MS = 30_000;
 
 /**
  * initdb of PostgreSQL 18 (PGlite's engine) turns data checksums on, and then every page
@@ -68,8 +77,8 @@ export async function openPgliteEngine(
   // 8-9 ms where `CREATE EXTENSION IF NOT EXISTS` took 32-42 (the first statement of a start).
   const installed = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
   if (installed.rows.length === 0) await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  if (memory.hintFolder !== undefined) await recordVectorIndexes(db, memory.hintFolder);
-  return new PgliteDatabase(db, settings.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, counters, memory.hintFolder);
+  const hint = memory.hintFolder === undefined ? undefined : { folder: memory.hintFolder, checkMs: settings.vectorIndexCheckMs ?? VECTOR_INDEX_CHECK_MS };
+  return new PgliteDatabase(db, settings.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, counters, hint);
 }
 
 /**
@@ -122,8 +131,8 @@ async function createEngine(options: EngineOptions, store: StoreFiles, templateF
 
 /**
  * Measures the store's vector indexes and keeps the size in its folder for the next start's
- * pool. A failure (a full disk, say) neither stops a start nor a close: the hint only sizes
- * the pool, and the next open measures again.
+ * pool. A failure (a full disk, say, or an engine closed meanwhile) neither stops the store
+ * nor its close: the hint only sizes the pool, and the next run measures again.
  */
 async function recordVectorIndexes(db: PGlite, folder: string): Promise<void> {
   try {
@@ -146,10 +155,13 @@ class PgliteDatabase implements Database {
   readonly #checkpoints: EmbeddedCheckpoints;
   /** The folder whose vector index hint this engine keeps, when its pool is chosen from it. */
   readonly #poolHintFolder: string | undefined;
+  readonly #poolHintCheck: NodeJS.Timeout | undefined;
 
-  constructor(db: PGlite, checkpoints: CheckpointPolicy, counters: StoreDurabilityCounters | undefined, poolHintFolder: string | undefined) {
+  constructor(db: PGlite, checkpoints: CheckpointPolicy, counters: StoreDurabilityCounters | undefined, hint: { folder: string; checkMs: number } | undefined) {
     this.#db = db;
-    this.#poolHintFolder = poolHintFolder;
+    this.#poolHintFolder = hint?.folder;
+    // Unreferenced: a pending measurement never keeps the process alive.
+    this.#poolHintCheck = hint && setTimeout(() => void recordVectorIndexes(db, hint.folder), hint.checkMs).unref();
     this.#prepared = new PglitePreparedStatements(db);
     this.#checkpoints = new EmbeddedCheckpoints(this, checkpoints, counters);
   }
@@ -185,6 +197,7 @@ class PgliteDatabase implements Database {
   async close(): Promise<void> {
     // PGlite checkpoints as it closes: the checkpointer's own ends first.
     await this.#checkpoints.stop();
+    clearTimeout(this.#poolHintCheck);
     if (this.#db.closed) return;
     // Knowledge indexed while this engine ran gets its pool at the next start.
     if (this.#poolHintFolder !== undefined) await recordVectorIndexes(this.#db, this.#poolHintFolder);

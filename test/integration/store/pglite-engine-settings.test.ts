@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/store/open-database.ts';
+import { openPgliteEngine } from '../../../src/store/pglite-database.ts';
 import { VECTOR_INDEX_HINT_FILE } from '../../../src/store/pglite-store-memory.ts';
 import { engineName } from '../../support/test-database.ts';
 
@@ -91,7 +92,21 @@ describe.skipIf(engineName() !== 'pglite')('the embedded engine', () => {
     }
   });
 
-  it('corrects a stale hint at the next open', async () => {
+  it('measures the vector indexes a while after opening, for a server that never closes cleanly', async () => {
+    const dataDir = join(folder, 'unclosed');
+    await (await openDatabase({ dataDir })).close();
+    await writeFile(join(dataDir, VECTOR_INDEX_HINT_FILE), JSON.stringify({ vectorIndexBytes: 100 * 1024 * 1024 }));
+    const engine = await openPgliteEngine(dataDir, { vectorIndexCheckMs: 50 });
+    try {
+      expect(await setting(engine, 'shared_buffers')).toBe('144MB');
+      const hinted = async () => (JSON.parse(await readFile(join(dataDir, VECTOR_INDEX_HINT_FILE), 'utf8')) as { vectorIndexBytes: number }).vectorIndexBytes;
+      await expect.poll(hinted, { timeout: 10_000 }).toBeLessThan(1024 * 1024);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('corrects a stale hint as it closes', async () => {
     const dataDir = join(folder, 'stale');
     await (await openDatabase({ dataDir })).close();
     await writeFile(join(dataDir, VECTOR_INDEX_HINT_FILE), JSON.stringify({ vectorIndexBytes: 100 * 1024 * 1024 }));
