@@ -33,10 +33,10 @@ const MAX_POOL_MB = 1024;
 const MAX_SHARE_OF_MEMORY = 1 / 8;
 
 /**
- * Where a data folder keeps the size of its vector indexes, as measured when the engine
- * last opened or closed it: the pool has to be chosen before the engine starts, when the
- * catalog cannot be read yet. A hint only: a missing or unreadable file means no large
- * index, and a stale one is corrected at the next open.
+ * Where a data folder keeps the size of its vector indexes, as the engine last measured
+ * it (30 s after opening and as it closes, pglite-database.ts): the pool has to be chosen
+ * before the engine starts, when the catalog cannot be read yet. A hint only: a missing or
+ * unreadable file means no large index, and a stale one is corrected by the next measurement.
  */
 export const VECTOR_INDEX_HINT_FILE = 'junction-vector-indexes.json';
 
