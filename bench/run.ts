@@ -12,13 +12,16 @@
  * database and drops it). Options (env): BENCH_ONLY (comma-separated parts),
  * BENCH_SECONDS (3: one throughput round), BENCH_ROUNDS (5), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000), KNOWLEDGE_BENCH_CHUNKS
  * (100000), BENCH_SOAK_REQUESTS, BENCH_BASELINE. BENCH_JSON=1 prints everything as one JSON object on the
- * last line.
+ * last line. A run of the first four parts together rewrites the table in docs/benchmarks.md
+ * (BENCH_PAGE=0 leaves it), so the page always shows one run whole.
  */
+import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { allocatorDefaults } from '../src/ops/allocator-env.ts';
 import type { AgentTurnResult } from './agent-turn.ts';
 import { printAgentTurns } from './agent-turn.ts';
 import { runScript, stopAll } from './child-process.ts';
+import { writeBenchmarkPage } from './benchmark-page.ts';
 import { compiledScript } from './compiled-scripts.ts';
 import { type KnowledgeBenchResult, printKnowledgeBench } from './knowledge-search.ts';
 import { type FootprintResult, measureFootprint, printFootprint } from './server-footprint.ts';
@@ -54,6 +57,16 @@ const results: {
   compare?: CompareResult;
 } = { date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version } };
 
+/** The commit measured, marked when the tree has changes not committed. */
+function currentCommit(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' }).trim();
+  try {
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' + changes' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
 try {
   if (wanted('throughput')) {
     results.throughput = await measureThroughput({ seconds, rounds, concurrency, databaseUrl });
@@ -88,5 +101,9 @@ try {
   }
 } finally {
   await stopAll();
+}
+if (process.env.BENCH_PAGE !== '0' && results.throughput && results.footprint && results.agentTurn && results.knowledge) {
+  writeBenchmarkPage(new URL('../docs/benchmarks.md', import.meta.url).pathname, { ...results, commit: currentCommit() });
+  console.log('\nwrote the table in docs/benchmarks.md');
 }
 if (json) process.stdout.write(`${JSON.stringify(results)}\n`);
