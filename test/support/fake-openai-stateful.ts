@@ -9,7 +9,9 @@
  *   POST   /v1/responses           echoes the last user input text; `stream: true` sends the
  *                                  Responses SSE events (`event:` + `data:` with `type` and
  *                                  `sequence_number`), usage only in `response.completed`
- *                                  `background: true` answers `queued` without usage
+ *                                  `background: true` answers `queued` without usage;
+ *                                  without `model`, `prompt: {id: 'pmpt_<model>'}` reports <model>
+ *                                  (a stored prompt's model)
  *   GET    /v1/responses/{id}      the stored response (a background one is already completed)
  *   POST   /v1/batches             → a batch object, status `validating`
  *
@@ -100,7 +102,7 @@ function uploadFile(state: StatefulState, body: unknown, response: ServerRespons
 
 async function createResponse(state: StatefulState, body: unknown, response: ServerResponse): Promise<void> {
   const request = (body ?? {}) as Json;
-  const model = typeof request['model'] === 'string' ? request['model'] : '';
+  const model = typeof request['model'] === 'string' ? request['model'] : promptModel(request['prompt']);
   const inputText = textsOf(request['input']);
   const instructions = typeof request['instructions'] === 'string' ? request['instructions'] : '';
   const inputTokens = Math.ceil((instructions.length + inputText.reduce((sum, text) => sum + text.length, 0)) / 4);
@@ -167,6 +169,11 @@ async function createResponse(state: StatefulState, body: unknown, response: Ser
   await send(truncated ? 'response.incomplete' : 'response.completed', { response: final });
   response.end();
 }
+
+const promptModel = (prompt: unknown): string => {
+  const id = typeof prompt === 'object' && prompt !== null ? Reflect.get(prompt, 'id') : undefined;
+  return typeof id === 'string' && id.startsWith('pmpt_') ? id.slice('pmpt_'.length) : '';
+};
 
 /** Text of `input`: a string, or message items whose content is a string or input_text parts. */
 function textsOf(input: unknown): string[] {

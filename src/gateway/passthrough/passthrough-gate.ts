@@ -6,6 +6,7 @@ import { JunctionError } from '../../core/errors.ts';
 import { admit, type AdmissionDeps } from '../../pipeline/admission.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { RateLimitState } from '../../pipeline/rate-limiter.ts';
+import { dearestModel, isModelRestricted, openaiChatModels, unnamedModelRefusal } from './upstream-decided-model.ts';
 
 /** The provider every pass-through call goes to. */
 export const PASSTHROUGH_PROVIDER = 'openai';
@@ -58,6 +59,9 @@ export type PassthroughGate = {
  *   state (previous_response_id, conversation, a thread) may add up to the model's
  *   whole context window; the output is max_output_tokens / max_completion_tokens, else
  *   the model's maximum;
+ * - a billable POST naming no model (a stored prompt's, an assistant's or a continued
+ *   run's model applies upstream) is refused for a key limited to some models, and
+ *   otherwise reserves the worst case of the dearest OpenAI model in the catalog;
  * - anything else reserves MIN_PASSTHROUGH_RESERVATION_MICROS.
  *
  * A key with an allowlist may not create batches: the models are inside an uploaded
@@ -68,8 +72,11 @@ export async function admitPassthrough(
   context: CallContext,
   call: { method: string; path: string; json: Record<string, unknown> | undefined; bodyBytes: number },
 ): Promise<PassthroughGate> {
-  const named = typeof call.json?.['model'] === 'string' ? call.json['model'] : undefined;
+  const field = call.json?.['model'];
+  if (field != null && typeof field !== 'string') throw new JunctionError('invalid_request', '`model` must be a string.', { param: 'model' });
+  const named = typeof field === 'string' ? field : undefined;
   let model: CatalogModel | undefined;
+  let ceiling: CatalogModel | undefined;
   let rateLimit: RateLimitState | undefined;
   if (named !== undefined) {
     const requested = resolveModel(deps.catalog, named) ? named : `${PASSTHROUGH_PROVIDER}/${named}`;
@@ -81,6 +88,10 @@ export async function admitPassthrough(
     }
   } else {
     rateLimit = await deps.rateLimiter.consume(context.key.id, context.key.rateLimitRpm);
+    if (isBillable(call.method, call.path)) {
+      if (isModelRestricted(deps.catalog, context.key, await deps.plans.planOf(context.key.accountId))) throw unnamedModelRefusal(call.path);
+      ceiling = dearestModel(openaiChatModels(deps.catalog), (candidate) => worstCase(candidate, call))?.model;
+    }
   }
   const tier = call.json?.['service_tier'];
   if (call.method === 'POST' && tier != null && tier !== 'auto' && tier !== 'default' && tier !== 'flex') {
@@ -90,7 +101,8 @@ export async function admitPassthrough(
   if (call.method === 'POST' && /^\/batches$/.test(call.path) && context.key.allowedModels) {
     throw new JunctionError('model_not_allowed', 'This key is limited to some models, and a batch names its models inside a file the gateway cannot check. Use a key without a model allowlist.');
   }
-  const amount = model && isBillable(call.method, call.path) ? worstCase(model, call) : MIN_PASSTHROUGH_RESERVATION_MICROS;
+  const reserveFor = model ?? ceiling;
+  const amount = reserveFor && isBillable(call.method, call.path) ? worstCase(reserveFor, call) : MIN_PASSTHROUGH_RESERVATION_MICROS;
   const reservation = await deps.budgets.reserve(context.key, Math.max(MIN_PASSTHROUGH_RESERVATION_MICROS, amount));
   const rewriteModelTo = model && named !== model.upstreamName ? model.upstreamName : undefined;
   return { model, requestedModel: named ?? null, rewriteModelTo, rateLimit, reservation };

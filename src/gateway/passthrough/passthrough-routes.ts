@@ -3,7 +3,6 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { computeChatCost } from '../../catalog/costs.ts';
-import { resolveModel } from '../../catalog/lookup.ts';
 import type { CatalogModel } from '../../catalog/types.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import type { Usage } from '../../core/model-types.ts';
@@ -19,6 +18,7 @@ import type { UsageStatus } from '../../billing/usage-record.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { forwardToProvider, responseHeaders } from './forward-request.ts';
 import { admitPassthrough, isDeferredBilling, PASSTHROUGH_PROVIDER, type PassthroughGate, reportsUsage } from './passthrough-gate.ts';
+import { priceReportedUsage } from './upstream-decided-model.ts';
 import { UsageTap } from './usage-tap.ts';
 
 export type PassthroughDeps = AdmissionDeps & { authenticator: KeyAuthenticator; providers: ProviderRegistry };
@@ -107,9 +107,11 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
     out.destroy();
   }
   const tapped = tap?.finish();
-  // A run names its own model (the assistant's) when the request did not.
-  const model = gate.model ?? (tapped?.upstreamModel ? resolveModel(deps.catalog, `${PASSTHROUGH_PROVIDER}/${tapped.upstreamModel}`) : undefined);
-  const costMicros = tapped && model ? computeChatCost(model, tapped.usage) : 0;
+  // Without a model in the request (a prompt's, an assistant's, a stored Response's), the one the provider reports is priced.
+  const reported = tapped && !gate.model ? priceReportedUsage(deps.catalog, tapped.upstreamModel, tapped.usage) : undefined;
+  const model = gate.model ?? reported?.model;
+  const costMicros = reported ? reported.costMicros : tapped && model ? computeChatCost(model, tapped.usage) : 0;
+  const pricingNote = reported?.errorCode ?? undefined;
   if (status === 'success' && isDeferredBilling(method, path)) status = 'deferred_billing';
   const httpStatus = status === 'client_closed' ? 499 : response.statusCode;
   // Usage is billed once per Response/Run id, in a row named after it: from the POST's
@@ -117,15 +119,15 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   // row costs nothing; its billing row adds nothing if that id was billed already.
   const billingRowId = tapped?.objectId ? `pt-${tapped.objectId}` : undefined;
   if (billingRowId && method === 'GET') {
-    settle(status, httpStatus, model, tapped?.usage, 0, streamed);
+    settle(status, httpStatus, model, tapped?.usage, 0, streamed, pricingNote);
     deps.budgets.settle(
       undefined,
       costMicros,
-      usageLogEntry({ id: billingRowId, context, requestedModel: gate.requestedModel, model, status, httpStatus, ...(tapped && { usage: tapped.usage }), costMicros, startedAt, streamed }),
+      usageLogEntry({ id: billingRowId, context, requestedModel: gate.requestedModel, model, status, httpStatus, errorCode: pricingNote ?? null, ...(tapped && { usage: tapped.usage }), costMicros, startedAt, streamed }),
       context.key,
     );
   } else {
-    settle(status, httpStatus, model, tapped?.usage, costMicros, streamed, undefined, billingRowId ?? id);
+    settle(status, httpStatus, model, tapped?.usage, costMicros, streamed, pricingNote, billingRowId ?? id);
   }
   return reply;
 }
