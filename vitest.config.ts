@@ -9,11 +9,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     // Each of the two workers runs its files one after another in one process, keeping the
-    // modules it has loaded: importing the app afresh for every file was about 2.4 s of a
-    // worker's time per file, over half of the suite's wall time (PGlite pass 388 → 248-272 s,
-    // PostgreSQL pass 142 s, on 2026-12-03; README, Tests). Files share no state through this:
-    // each makes its own store, servers and folders and closes them, and the one that changes
-    // process.env (cli-billing) puts it back.
+    // modules it has loaded: importing the app afresh for every file was over half of the
+    // suite's wall time. Files share no state through this: each makes its own store,
+    // servers and folders and closes them, and one that changes process.env puts it back.
     isolate: false,
   },
 });

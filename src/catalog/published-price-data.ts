@@ -69,7 +69,7 @@ function readSnapshot(file: string): Snapshot | undefined {
 /**
  * Written to a file of its own and renamed over: a reader never sees half a snapshot. The
  * same way as writeFileAtomically, but synchronous, as the catalog that asks is. A folder
- * that cannot be written means no snapshot (the package is loaded at each start, as before).
+ * that cannot be written means no snapshot (the package is then loaded at each start).
  */
 function writeSnapshot(file: string, snapshot: Snapshot): void {
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;

@@ -22,7 +22,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     config = readEnvConfig({ LOG_LEVEL: 'silent', ...env });
     results.push({ name: 'environment', ok: true, detail: 'valid' });
   } catch (error) {
-    results.push({ name: 'environment', ok: false, detail: (error as Error).message, fix: 'correct the variable named above (see README, Configuration)' });
+    results.push({ name: 'environment', ok: false, detail: (error as Error).message, fix: 'correct the variable named above (see docs/configuration.md)' });
     return results;
   }
 

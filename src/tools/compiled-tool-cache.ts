@@ -5,9 +5,9 @@ import { writeFileAtomically } from '../core/write-file-atomically.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
 
 /**
- * esbuild's output for a TypeScript tool file, kept between starts: compiling the example
- * tools took about 0.15 s of a start's main thread plus esbuild's own process, at a moment
- * when the embedded database is opening on the other core. An entry is used only while
+ * esbuild's output for a TypeScript tool file, kept between starts: compiling tools costs
+ * the start's main thread and a process of esbuild's, at the moment the embedded database
+ * is opening. An entry is used only while
  * every file the output was made from (the tool, the files it bundled, the package files it
  * imports) has the content it had then; anything else compiles again.
  *

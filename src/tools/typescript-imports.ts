@@ -14,8 +14,8 @@ import { type CompiledInput, contentHash, DEFAULT_TOOL_CACHE_DIR, fileHash, read
  * - each package it imports stays an import, of the exact file it resolves to from the
  *   tool's folder, so the tool shares `zod` (or any package) with whatever else loads it;
  * - `import.meta.url`, `.dirname` and `.filename` are those of the tool file.
- * Registering tsx's loader hooks instead cost about 0.4 s of start-up on a 2-core machine
- * and sent every later import of the process through the hooks' thread.
+ * Registering tsx's loader hooks instead would slow every start and send every later
+ * import of the process through the hooks' thread.
  */
 export async function importToolModule(file: string, version: string): Promise<unknown> {
   if (!/\.[cm]?ts$/.test(file) || import.meta.url.endsWith('.ts')) return import(`${pathToFileURL(file).href}?v=${version}`);

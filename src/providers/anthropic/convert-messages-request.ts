@@ -25,7 +25,7 @@ const MIN_THINKING_BUDGET = 1024;
 const THINKING_BUDGETS = { minimal: 1024, low: 4096, medium: 8192, high: 16384 } as const;
 
 /**
- * Canonical request → Messages API body. Lossy cases (documented in the README):
+ * Canonical request → Messages API body. Lossy cases (documented in docs/gateway.md):
  * `seed`, `user` and `parallelToolCalls: true` have no Anthropic counterpart and are
  * dropped; `parallelToolCalls: false` becomes `disable_parallel_tool_use`; with thinking
  * enabled, temperature/top_p/top_k are dropped because Anthropic rejects them alongside

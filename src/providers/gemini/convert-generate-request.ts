@@ -15,7 +15,7 @@ import type { GeminiContent, GeminiGenerateBody, GeminiGenerationConfig, GeminiP
 const THINKING_BUDGETS = { minimal: 512, low: 1024, medium: 8192, high: 24576 } as const;
 
 /**
- * Canonical request → generateContent body. Lossy cases (documented in the README):
+ * Canonical request → generateContent body. Lossy cases (documented in docs/gateway.md):
  * `cacheControl` hints, `user`, `parallelToolCalls` and tool `strict` have no Gemini
  * counterpart and are dropped; JSON Schemas are narrowed to Gemini's subset (see
  * convert-json-schema.ts); reasoning text from other providers is sent back as

@@ -56,7 +56,7 @@ class GenerateChunkMapping implements SseEventMapping {
     if (candidateFinished || chunk.promptFeedback?.blockReason != null) {
       this.#finishReason = mapFinishReason(chunk, this.#toolCount > 0);
     }
-    // Read on to the end of the body, as before: usage is taken from the last chunk that carries it.
+    // Read on to the end of the body: usage is taken from the last chunk that carries it.
     return false;
   }
 
