@@ -2,7 +2,7 @@ import { randomHex } from './core/random-hex.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { accountRoutes } from './gateway/account-routes.ts';
 import { chatCompletionsRoute } from './gateway/chat-completions/chat-completions-route.ts';
-import { geminiRoutes } from './gateway/gemini/gemini-routes.ts';
+import { geminiMethodRoutes, geminiRoutes } from './gateway/gemini/gemini-routes.ts';
 import { messagesRoutes } from './gateway/messages/messages-routes.ts';
 import { passthroughRoutes } from './gateway/passthrough/passthrough-routes.ts';
 import { mediaRoutes } from './gateway/media/register-media-routes.ts';
@@ -65,6 +65,8 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
       await v1.register(usageRoutes, { db, authenticator, settlements });
       await v1.register(messagesRoutes, { authenticator, chat, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
       await v1.register(passthroughRoutes, { authenticator, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
+      // @google/genai 3 calls `/v1/models/{model}:{method}` by default.
+      await v1.register(geminiMethodRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
     },
     { prefix: '/v1' },
   );

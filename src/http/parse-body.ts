@@ -15,7 +15,7 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
   const param = path.length > 0 ? path.join('.') : null;
   const message =
     issue.code === 'unrecognized_keys'
-      ? `Unknown field ${keys.map((key) => `'${key}'`).join(', ')} in ${what}.`
+      ? `Unknown field ${keys.map((key) => `'${[...issue.path, key].map(String).join('.')}'`).join(', ')} in ${what}.`
       : `Invalid ${param ? `'${param}'` : what}: ${issue.message}.`;
   throw new JunctionError('invalid_request', message, { param });
 }

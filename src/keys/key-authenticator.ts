@@ -75,7 +75,7 @@ export class KeyAuthenticator {
     if (!record || record.deletedAt || !this.#secretMatches(record, parsed.secret)) throw invalidKey();
     if (!options.kinds.includes(record.kind)) {
       const wanted = options.kinds.map((kind) => KIND_HINT[kind]).join(' or ');
-      throw new JunctionError('wrong_key_kind', `This endpoint takes ${wanted}; this is a ${record.kind} key.`);
+      throw new JunctionError('wrong_key_kind', `This endpoint takes ${wanted}; this is ${record.kind === 'agent' ? 'an' : 'a'} ${record.kind} key.`);
     }
     if (!options.allowInactive) assertActive(record, this.#now());
     return record;

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { requireKey } from '../../http/auth-hook.ts';
-import { parseInput } from '../../http/parse-body.ts';
 import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
@@ -10,11 +9,14 @@ import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
 import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
+import { carryUnknownFields, droppedParamsHeaders, readTolerantly, type TolerantBody, type UnknownFields } from '../tolerant-reader.ts';
 import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
-import { ChatRequestSchema } from './chat-request-schema.ts';
+import { type ChatRequest, ChatRequestSchema } from './chat-request-schema.ts';
 import { isPlainChatRequest } from './plain-chat-request.ts';
 import { toChatInput } from './convert-chat-request.ts';
 import { chatCompletionJson } from './render-chat-response.ts';
+
+const NOTHING_UNKNOWN: UnknownFields = { topLevel: undefined, nested: [] };
 
 export type ChatRouteDeps = { authenticator: KeyAuthenticator; chat: ChatPipeline };
 
@@ -24,14 +26,18 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
     '/chat/completions',
     { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) },
     async (request, reply) => {
-      const body = isPlainChatRequest(request.body) ? request.body : parseInput(ChatRequestSchema, request.body);
+      const { body, unknown }: TolerantBody<ChatRequest> = isPlainChatRequest(request.body)
+        ? { body: request.body, unknown: NOTHING_UNKNOWN }
+        : readTolerantly(ChatRequestSchema, request.body);
       const input = toChatInput(body);
+      carryUnknownFields(input.request, 'openai', unknown);
       const context = callContextFrom(request, reply, 'chat.completions');
       const created = Math.floor(Date.now() / 1000);
 
       if (!body.stream) {
         const result = await deps.chat.generate(context, input);
         if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
+        reply.headers(droppedParamsHeaders('openai', result.model.providerKind, unknown));
         // Serialized here (fastify's default for an object is the same JSON, typed alike).
         reply.type('application/json; charset=utf-8');
         return chatCompletionJson(result.response, {
@@ -46,6 +52,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       // Errors up to here (limits, unknown model, upstream refusing before its first
       // byte) are ordinary JSON errors; after the headers they become an error frame.
       const call = await deps.chat.stream(context, input);
+      reply.headers(droppedParamsHeaders('openai', call.model.providerKind, unknown));
       const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
       const encoder = new ChatChunkEncoder({ id: call.generationId, model: call.model.id, created, provider: call.model.providerId });
       try {

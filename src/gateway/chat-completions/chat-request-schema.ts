@@ -2,9 +2,12 @@ import { z } from 'zod';
 
 /**
  * The chat-completions request body, as the official OpenAI client sends it, plus
- * OpenRouter's `models` (fallbacks) and `reasoning` object. Strict: an unknown field is
- * a 400 naming it, never silently dropped.
+ * OpenRouter's `models` (fallbacks) and `reasoning` object. Written strict, and read
+ * through the tolerant reader (src/gateway/tolerant-reader.ts): an unknown field goes on
+ * to an OpenAI-format upstream, or is dropped and named in `x-junction-dropped-params`.
+ * Fields that would be billed beyond what the catalog prices are refused by name.
  */
+const unsupported = (message: string) => z.never({ error: message }).optional();
 const TextPart = z.strictObject({ type: z.literal('text'), text: z.string() });
 const ImagePart = z.strictObject({
   type: z.literal('image_url'),
@@ -44,6 +47,8 @@ const ToolMessage = z.strictObject({
   role: z.literal('tool'),
   tool_call_id: z.string().min(1),
   content: z.union([z.string(), z.array(TextPart)]),
+  // The function's name; LangChain's ChatOpenAI sends it on every tool result.
+  name: z.string().optional(),
 });
 export const ChatMessageSchema = z.discriminatedUnion('role', [SystemMessage, UserMessage, AssistantMessage, ToolMessage]);
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
@@ -108,5 +113,8 @@ export const ChatRequestSchema = z.strictObject({
   metadata: z.record(z.string(), z.string()).nullish(),
   store: z.boolean().nullish(),
   verbosity: z.enum(['low', 'medium', 'high']).optional(),
+  modalities: z.array(z.literal('text', { error: 'only text output is supported' })).nullish(),
+  audio: unsupported('audio output is not supported by this gateway'),
+  web_search_options: unsupported('web_search_options is not supported by this gateway'),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;

@@ -48,7 +48,7 @@ export function toCanonicalMessages(messages: readonly ChatMessage[]): ModelMess
         for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.function.name);
         return { role: 'assistant', content: assistantParts(message) };
       case 'tool': {
-        const name = toolNames.get(message.tool_call_id);
+        const name = toolNames.get(message.tool_call_id) ?? message.name;
         return { role: 'tool', toolCallId: message.tool_call_id, content: textOf(message.content), ...(name && { name }) };
       }
     }

@@ -8,8 +8,8 @@ import type { BatchEmbedContentsRequest, EmbedContentRequest } from './gemini-re
  * Gemini embeds a content as a whole. Lossy: `title` (a RETRIEVAL_DOCUMENT hint) has
  * no canonical field and is dropped; taskType reaches Gemini models only.
  */
-export function convertEmbedContentBody(body: EmbedContentRequest, pathModel: string): Omit<EmbeddingRequest, 'model'> {
-  checkModel(body.model, pathModel, 'model');
+export function convertEmbedContentBody(body: EmbedContentRequest, pathModel: string, qualify: Qualify): Omit<EmbeddingRequest, 'model'> {
+  checkModel(body.model, pathModel, 'model', qualify);
   return { input: [inputText(body)], ...options(body) };
 }
 
@@ -18,11 +18,11 @@ export function convertEmbedContentBody(body: EmbedContentRequest, pathModel: st
  * type and dimensionality (the official SDK always sends them uniform); each entry's
  * `model` must name the path's model, as Gemini requires.
  */
-export function convertBatchEmbedContentsBody(body: BatchEmbedContentsRequest, pathModel: string): Omit<EmbeddingRequest, 'model'> {
+export function convertBatchEmbedContentsBody(body: BatchEmbedContentsRequest, pathModel: string, qualify: Qualify): Omit<EmbeddingRequest, 'model'> {
   const [first] = body.requests;
   const shared = first === undefined ? {} : options(first);
   body.requests.forEach((entry, index) => {
-    checkModel(entry.model, pathModel, `requests.${index}.model`);
+    checkModel(entry.model, pathModel, `requests.${index}.model`, qualify);
     const own = options(entry);
     if (own.taskType !== shared.taskType || own.dimensions !== shared.dimensions) {
       throw new JunctionError('invalid_request', 'All requests in a batch must use the same taskType and outputDimensionality.', {
@@ -44,11 +44,16 @@ function options(entry: EmbedContentRequest): { taskType?: string; dimensions?: 
   };
 }
 
-/** `models/google/text-embedding-004` and `google/text-embedding-004` name the same model. */
-function checkModel(model: string | null | undefined, pathModel: string, param: string): void {
+/** A request's model name as the path's was resolved (`models/x` and bare Gemini names qualified). */
+export type Qualify = (name: string) => string;
+
+/**
+ * `models/gemini-embedding-001`, `gemini-embedding-001` and `google/gemini-embedding-001`
+ * name the same model: each side is qualified the way the URL's model was.
+ */
+function checkModel(model: string | null | undefined, pathModel: string, param: string, qualify: Qualify): void {
   if (model == null) return;
-  const strip = (name: string) => name.replace(/^models\//, '');
-  if (strip(model) !== strip(pathModel)) {
+  if (qualify(model) !== qualify(pathModel)) {
     throw new JunctionError('invalid_request', `Request model "${model}" does not match the model in the URL ("${pathModel}").`, {
       param,
     });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { computeChatCost, computeEmbeddingCost } from '../../catalog/costs.ts';
 import { resolveModel } from '../../catalog/lookup.ts';
 import { qualifyNativeModelName } from '../../catalog/native-model-name.ts';
-import type { CatalogModel } from '../../catalog/types.ts';
+import type { Catalog, CatalogModel } from '../../catalog/types.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { authenticatedKey, requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
@@ -14,12 +14,14 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { EmbeddingRequest } from '../../providers/adapter.ts';
+import type { AccountPlans } from '../../pipeline/account-plans.ts';
 import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
 import { isVisibleTo } from '../../pipeline/model-access.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { requireMethod, type UnaryPipeline } from '../../pipeline/unary-pipeline.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { countInputTokens, type CountTokensDeps } from '../messages/count-input-tokens.ts';
+import { carryUnknownFields, droppedParamsHeaders, readTolerantly } from '../tolerant-reader.ts';
 import { convertBatchEmbedContentsBody, convertEmbedContentBody } from './convert-embed-request.ts';
 import { convertCountTokensBody, convertGenerateBody } from './convert-generate-request.ts';
 import {
@@ -36,6 +38,7 @@ import { pageOfModels, toGeminiModel } from './render-models.ts';
 import { GenerateStreamEncoder } from './render-generate-stream.ts';
 
 export type GeminiRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticator; chat: ChatPipeline; unary: UnaryPipeline };
+export type GeminiModelDeps = { catalog: Catalog; plans: AccountPlans };
 
 /**
  * `POST /v1beta/models/{model}:{method}`: the Gemini generate-content protocol in front
@@ -49,20 +52,18 @@ export async function geminiRoutes(app: FastifyInstance, deps: GeminiRouteDeps):
   const auth = requireKey(deps.authenticator, { kinds: ['model'] });
 
   // `models.list()` of @google/genai: the models this key may call, in Gemini's shape.
-  app.get('/models', { preHandler: auth, config: { errorFormat: 'google' } }, async (request) => {
-    const query = parseInput(ListModelsQuerySchema, request.query, 'query');
-    return pageOfModels(await visibleModels(deps, request), query.pageSize, query.pageToken);
-  });
+  app.get('/models', { preHandler: auth, config: { errorFormat: 'google' } }, async (request) => listGeminiModels(deps, request));
+  app.get('/models/*', { preHandler: auth, config: { errorFormat: 'google' } }, async (request) => describeGeminiModel(deps, request));
+  await geminiMethodRoutes(app, deps);
+}
 
-  app.get('/models/*', { preHandler: auth, config: { errorFormat: 'google' } }, async (request) => {
-    const requested = parseGeminiModelPath(request.url);
-    const id = qualifyNativeModelName(deps.catalog, requested, 'google');
-    const model = resolveModel(deps.catalog, id);
-    const visible = model && (await visibleModels(deps, request)).some((entry) => entry.id === model.canonicalId);
-    if (!model || !visible) throw new JunctionError('model_not_found', `The model '${requested}' does not exist or is not available to this key.`, { param: 'model' });
-    return toGeminiModel(model);
-  });
-
+/**
+ * The `{model}:{method}` calls alone: also served under /v1, where @google/genai 3 sends
+ * them by default (its API version is `v1`); the method suffix keeps them apart from
+ * every OpenAI-format route there.
+ */
+export async function geminiMethodRoutes(app: FastifyInstance, deps: GeminiRouteDeps): Promise<void> {
+  const auth = requireKey(deps.authenticator, { kinds: ['model'] });
   app.post(
     '/models/*',
     { bodyLimit: LARGE_BODY_LIMIT, preHandler: auth, config: { errorFormat: 'google' } },
@@ -70,23 +71,30 @@ export async function geminiRoutes(app: FastifyInstance, deps: GeminiRouteDeps):
       const parsed = parseGeminiPath(request.url);
       const method = parsed.method;
       const model = qualifyNativeModelName(deps.catalog, parsed.model, 'google');
+      const qualify = (name: string) => qualifyNativeModelName(deps.catalog, name.replace(/^models\//, ''), 'google');
       switch (method) {
         case 'generateContent':
           return generate(deps, request, reply, model);
         case 'streamGenerateContent':
           return streamGenerate(deps, request, reply, model);
         case 'countTokens': {
-          const prompt = convertCountTokensBody(parseInput(CountTokensRequestSchema, request.body));
+          const { body, unknown } = readTolerantly(CountTokensRequestSchema, request.body);
+          const prompt = convertCountTokensBody(body);
           const counted = await countInputTokens(deps, callContextFrom(request, reply, 'gemini.count_tokens'), model, prompt);
           if (counted.rateLimit) reply.headers(rateLimitHeaders(counted.rateLimit));
+          reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
           return { totalTokens: counted.inputTokens };
         }
         case 'embedContent': {
-          const embedding = convertEmbedContentBody(parseInput(EmbedContentRequestSchema, request.body), model);
+          const { body, unknown } = readTolerantly(EmbedContentRequestSchema, request.body);
+          const embedding = convertEmbedContentBody(body, model, qualify);
+          reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
           return renderEmbedContent(await embed(deps, request, reply, model, embedding, 'gemini.embed_content'));
         }
         case 'batchEmbedContents': {
-          const embedding = convertBatchEmbedContentsBody(parseInput(BatchEmbedContentsRequestSchema, request.body), model);
+          const { body, unknown } = readTolerantly(BatchEmbedContentsRequestSchema, request.body);
+          const embedding = convertBatchEmbedContentsBody(body, model, qualify);
+          reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
           return renderBatchEmbedContents(await embed(deps, request, reply, model, embedding, 'gemini.batch_embed_contents'));
         }
       }
@@ -94,21 +102,46 @@ export async function geminiRoutes(app: FastifyInstance, deps: GeminiRouteDeps):
   );
 }
 
+/** `models.list()`: the models this key may call, a page at a time. */
+export async function listGeminiModels(deps: GeminiModelDeps, request: FastifyRequest) {
+  const query = parseInput(ListModelsQuerySchema, request.query, 'query');
+  return pageOfModels(await visibleModels(deps, request), query.pageSize, query.pageToken);
+}
+
+/** `models.get()`: one model by catalog id, alias or bare Gemini name. */
+export async function describeGeminiModel(deps: GeminiModelDeps, request: FastifyRequest) {
+  const requested = parseGeminiModelPath(request.url);
+  const id = qualifyNativeModelName(deps.catalog, requested, 'google');
+  const model = resolveModel(deps.catalog, id);
+  const visible = model && (await visibleModels(deps, request)).some((entry) => entry.id === model.canonicalId);
+  if (!model || !visible) throw new JunctionError('model_not_found', `The model '${requested}' does not exist or is not available to this key.`, { param: 'model' });
+  return toGeminiModel(model);
+}
+
 const ListModelsQuerySchema = z.object({
   pageSize: z.coerce.number().int().min(1).max(1000).default(50),
   pageToken: z.string().min(1).max(64).optional(),
 });
 
-async function visibleModels(deps: GeminiRouteDeps, request: FastifyRequest): Promise<CatalogModel[]> {
+async function visibleModels(deps: GeminiModelDeps, request: FastifyRequest): Promise<CatalogModel[]> {
   const key = authenticatedKey(request);
   const plan = await deps.plans.planOf(key.accountId);
   return deps.catalog.models.filter((model) => isVisibleTo(deps.catalog, key, plan, model));
 }
 
+/** The generate body read tolerantly, its unknown top-level fields kept for a google/… model. */
+function readGenerateBody(body: unknown) {
+  const { body: known, unknown } = readTolerantly(GenerateContentRequestSchema, body);
+  const converted = convertGenerateBody(known);
+  carryUnknownFields(converted.request, 'gemini', unknown);
+  return { ...converted, unknown };
+}
+
 async function generate(deps: GeminiRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string) {
-  const { request: converted, includeThoughts } = convertGenerateBody(parseInput(GenerateContentRequestSchema, request.body));
+  const { request: converted, includeThoughts, unknown } = readGenerateBody(request.body);
   const result = await deps.chat.generate(callContextFrom(request, reply, 'gemini.generate_content'), { model, request: converted });
   if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
+  reply.headers(droppedParamsHeaders('gemini', result.model.providerKind, unknown));
   return renderGenerateResponse(result.response, { model, includeThoughts, costMicros: result.costMicros });
 }
 
@@ -118,8 +151,9 @@ async function generate(deps: GeminiRouteDeps, request: FastifyRequest, reply: F
  * error object goes out as one more chunk (Gemini does the same) and the stream ends.
  */
 async function streamGenerate(deps: GeminiRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string) {
-  const { request: converted, includeThoughts } = convertGenerateBody(parseInput(GenerateContentRequestSchema, request.body));
+  const { request: converted, includeThoughts, unknown } = readGenerateBody(request.body);
   const call = await deps.chat.stream(callContextFrom(request, reply, 'gemini.stream_generate_content'), { model, request: converted });
+  reply.headers(droppedParamsHeaders('gemini', call.model.providerKind, unknown));
   const headers = call.rateLimit ? rateLimitHeaders(call.rateLimit) : {};
   const query = request.query as Record<string, unknown> | undefined;
   const writer = query?.['alt'] === 'sse' ? sseChunks(new SseWriter(reply, headers)) : new JsonArrayWriter(reply, headers);

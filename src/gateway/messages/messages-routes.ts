@@ -4,7 +4,6 @@ import { qualifyNativeModelName } from '../../catalog/native-model-name.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
-import { parseInput } from '../../http/parse-body.ts';
 import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
@@ -13,11 +12,13 @@ import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-input-tokens.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
+import { carryUnknownFields, droppedParamsHeaders, readTolerantly } from '../tolerant-reader.ts';
 import { convertMessagesBody } from './convert-messages-request.ts';
 import { countInputTokens, type CountTokensDeps } from './count-input-tokens.ts';
 import { convertCountTokensBody, renderCountTokens } from './count-tokens.ts';
 import { CountTokensRequestSchema, MessagesRequestSchema } from './messages-request-schema.ts';
 import { renderMessagesResponse } from './render-messages-response.ts';
+import { refuseThreads } from './refuse-threads.ts';
 import { MessagesStreamEncoder } from './render-messages-stream.ts';
 
 export type MessagesRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticator; chat: ChatPipeline };
@@ -36,14 +37,17 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
   } as const;
 
   app.post('/messages', routeOptions, async (request, reply) => {
-    const body = parseInput(MessagesRequestSchema, request.body);
+    if (refuseThreads(request.body, reply)) return reply;
+    const { body, unknown } = readTolerantly(MessagesRequestSchema, request.body);
     const converted = convertMessagesBody(body);
+    carryUnknownFields(converted.request, 'anthropic', unknown);
     const input = { model: qualifyNativeModelName(deps.catalog, converted.model, 'anthropic'), request: converted.request };
     const context = callContextFrom(request, reply, 'messages');
 
     if (!converted.stream) {
       const result = await deps.chat.generate(context, input);
       if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
+      reply.headers(droppedParamsHeaders('anthropic', result.model.providerKind, unknown));
       return renderMessagesResponse(result.response, {
         model: body.model,
         costMicros: result.costMicros,
@@ -54,6 +58,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
     // Before the headers, failures are ordinary Anthropic error bodies; after them,
     // an `event: error` frame, as Anthropic's own API does mid-stream.
     const call = await deps.chat.stream(context, input);
+    reply.headers(droppedParamsHeaders('anthropic', call.model.providerKind, unknown));
     const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new MessagesStreamEncoder({
       model: body.model,
@@ -87,7 +92,8 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
   });
 
   app.post('/messages/count_tokens', routeOptions, async (request, reply) => {
-    const body = parseInput(CountTokensRequestSchema, request.body);
+    // Unknown fields cannot change a count: read tolerantly and left out.
+    const { body } = readTolerantly(CountTokensRequestSchema, request.body);
     const { model, request: prompt } = convertCountTokensBody(body);
     const counted = await countInputTokens(deps, callContextFrom(request, reply, 'messages.count_tokens'), qualifyNativeModelName(deps.catalog, model, 'anthropic'), prompt);
     if (counted.rateLimit) reply.headers(rateLimitHeaders(counted.rateLimit));

@@ -122,9 +122,16 @@ describe('Gemini request schemas', () => {
         model: 'models/google/text-embedding-004',
       })),
     });
-    expect(convertBatchEmbedContentsBody(batch, 'google/text-embedding-004')).toEqual({ input: ['a', 'b'], taskType: 'RETRIEVAL_QUERY', dimensions: 8 });
-    expect(() => convertBatchEmbedContentsBody(batch, 'openai/text-embedding-3-small')).toThrow(/does not match/);
+    // What the route passes: strip `models/`, then qualify a bare Gemini name as the URL's was.
+    const qualify = (name: string) => {
+      const bare = name.replace(/^models\//, '');
+      return bare.includes('/') ? bare : `google/${bare}`;
+    };
+    expect(convertBatchEmbedContentsBody(batch, 'google/text-embedding-004', qualify)).toEqual({ input: ['a', 'b'], taskType: 'RETRIEVAL_QUERY', dimensions: 8 });
+    expect(() => convertBatchEmbedContentsBody(batch, 'openai/text-embedding-3-small', qualify)).toThrow(/does not match/);
+    const bare = parseInput(BatchEmbedContentsRequestSchema, { requests: [{ content: { parts: [{ text: 'a' }] }, model: 'models/gemini-embedding-001' }] });
+    expect(convertBatchEmbedContentsBody(bare, 'google/gemini-embedding-001', qualify)).toEqual({ input: ['a'] });
     const single = parseInput(EmbedContentRequestSchema, { content: { parts: [{ text: 'one' }, { text: 'two' }] }, title: 'T' });
-    expect(convertEmbedContentBody(single, 'openai/text-embedding-3-small')).toEqual({ input: ['one\ntwo'] });
+    expect(convertEmbedContentBody(single, 'openai/text-embedding-3-small', qualify)).toEqual({ input: ['one\ntwo'] });
   });
 });

@@ -1,0 +1,104 @@
+import type { z } from 'zod';
+import type { ProviderKind } from '../catalog/types.ts';
+import type { ModelRequest } from '../core/model-types.ts';
+import { isPlainRecord } from '../core/plain-record.ts';
+import { parseInput } from '../http/parse-body.ts';
+
+/** The wire format a provider-format front-end speaks. */
+export type WireFormat = 'openai' | 'anthropic' | 'gemini';
+
+/** The response header naming the fields a call did not carry upstream. */
+export const DROPPED_PARAMS_HEADER = 'x-junction-dropped-params';
+
+/**
+ * A body read the tolerant way: the known fields validated, the unknown ones set
+ * aside. `topLevel` may still reach an upstream of the front-end's own format;
+ * `nested` (inside messages, tools…) has no canonical home and is always dropped.
+ */
+export type TolerantBody<T> = { body: T; unknown: UnknownFields };
+export type UnknownFields = { topLevel: Record<string, unknown> | undefined; nested: string[] };
+
+/** Enough rounds for unknown fields that only show once an enclosing one is removed. */
+const MAX_ROUNDS = 4;
+
+/**
+ * The tolerant reader of the provider-format routes (DESIGN.md): `schema` stays strict,
+ * and each field it reports as unrecognized is taken out of the body and remembered by
+ * its path; anything else wrong (a known field of the wrong type, a limit, a feature
+ * refused by name) is still the usual 400. Fields are removed in place: `input` is the
+ * request's own freshly parsed JSON, and copying along each path would cost a body with
+ * many unknown fields time quadratic in their number.
+ */
+export function readTolerantly<Schema extends z.ZodType>(schema: Schema, input: unknown, what = 'request body'): TolerantBody<z.infer<Schema>> {
+  const body = input ?? {};
+  const unknown: UnknownFields = { topLevel: undefined, nested: [] };
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const result = schema.safeParse(body);
+    if (result.success) return { body: result.data, unknown };
+    const unrecognized = result.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
+    if (unrecognized.length === 0) break;
+    for (const issue of unrecognized) {
+      const holder = valueAt(body, issue.path);
+      if (!isPlainRecord(holder)) continue;
+      for (const key of issue.keys) {
+        // A null-prototype record, so a field named `__proto__` stays a field.
+        if (issue.path.length === 0) (unknown.topLevel ??= Object.create(null) as Record<string, unknown>)[key] = holder[key];
+        else unknown.nested.push([...issue.path, key].map(String).join('.'));
+        delete holder[key];
+      }
+    }
+  }
+  return { body: parseInput(schema, body, what), unknown };
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let node = root;
+  for (const step of path) {
+    if (Array.isArray(node) && typeof step === 'number') node = node[step];
+    else if (isPlainRecord(node) && typeof step === 'string') node = node[step];
+    else return undefined;
+  }
+  return node;
+}
+
+/** The `providerOptions` key an adapter of that format reads verbatim into its body. */
+const PROVIDER_OPTIONS_KEY: Record<WireFormat, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' };
+
+/**
+ * Unknown top-level fields ride in the front-end's own `providerOptions` entry, under the
+ * known ones, so an upstream of the same format receives them as sent and others ignore them.
+ */
+export function carryUnknownFields(request: Omit<ModelRequest, 'model'>, format: WireFormat, unknown: UnknownFields): void {
+  if (unknown.topLevel === undefined) return;
+  const key = PROVIDER_OPTIONS_KEY[format];
+  request.providerOptions = { ...request.providerOptions, [key]: { ...unknown.topLevel, ...request.providerOptions?.[key] } };
+}
+
+const formatOf = (kind: ProviderKind): WireFormat => (kind === 'openai-compatible' ? 'openai' : kind);
+
+/**
+ * The fields the served provider did not receive, named for `x-junction-dropped-params`:
+ * nested unknown fields always, top-level ones when the provider speaks another format
+ * (or, `servedBy` undefined, when the call forwards none: embeddings, counts).
+ */
+export function droppedParams(format: WireFormat, servedBy: ProviderKind | undefined, unknown: UnknownFields): string[] {
+  const forwarded = servedBy !== undefined && formatOf(servedBy) === format;
+  const topLevel = unknown.topLevel === undefined || forwarded ? [] : Object.keys(unknown.topLevel);
+  return [...topLevel, ...unknown.nested];
+}
+
+/** Names past this many are counted, not listed: the header stays small whatever the body. */
+const MAX_NAMED = 32;
+
+/**
+ * `{ 'x-junction-dropped-params': 'thread, tools.0.eager_input_streaming' }`, or nothing
+ * when every field went through. Names are the caller's text, so they are percent-encoded
+ * beyond a safe set: a header value cannot carry every character a JSON key can.
+ */
+export function droppedParamsHeaders(format: WireFormat, servedBy: ProviderKind | undefined, unknown: UnknownFields): Record<string, string> {
+  const dropped = droppedParams(format, servedBy, unknown);
+  if (dropped.length === 0) return {};
+  const named = dropped.slice(0, MAX_NAMED).map((name) => encodeURIComponent(name.slice(0, 200)).replace(/%2E/gi, '.'));
+  const more = dropped.length > MAX_NAMED ? [`(${dropped.length - MAX_NAMED} more)`] : [];
+  return { [DROPPED_PARAMS_HEADER]: [...named, ...more].join(', ') };
+}
