@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { VECTOR_SETTINGS } from './vector-session-settings.ts';
@@ -12,6 +13,7 @@ import { StoreNodeFS } from './pglite-store-fs.ts';
 import { DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import type { StoreDurabilityCounters } from './store-durability-counters.ts';
 import { syncFolderTree } from './sync-folder-tree.ts';
+import { PRIVATE_FOLDER_MODE, tightenStoreFolder } from './store-folder-modes.ts';
 import {
   DEFAULT_STORE_TEMPLATE_DIR,
   discardStoreTemplate,
@@ -67,6 +69,10 @@ export async function openPgliteEngine(
 ): Promise<Database> {
   applyEngineWasmTiering();
   const folder = dataDir.startsWith('memory://') ? undefined : dataDir;
+  if (folder !== undefined) {
+    mkdirSync(folder, { recursive: true, mode: PRIVATE_FOLDER_MODE });
+    tightenStoreFolder(folder);
+  }
   const newStore = isNewStore(folder);
   const templateFile = newStore ? storeTemplateFile(templateDir, INITDB_OPTIONS) : undefined;
   const memory = storeMemory(folder, settings);

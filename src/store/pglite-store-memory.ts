@@ -108,7 +108,7 @@ export function readVectorIndexHint(folder: string): number {
 export function updateVectorIndexHint(folder: string, vectorIndexBytes: number): void {
   if (poolForVectorIndexes(vectorIndexBytes) === poolForVectorIndexes(readVectorIndexHint(folder))) return;
   const file = join(folder, VECTOR_INDEX_HINT_FILE);
-  writeFileSync(`${file}.tmp`, `${JSON.stringify({ vectorIndexBytes })}\n`);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify({ vectorIndexBytes })}\n`, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
 }
 

@@ -69,7 +69,8 @@ export async function writeStoreTemplate(db: PGlite, file: string): Promise<void
     await db.exec('CHECKPOINT');
     const archive = await db.dumpDataDir('none');
     await mkdir(join(file, '..'), { recursive: true });
-    await writeFileAtomically(file, postgresEntriesOnly(new Uint8Array(await archive.arrayBuffer())));
+    // Owner-only like the stores made from it (the tar itself still says 0666 for each file).
+    await writeFileAtomically(file, postgresEntriesOnly(new Uint8Array(await archive.arrayBuffer())), { mode: 0o600 });
   } catch {
     // Unwritable: the next new store runs initdb too.
   }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock.ts';
+import { PRIVATE_FOLDER_MODE } from './store-folder-modes.ts';
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
 import type { PgliteEngineSettings } from './pglite-database.ts';
 import { deserializeError, type PgliteWorkerData, type WorkerCall, type WorkerMessage } from './pglite-worker-protocol.ts';
@@ -16,7 +17,7 @@ import { threadCpuSeconds } from './thread-cpu.ts';
  */
 export async function openPgliteDatabase(dataDir: string, settings: PgliteEngineSettings = {}): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  if (!inMemory) mkdirSync(dataDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   // Before PGlite touches the files: a second process must get a sentence, not a WASM abort.
   const release = inMemory ? () => undefined : lockDataDir(dataDir);
   const counters = new StoreDurabilityCounters();
