@@ -203,6 +203,11 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
           windowMs: config.embeddedSettlementWindowMs,
         }
       : undefined;
+    // On PostgreSQL, settled calls the database refuses wait in a file until it takes them: a process killed meanwhile loses none.
+    const outageSettlingDir = !settlingDir && journalDir && registration ? `${journalDir}/settling` : undefined;
+    const outageJournal = outageSettlingDir
+      ? { journal: new SettlementFileJournal(outageSettlingDir, { onError: (error) => logger.error({ err: error, outageSettlingDir }, 'the settlement file journal failed; settlements the database refuses are held in memory only') }) }
+      : undefined;
     const settlements = new SettlementQueue(
       db,
       registration?.id,
@@ -214,6 +219,7 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
           logger.error({ err: error, usageId: settlement.usage?.id, spendMicros: settlement.spendMicros }, 'a settlement could not be written; kept for the shutdown journal'),
       },
       writeBehind,
+      outageJournal,
     );
     if (settlingDir) {
       startSteps.push(async () => {
@@ -221,6 +227,13 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
         // settles its journaled calls as interrupted (settlement-file-replay.ts).
         const replayed = await replaySettlementFiles(settlingDir, settlements);
         if (replayed > 0) logger.info({ replayed, settlingDir }, 'replayed settlements from the settlement file journal');
+      });
+    }
+    if (outageSettlingDir) {
+      startSteps.push(async () => {
+        // Calls a process on this machine served while the database refused them, and did not live to write.
+        const replayed = await replaySettlementFiles(outageSettlingDir, settlements, { skipLiveWriters: true });
+        if (replayed > 0) logger.info({ replayed, outageSettlingDir }, 'replayed settlements held while the database was refusing them');
       });
     }
     if (registration) {

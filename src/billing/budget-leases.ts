@@ -3,6 +3,7 @@ import { microsToUsd } from '../core/money.ts';
 import { nextUtcDay, nextUtcMonth, utcDayNumber, utcMonthNumber } from '../core/utc-windows.ts';
 import type { ApiKeyRecord } from '../keys/key-record.ts';
 import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../store/database-outage-answer.ts';
 import type { LeaseHolder } from '../store/process-registry.ts';
 import { leaseFromAccount, leaseFromKey, readKeyHeadroom } from './lease-sql.ts';
 import type { OpenCall } from './open-call.ts';
@@ -86,7 +87,7 @@ export class BudgetLeases {
     const leased = this.reserveFromLeases(key, amountMicros);
     if (leased) return leased;
     if (!this.#holder.canServeLeases()) {
-      throw new JunctionError('service_unavailable', 'The gateway cannot confirm its leases with the database right now; retry shortly.');
+      throw new JunctionError('service_unavailable', 'The gateway cannot confirm its leases with the database right now; retry shortly.', { headers: { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) } });
     }
     const epoch = this.#holder.epoch;
     const keyLeased = hasLimits(key);

@@ -206,6 +206,12 @@ export async function leftoverSegments(directory: string): Promise<string[]> {
   }
 }
 
+/** The id of the process that wrote a segment file (its name ends with it), or undefined for a name not of this form. */
+export function segmentWriterPid(file: string): number | undefined {
+  const match = /-(\d+)\.jsonl$/.exec(path.basename(file));
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
 /**
  * The settlements in a segment file. A process killed mid-write can leave its last line
  * cut short: a line that is not whole JSON ends the file's settlements (nothing after a

@@ -1,11 +1,11 @@
-import { isConnectionError } from '../store/connection-errors.ts';
+import { DatabaseUnavailableError, databaseOutageOf, isConnectionError } from '../store/connection-errors.ts';
 import type { Database } from '../store/database.ts';
 import { JOURNAL_START_MS, type OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
 import type { UsageRecord } from './usage-record.ts';
 import { writeSettlementBatch } from './settlement-batch-sql.ts';
 import type { JournalSegment, SettlementFileJournal } from './settlement-file-journal.ts';
-import { hasUsageRow } from './settlement-journal-line.ts';
+import { hasUsageRow, type JournaledSettlement } from './settlement-journal-line.ts';
 
 export type { Settlement } from './settlement.ts';
 
@@ -36,6 +36,13 @@ export type SettlementBacklog = { depth: number; oldestPendingAgeMs: number };
  * database may be written every `windowMs` instead (settlement-file-journal.ts).
  */
 export type WriteBehind = { journal: SettlementFileJournal; windowMs: number };
+
+/**
+ * A file journal that holds settled calls only while the database refuses them (PostgreSQL,
+ * where each call is written within the group-commit window otherwise): a process killed
+ * during an outage leaves them for the next start instead of losing them.
+ */
+export type OutageJournal = { journal: SettlementFileJournal };
 
 /**
  * `journaled`: its call's journal row may be in the database, so the batch that settles the call removes it.
@@ -81,12 +88,34 @@ export class SettlementQueue {
   /** Bumped by forgetLeaseParts, so a batch in flight at that moment is corrected if it fails. */
   #leaseEpoch = 0;
   readonly #writeBehind: WriteBehind | undefined;
+  readonly #outageJournal: OutageJournal | undefined;
+  /** The error of the last flush that failed because the database could not be used. */
+  #lastOutage: unknown;
 
-  constructor(db: Database, holderId: string | undefined, events: SettlementQueueEvents | ((error: unknown) => void), writeBehind?: WriteBehind) {
+  constructor(
+    db: Database,
+    holderId: string | undefined,
+    events: SettlementQueueEvents | ((error: unknown) => void),
+    writeBehind?: WriteBehind,
+    outageJournal?: OutageJournal,
+  ) {
     this.#db = db;
     this.#holderId = holderId;
     this.#events = typeof events === 'function' ? { onError: events } : events;
     this.#writeBehind = writeBehind;
+    this.#outageJournal = writeBehind ? undefined : outageJournal;
+  }
+
+  /** The file journal settlements are recorded in, whichever of the two kinds this queue has. */
+  get #fileJournal(): SettlementFileJournal | undefined {
+    return this.#writeBehind?.journal ?? this.#outageJournal?.journal;
+  }
+
+  /** Whether a settlement queued now goes to the file journal: always with write-behind, during an outage with an outage journal. */
+  #journalsNow(settlement: Settlement): settlement is JournaledSettlement {
+    const journal = this.#fileJournal;
+    if (!journal?.healthy || !hasUsageRow(settlement)) return false;
+    return this.#writeBehind !== undefined || this.#failures > 0;
   }
 
   /**
@@ -105,8 +134,7 @@ export class SettlementQueue {
     const journaled = callId !== undefined && this.#journalTaken.delete(callId);
     // Only a usage row makes a replay idempotent (rows already in the log add no spend): spend
     // without one is written within the short window, as is everything once the file fails.
-    const writeBehind = this.#writeBehind;
-    const segment = hasUsageRow(settlement) && writeBehind?.journal.healthy ? writeBehind.journal.record(settlement) : undefined;
+    const segment = this.#journalsNow(settlement) ? this.#fileJournal?.record(settlement) : undefined;
     const queued: Queued = { settlement, queuedAt: Date.now(), sequence: ++this.#added, journaled, segment };
     this.#pending.push(queued);
     if (this.#pending.length >= MAX_BATCH) void this.flush();
@@ -140,7 +168,10 @@ export class SettlementQueue {
       if (this.#closed) throw new Error('settlements are no longer being written (shutting down)');
       const failuresBefore = this.#failures;
       await this.flush();
-      if (this.#failures > failuresBefore) throw new Error('settlements could not be written to the database');
+      if (this.#failures > failuresBefore) {
+        const outage = databaseOutageOf(this.#lastOutage);
+        throw outage ? new DatabaseUnavailableError(outage, this.#lastOutage) : new Error('settlements could not be written to the database');
+      }
     }
   }
 
@@ -154,11 +185,11 @@ export class SettlementQueue {
     while (this.#openCalls.size > 0 && Date.now() < deadline) await sleep(20);
   }
 
-  /** Resolves once everything queued before the call is written, or `timeoutMs` passed. */
+  /** Resolves once everything queued before the call is written, or `timeoutMs` passed (a flush still under way then goes on). */
   async drain(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while ((this.#pending.length > 0 || this.#journal.size > 0 || this.#flushing) && Date.now() < deadline) {
-      await (this.#flushing ?? this.flush({ wholeJournal: true }));
+      await withinDeadline(this.#flushing ?? this.flush({ wholeJournal: true }), deadline);
       if (this.#failures > 0 && this.#pending.length > 0) await sleep(Math.min(this.#retryDelay(), Math.max(0, deadline - Date.now())));
     }
   }
@@ -187,7 +218,7 @@ export class SettlementQueue {
     const unwritten = [...this.#pending.map((queued) => queued.settlement), ...this.#poisoned];
     this.#pending = [];
     // The file keeps what the database did not take, beside the shutdown journal: replaying both is harmless.
-    await this.#writeBehind?.journal.close();
+    await this.#fileJournal?.close();
     return unwritten;
   }
 
@@ -213,6 +244,7 @@ export class SettlementQueue {
           return;
         }
         this.#failures += 1;
+        this.#journalHeldBack(unwritten.settlements);
         if (epoch !== this.#leaseEpoch) {
           for (const { settlement } of unwritten.settlements) {
             settlement.keyLeaseMicros = 0;
@@ -278,9 +310,16 @@ export class SettlementQueue {
     return Math.max(0, dueIn);
   }
 
+  /** Settlements the database refused, into the outage journal until it takes them (those already in a file journal stay there). */
+  #journalHeldBack(retried: readonly Queued[]): void {
+    for (const queued of retried) {
+      if (queued.segment === undefined && this.#journalsNow(queued.settlement)) queued.segment = this.#fileJournal?.record(queued.settlement);
+    }
+  }
+
   /** The file journal's hold on each settlement the database now has (or kept aside, for the shutdown journal). */
   #releaseSegments(batch: readonly Queued[], retried: readonly Queued[]): void {
-    const journal = this.#writeBehind?.journal;
+    const journal = this.#fileJournal;
     if (!journal) return;
     const retrying = new Set(retried);
     for (const queued of batch) {
@@ -367,6 +406,7 @@ export class SettlementQueue {
   /** An unreachable database: report it and retry everything later. */
   #closedDatabase(error: unknown): boolean {
     if (!isConnectionError(error)) return false;
+    this.#lastOutage = error;
     if (this.#failures === 0) this.#events.onError(error);
     return true;
   }
@@ -432,3 +472,16 @@ function halves<T>(items: T[]): [T[], T[]] {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `work`, or nothing once `deadline` (epoch ms) has passed: a flush against a database that does not answer must not hold its caller longer. */
+async function withinDeadline(work: Promise<void>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

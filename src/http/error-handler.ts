@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isJunctionError, JunctionError } from '../core/errors.ts';
 import { isConnectionError } from '../store/connection-errors.ts';
+import { databaseOutageAnswer, outageRefusal } from '../store/database-outage-answer.ts';
 import { errorBody, errorFormatForUrl } from './error-shapes.ts';
 
 /** Maps fastify's own errors (body parsing, size limits) into our code table. */
@@ -31,9 +32,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: J
   return reply.status(error.status).headers(error.headers).send(errorBody(error, shape));
 }
 
-/** The database is unreachable: the request may well succeed shortly, and the key is not at fault. */
-export const databaseUnavailable = (cause: unknown): JunctionError =>
-  new JunctionError('service_unavailable', 'The service cannot reach its database right now; retry shortly.', { headers: { 'retry-after': '2' }, cause });
+/** The database cannot be used (or its connections are all busy): a 503 with Retry-After, worded by the kind of outage. */
+export const databaseUnavailable = (cause: unknown): JunctionError => databaseOutageAnswer(cause) ?? outageRefusal('unreachable', cause);
 
 /** How long a refused upload may keep sending before its connection is cut. */
 const DISCARD_TIMEOUT_MS = 30_000;

@@ -1,18 +1,24 @@
 import pg from 'pg';
 import { type Database, LOST_NOTIFICATIONS, type NotificationHandler, type Queryable, type QueryOptions, type QueryResult } from './database.ts';
+import { DatabaseUnavailableError, isConnectionError } from './connection-errors.ts';
 import { SCHEMA_LOCK_SQL } from './schema-lock.ts';
 import { VECTOR_SESSION_SETTINGS } from './vector-session-settings.ts';
 
 // int8 → number on this engine as on PGlite (money is integer micro-USD, well below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
+/** How long a statement may wait for a connection (a free one in the pool, or a new one) before it fails as an outage (a 503). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /** PostgreSQL (with pgvector) through a `pg` pool. */
 export async function openPostgresDatabase(connectionString: string, poolSize = 10): Promise<Database> {
-  // A database that does not answer fails a request in 5 s (a 503), instead of holding it for ever.
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A server that vanished without closing its sockets is noticed by the kernel instead of never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // Awaited before the pool hands the new connection out.
     onConnect: async (client) => {
       await client.query(VECTOR_SESSION_SETTINGS);
@@ -21,13 +27,31 @@ export async function openPostgresDatabase(connectionString: string, poolSize = 
   // An idle pooled connection the server closed (restart, admin kill) is replaced on
   // next use; without this listener its error event would crash the process.
   pool.on('error', () => undefined);
-  await ensureVectorExtension(pool);
-  return new PostgresDatabase(pool, connectionString);
+  await ensureVectorExtension(pool, poolSize);
+  return new PostgresDatabase(pool, poolSize, connectionString);
+}
+
+/**
+ * A connection from the pool, or a DatabaseUnavailableError: failing to get one is an outage
+ * whatever the server said. `busy` when every connection was in use for the whole connect
+ * timeout: pg-pool's wait gives no code, so the pool's state at the call and the time waited
+ * tell it apart from a new connection that failed.
+ */
+async function connect(pool: pg.Pool, poolSize: number): Promise<pg.PoolClient> {
+  const saturated = pool.totalCount >= poolSize && pool.idleCount === 0;
+  const startedAt = performance.now();
+  try {
+    return await pool.connect();
+  } catch (error) {
+    const waitedWholeTimeout = performance.now() - startedAt >= CONNECT_TIMEOUT_MS - 50;
+    const fromServer = (error as { code?: unknown }).code !== undefined || (error as { cause?: unknown }).cause !== undefined;
+    throw new DatabaseUnavailableError(saturated && waitedWholeTimeout && !fromServer ? 'busy' : 'unreachable', error);
+  }
 }
 
 /** Creates pgvector once, however many processes start together on an empty database. */
-async function ensureVectorExtension(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
+async function ensureVectorExtension(pool: pg.Pool, poolSize: number): Promise<void> {
+  const client = await connect(pool, poolSize);
   try {
     const installed = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
     if (installed.rowCount) return;
@@ -60,18 +84,29 @@ const toResult = <Row>(result: pg.QueryResult): QueryResult<Row> => ({
 class PostgresDatabase implements Database {
   readonly engine = 'postgres' as const;
   readonly #pool: pg.Pool;
+  readonly #poolSize: number;
   readonly #connectionString: string;
   #listener: pg.Client | undefined;
   #closed = false;
   readonly #handlers = new Map<string, Set<NotificationHandler>>();
 
-  constructor(pool: pg.Pool, connectionString: string) {
+  constructor(pool: pg.Pool, poolSize: number, connectionString: string) {
     this.#pool = pool;
+    this.#poolSize = poolSize;
     this.#connectionString = connectionString;
   }
 
   async query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
-    return toResult<Row>(await this.#pool.query(queryConfig(sql, params, options)));
+    const client = await connect(this.#pool, this.#poolSize);
+    try {
+      const result = toResult<Row>(await client.query(queryConfig(sql, params, options)));
+      client.release();
+      return result;
+    } catch (error) {
+      // A connection that failed is dropped; one that refused a statement is still good.
+      client.release(isConnectionError(error) ? (error as Error) : undefined);
+      throw error;
+    }
   }
 
   poolStats(): { total: number; idle: number; waiting: number } {
@@ -79,11 +114,11 @@ class PostgresDatabase implements Database {
   }
 
   async exec(sql: string): Promise<void> {
-    await this.#pool.query(sql);
+    await this.query(sql);
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const client = await connect(this.#pool, this.#poolSize);
     try {
       await client.query('BEGIN');
       const result = await work({
@@ -120,7 +155,7 @@ class PostgresDatabase implements Database {
   /** One dedicated connection carries every LISTEN of this process. */
   async #listenerClient(): Promise<pg.Client> {
     if (this.#listener) return this.#listener;
-    const client = new pg.Client({ connectionString: this.#connectionString });
+    const client = new pg.Client({ connectionString: this.#connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     client.on('notification', (message) => {
       for (const handler of this.#handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });
