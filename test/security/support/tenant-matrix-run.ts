@@ -1,0 +1,84 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { type CallerKind, isAllowed, type Probe, type RequestSpec, type RouteTable } from './tenant-route-access.ts';
+import type { RegisteredRoute, RouteKey } from './tenant-route-inventory.ts';
+import { type Caller, inParallel } from './tenant-callers.ts';
+import { leakedMarkers, type Tenant, type TenantWorld } from './tenant-fixtures.ts';
+
+export type Finding = { route: RouteKey; caller: string; object: string; status: number; problem: string };
+
+export const formatFindings = (findings: Finding[]): string =>
+  findings.map((finding) => `${finding.route} | ${finding.caller} | ${finding.object} | ${finding.status} | ${finding.problem}`).join('\n');
+
+const denialStatus = (status: number) => status === 401 || status === 403;
+const describe = (caller: CallerKind) => (caller.credential === 'session' ? `${caller.role} session` : caller.credential === 'key' ? `${caller.kind} key` : caller.credential);
+
+type Task = { route: RegisteredRoute; caller: Caller; object: string; request: RequestSpec; judge(response: LightMyRequestResponse): string | undefined; victims: Tenant[] };
+
+/**
+ * One phase of the matrix: every route × every caller, first its harmless baseline
+ * (does the route serve this caller at all?), then every request naming one of the other
+ * account's objects; each answer is judged, and scanned for the other account's markers
+ * and the server's secrets.
+ */
+export async function runMatrix(world: TenantWorld, routes: RegisteredRoute[], table: RouteTable, callers: Caller[], phase: 'main' | 'own-namespace', serverSecrets: string[]): Promise<{ findings: Finding[]; requests: number }> {
+  const tasks: Task[] = [];
+  for (const route of routes) {
+    const spec = table[route.key];
+    if (!spec || spec.coveredElsewhere) continue;
+    for (const caller of callers) {
+      const allowed = isAllowed(spec.access, caller.kind);
+      const victims = caller.tenant ? [otherOf(world, caller.tenant)] : [world.a, world.b];
+      if (phase === 'main' && spec.baseline && !(allowed && spec.deniedCallersOnly)) {
+        tasks.push({
+          route,
+          caller,
+          object: 'none (baseline)',
+          request: spec.baseline,
+          victims,
+          judge: (response) => {
+            if (!allowed) return denialStatus(response.statusCode) ? undefined : `served a ${describe(caller.kind)} (the route is ${spec.access.kind}${'role' in spec.access ? ` ${spec.access.role}` : ''}${'kinds' in spec.access ? ` ${spec.access.kinds.join('/')}` : ''})`;
+            if (spec.baselineStatus !== undefined) return response.statusCode === spec.baselineStatus ? undefined : `expected ${spec.baselineStatus}`;
+            return denialStatus(response.statusCode) ? `refused a caller the route serves: ${response.body.slice(0, 160)}` : undefined;
+          },
+        });
+      }
+      const victim = caller.tenant ? otherOf(world, caller.tenant) : world.b;
+      const self = caller.tenant ?? world.a;
+      for (const probe of spec.probes?.(victim, self) ?? []) {
+        if ((probe.expect === 'own-namespace') !== (phase === 'own-namespace')) continue;
+        tasks.push({ route, caller, object: `${victim.label}'s ${probe.object}`, request: probe, victims, judge: judgeProbe(probe) });
+      }
+    }
+  }
+  const results = await inParallel(
+    tasks.map((task) => async () => {
+      const response = await task.caller.send(task.route.method, task.request);
+      return findingsOf(task, response, serverSecrets);
+    }),
+    6,
+  );
+  return { findings: results.flat(), requests: tasks.length };
+}
+
+function judgeProbe(probe: Probe): (response: LightMyRequestResponse) => string | undefined {
+  return (response) => (probe.expect === 'denied' && response.statusCode < 300 ? 'a 2xx on the other account’s object' : undefined);
+}
+
+function findingsOf(task: Task, response: LightMyRequestResponse, serverSecrets: string[]): Finding[] {
+  const base = { route: task.route.key, caller: task.caller.name, object: task.object, status: response.statusCode };
+  const findings: Finding[] = [];
+  if (response.statusCode >= 500 && response.statusCode !== 502 && response.statusCode !== 503) findings.push({ ...base, problem: `server error: ${response.body.slice(0, 200)}` });
+  const problem = task.judge(response);
+  if (problem) findings.push({ ...base, problem });
+  const sent = `${task.request.url} ${task.request.payload === undefined ? '' : Buffer.isBuffer(task.request.payload) ? task.request.payload.toString('utf8') : JSON.stringify(task.request.payload)}`;
+  const body = `${response.body} ${JSON.stringify(response.headers)}`;
+  for (const victim of task.victims) {
+    const leaked = leakedMarkers(body, victim, sent);
+    if (leaked.length > 0) findings.push({ ...base, problem: `shows ${victim.label}'s ${leaked.join(', ')}` });
+  }
+  const secrets = serverSecrets.filter((secret) => body.includes(secret));
+  if (secrets.length > 0) findings.push({ ...base, problem: `shows a server secret: ${secrets.join(', ')}` });
+  return findings;
+}
+
+export const otherOf = (world: TenantWorld, tenant: Tenant): Tenant => (tenant === world.a ? world.b : world.a);
