@@ -8,6 +8,8 @@ import { catalogRoutes } from './catalog-routes.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { consoleKeysRoutes } from './keys-routes.ts';
 import { consoleKnowledgeRoutes } from './knowledge-routes.ts';
+import { invitationAcceptRoutes } from './invitation-accept-routes.ts';
+import { invitationsRoutes } from './invitations-routes.ts';
 import { membersRoutes } from './members-routes.ts';
 import { overviewRoutes } from './overview-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
@@ -29,6 +31,8 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
   await app.register(sessionRoutes, { db, now, defaultAccountId: () => services.defaultAccount.id });
   await app.register(consoleKeysRoutes, { db, now, hasher: services.hasher, keyChanges: services.keyChanges });
   await app.register(membersRoutes, { db, now });
+  await app.register(invitationsRoutes, { db, now });
+  await app.register(invitationAcceptRoutes, { db, now });
   await app.register(consoleUsageRoutes, { db, now, settle });
   await app.register(overviewRoutes, { db, now, settle });
   // "Try" on the Models page: the same image and speech routes as /v1, run as the

@@ -7,10 +7,10 @@ import { checkSameOrigin, consoleCaller, requireConsoleUser, resolveCaller } fro
 import type { z } from 'zod';
 import { CompleteSetupSchema, type MeSchema, SetPasswordSchema, SignInSchema, SwitchAccountSchema } from './contract/session.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
-import { issueToken, spendToken } from './one-time-tokens.ts';
+import { issueSetupTokenRow, isUsableToken, spendToken } from './one-time-tokens.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
 import { createSession, deleteSession, SESSION_ABSOLUTE_MS, switchSessionAccount } from './session-repository.ts';
-import { addMembership, countUsers, findUserByEmail, membershipsOf, roleIn, setPassword, upsertUser } from './user-repository.ts';
+import { addMembership, countMembershipsElsewhere, countUsers, findUserByEmail, lockUser, membershipsOf, roleIn, setPassword, upsertUser } from './user-repository.ts';
 
 /** `defaultAccountId` is read when a console owner is created: the routes are registered before the store has told the services which account is the default. */
 export type SessionRoutesDeps = { db: Database; now: () => Date; defaultAccountId: () => string };
@@ -29,7 +29,7 @@ async function limitLogin(limiter: RateLimiterMemory, key: string): Promise<void
   }
 }
 
-/** Sign-in, sign-out, who am I, account switching, first-owner setup and invite links. */
+/** Sign-in, sign-out, who am I, account switching, first-owner setup and set-password links issued before invitations. */
 export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDeps): Promise<void> {
   const signedIn = requireConsoleUser(deps.db, deps.now);
 
@@ -60,11 +60,22 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
   app.post('/set-password', async (request, reply) => {
     checkSameOrigin(request);
     const input = parseInput(SetPasswordSchema, request.body);
+    const refused = () => new JunctionError('forbidden', 'This link is invalid, expired or already used; ask an owner for a new invitation.');
+    // Hashed only for a live link: guessing tokens costs no scrypt.
+    if (!(await isUsableToken(deps.db, 'set_password', input.token, deps.now()))) throw refused();
     const passwordHash = await hashPassword(input.password);
-    const spent = await spendToken(deps.db, 'set_password', input.token, deps.now());
-    if (!spent?.userId) throw new JunctionError('forbidden', 'This link is invalid, expired or already used; ask an owner for a new one.');
-    await setPassword(deps.db, spent.userId, passwordHash);
-    await startSession(request, reply, spent.userId);
+    const { userId, accountId } = await deps.db.transaction(async (tx) => {
+      const spent = await spendToken(tx, 'set_password', input.token, deps.now());
+      if (!spent?.userId || !spent.accountId) throw refused();
+      // The link's account is the only one the person may be in, and they must still be in it: it never reaches another.
+      const user = await lockUser(tx, spent.userId);
+      const stillPending = user?.passwordHash === null && (await roleIn(tx, spent.userId, spent.accountId)) !== undefined;
+      if (!stillPending || (await countMembershipsElsewhere(tx, spent.userId, spent.accountId)) > 0) throw refused();
+      await setPassword(tx, spent.userId, passwordHash);
+      return { userId: spent.userId, accountId: spent.accountId };
+    });
+    const { token } = await createSession(deps.db, userId, accountId, deps.now());
+    setSessionCookie(request, reply, token, SESSION_ABSOLUTE_MS / 1000);
     return { ok: true };
   });
 
@@ -117,7 +128,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
 export async function issueSetupToken(db: Database, now: Date): Promise<string | undefined> {
   if ((await countUsers(db)) > 0) return undefined;
   await db.query("DELETE FROM one_time_tokens WHERE purpose = 'setup'");
-  return issueToken(db, 'setup', null, now);
+  return issueSetupTokenRow(db, now);
 }
 
 /** The console's page that takes a setup token. */

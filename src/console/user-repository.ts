@@ -21,6 +21,11 @@ export async function findUser(db: Queryable, id: string): Promise<User | undefi
   return result.rows[0] ? toUser(result.rows[0]) : undefined;
 }
 
+export async function lockUser(db: Queryable, id: string): Promise<User | undefined> {
+  const result = await db.query<UserRow>('SELECT id, email, password_hash, created_at FROM users WHERE id = $1 FOR UPDATE', [id]);
+  return result.rows[0] ? toUser(result.rows[0]) : undefined;
+}
+
 /** Creates the user, or returns the existing one with that email (adding a membership to an existing person). */
 export async function upsertUser(db: Queryable, email: string, passwordHash: string | null): Promise<User> {
   const result = await db.query<UserRow>(
@@ -74,7 +79,26 @@ export async function removeMembership(db: Queryable, userId: string, accountId:
   return result.rowCount > 0;
 }
 
-export async function countOwners(db: Queryable, accountId: string): Promise<number> {
-  const result = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM memberships WHERE account_id = $1 AND role = 'owner'", [accountId]);
+/** Creates a user with this email unless one exists; returns the new id, or undefined when the email is taken. */
+export async function insertUserIfAbsent(db: Queryable, email: string, passwordHash: string): Promise<string | undefined> {
+  const result = await db.query<{ id: string }>('INSERT INTO users (email, password_hash) VALUES ($1, $2) ON CONFLICT ((lower(email))) DO NOTHING RETURNING id', [email, passwordHash]);
+  return result.rows[0]?.id;
+}
+
+/** The user with this email, locked until the transaction ends (so two links cannot both claim it). */
+export async function lockUserByEmail(db: Queryable, email: string): Promise<User | undefined> {
+  const result = await db.query<UserRow>('SELECT id, email, password_hash, created_at FROM users WHERE lower(email) = lower($1) FOR UPDATE', [email]);
+  return result.rows[0] ? toUser(result.rows[0]) : undefined;
+}
+
+/** How many accounts other than `accountId` the user belongs to. */
+export async function countMembershipsElsewhere(db: Queryable, userId: string, accountId: string): Promise<number> {
+  const result = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM memberships WHERE user_id = $1 AND account_id <> $2', [userId, accountId]);
   return result.rows[0]?.n ?? 0;
+}
+
+/** Locks the account's owner rows, so two owners changing each other's roles at once cannot leave none. */
+export async function lockOwners(db: Queryable, accountId: string): Promise<number> {
+  const result = await db.query<{ user_id: string }>("SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner' FOR UPDATE", [accountId]);
+  return result.rows.length;
 }

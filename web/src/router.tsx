@@ -3,6 +3,7 @@ import { AppLayout } from './components/app-layout.tsx';
 import { AgentPage } from './routes/agents/agent-page.tsx';
 import { AgentsPage } from './routes/agents/agents-page.tsx';
 import { NewAgentPage } from './routes/agents/new-agent-page.tsx';
+import { AcceptInvitationPage } from './routes/invite/accept-invitation-page.tsx';
 import { KeysPage } from './routes/keys/keys-page.tsx';
 import { KnowledgePage } from './routes/knowledge/knowledge-page.tsx';
 import { ModelsPage } from './routes/models/models-page.tsx';
@@ -19,6 +20,7 @@ const root = createRootRoute({ component: Outlet });
 const signIn = createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignInPage });
 const setup = createRoute({ getParentRoute: () => root, path: '/setup', validateSearch: tokenSearch, component: SetupPage });
 const setPassword = createRoute({ getParentRoute: () => root, path: '/set-password', validateSearch: tokenSearch, component: SetPasswordPage });
+const invite = createRoute({ getParentRoute: () => root, path: '/invite', validateSearch: tokenSearch, component: AcceptInvitationPage });
 const app = createRoute({ getParentRoute: () => root, id: 'app', component: AppLayout });
 const overview = createRoute({ getParentRoute: () => app, path: '/', component: OverviewPage });
 const keys = createRoute({ getParentRoute: () => app, path: '/keys', component: KeysPage });
@@ -31,7 +33,7 @@ const knowledge = createRoute({ getParentRoute: () => app, path: '/knowledge', c
 const settings = createRoute({ getParentRoute: () => app, path: '/settings', component: SettingsPage });
 
 export const router = createRouter({
-  routeTree: root.addChildren([signIn, setup, setPassword, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, knowledge, settings])]),
+  routeTree: root.addChildren([signIn, setup, setPassword, invite, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, knowledge, settings])]),
   defaultPreload: 'intent',
 });
 

@@ -134,15 +134,16 @@ describe('keys made in the console work against the API', () => {
 });
 
 describe('members, roles and accounts', () => {
-  it('an invited member sets a password through a one-time link, reads, but cannot manage keys', async () => {
+  it('an invited member sets a password through the invite link, reads, but cannot manage keys', async () => {
     const added = await owner.request('POST', '/console/api/members', { email: 'member@example.com', role: 'member' });
     expect(added.statusCode).toBe(201);
-    const link = added.json<{ set_password_url: string }>().set_password_url;
+    const link = added.json<{ invite_url: string }>().invite_url;
+    expect(new URL(link).pathname).toBe('/invite');
     const token = new URL(link).searchParams.get('token') as string;
-    const set = await gateway.app.inject({ method: 'POST', url: '/console/api/set-password', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, password: 'member password 1' } });
-    expect(set.statusCode).toBe(200);
-    const reused = await gateway.app.inject({ method: 'POST', url: '/console/api/set-password', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, password: 'member password 2' } });
-    expect(reused.statusCode).toBe(403);
+    const set = await gateway.app.inject({ method: 'POST', url: '/console/api/invitations/accept', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, password: 'member password 1' } });
+    expect(set.statusCode).toBe(201);
+    const reused = await gateway.app.inject({ method: 'POST', url: '/console/api/invitations/accept', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, password: 'member password 2' } });
+    expect(reused.statusCode).toBe(404);
     const member = await sessionFrom(gateway.app, sessionCookieOf(set));
     expect((await member.request('GET', '/console/api/keys')).statusCode).toBe(200);
     expect((await member.request('POST', '/console/api/keys', { name: 'nope' })).statusCode).toBe(403);

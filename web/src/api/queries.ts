@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { AgentDetailSchema, EditorOptionsSchema } from '@contract/agent-editor.ts';
 import { AgentListSchema } from '@contract/agents.ts';
 import { CreatedKeySchema, KeyListSchema, type ModelKeyInput, type ModelKeyUpdate, type SimpleKeyInput, ConsoleKeySchema } from '@contract/keys.ts';
-import { AddedMemberSchema, MemberListSchema, MemberSchema } from '@contract/members.ts';
+import { InvitationListSchema, InvitedSchema } from '@contract/invitations.ts';
+import { MemberListSchema, MemberSchema } from '@contract/members.ts';
 import { ModelListSchema } from '@contract/models.ts';
 import { OverviewSchema } from '@contract/overview.ts';
 import { type Me, MeSchema, type Role } from '@contract/session.ts';
@@ -99,11 +100,22 @@ export function useDeleteKey(kind: KeyKind) {
   });
 }
 
-export function useAddMember() {
+export const useInvitations = () => useQuery({ queryKey: ['invitations'], queryFn: () => api(InvitationListSchema, '/invitations') });
+
+/** Invites a person: the answer carries the link to pass on, shown this once. */
+export function useInvite() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { email: string; role: Role }) => api(AddedMemberSchema, '/members', { method: 'POST', body: input }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['members'] }),
+    mutationFn: (input: { email: string; role: Role }) => api(InvitedSchema, '/invitations', { method: 'POST', body: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['invitations'] }),
+  });
+}
+
+export function useRevokeInvitation() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api(Ok, `/invitations/${id}`, { method: 'DELETE' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['invitations'] }),
   });
 }
 
@@ -111,7 +123,7 @@ export function useChangeRole() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ userId, role }: { userId: string; role: Role }) => api(z.object({ data: MemberSchema }), `/members/${userId}`, { method: 'PATCH', body: { role } }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['members'] }),
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['members'] }), client.invalidateQueries({ queryKey: ['invitations'] })]),
   });
 }
 
@@ -119,7 +131,8 @@ export function useRemoveMember() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (userId: string) => api(Ok, `/members/${userId}`, { method: 'DELETE' }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['members'] }),
+    // Removing someone also revokes the invitations they made.
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['members'] }), client.invalidateQueries({ queryKey: ['invitations'] })]),
   });
 }
 
