@@ -33,19 +33,20 @@ export async function openPostgresDatabase(connectionString: string, poolSize = 
 
 /**
  * A connection from the pool, or a DatabaseUnavailableError: failing to get one is an outage
- * whatever the server said. `busy` when every connection was in use for the whole connect
- * timeout: pg-pool's wait gives no code, so the pool's state at the call and the time waited
- * tell it apart from a new connection that failed.
+ * whatever the server said. `busy` when every connection stayed in use for the whole connect
+ * timeout: pg-pool's wait gives no code, so the time waited, the error's lack of any code or
+ * cause, and a pool still full tell it apart from a new connection that failed (which
+ * carries the server's or the socket's error, or a timeout's cause).
  */
 async function connect(pool: pg.Pool, poolSize: number): Promise<pg.PoolClient> {
-  const saturated = pool.totalCount >= poolSize && pool.idleCount === 0;
   const startedAt = performance.now();
   try {
     return await pool.connect();
   } catch (error) {
     const waitedWholeTimeout = performance.now() - startedAt >= CONNECT_TIMEOUT_MS - 50;
-    const fromServer = (error as { code?: unknown }).code !== undefined || (error as { cause?: unknown }).cause !== undefined;
-    throw new DatabaseUnavailableError(saturated && waitedWholeTimeout && !fromServer ? 'busy' : 'unreachable', error);
+    const fromConnection = (error as { code?: unknown }).code !== undefined || (error as { cause?: unknown }).cause !== undefined;
+    const busy = waitedWholeTimeout && !fromConnection && pool.totalCount >= poolSize;
+    throw new DatabaseUnavailableError(busy ? 'busy' : 'unreachable', error);
   }
 }
 

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { DatabaseUnavailableError, databaseOutageOf } from '../../../src/store/connection-errors.ts';
+import { databaseOutageAnswer } from '../../../src/store/database-outage-answer.ts';
+import type { Database } from '../../../src/store/database.ts';
+import { openPostgresDatabase } from '../../../src/store/postgres-database.ts';
+import { createScratchDatabase } from '../../support/test-database.ts';
+
+/**
+ * The PostgreSQL store types every failure to get a connection as an outage, and tells a
+ * full pool ("busy") from a database that refuses it. PostgreSQL only: the embedded store
+ * has no connections to run out of or to be refused.
+ */
+const baseUrl = process.env.DATABASE_URL;
+let scratch: { url: string; drop(): Promise<void> };
+let db: Database;
+
+async function onServer(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const databaseName = () => new URL(scratch.url).pathname.slice(1);
+
+beforeAll(async () => {
+  if (!baseUrl) return;
+  scratch = await createScratchDatabase(baseUrl, 'junction_outages');
+  db = await openPostgresDatabase(scratch.url, 1);
+});
+afterAll(async () => {
+  if (!baseUrl) return;
+  await db?.close();
+  await onServer(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS true`).catch(() => undefined);
+  await scratch?.drop();
+});
+
+describe.skipIf(!baseUrl)('PostgreSQL connection outages', () => {
+  it('fails a statement waiting on a full pool as "busy" within the connect timeout, and serves it once a connection is free', async () => {
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holder = db.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await held;
+    });
+    const started = Date.now();
+    const error = await db.query('SELECT 1').catch((failure: unknown) => failure);
+    const waitedMs = Date.now() - started;
+    release();
+    await holder;
+
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(databaseOutageOf(error)).toBe('busy');
+    expect(waitedMs).toBeGreaterThanOrEqual(4_900);
+    expect(waitedMs).toBeLessThan(7_000);
+    const answer = databaseOutageAnswer(error);
+    expect(answer).toMatchObject({ status: 503, headers: { 'retry-after': '2' } });
+    expect(answer?.message).toMatch(/busy/);
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  }, 20_000);
+
+  it('fails a statement on a database that refuses connections (55000) as "unreachable", and recovers when it accepts them again', async () => {
+    await onServer(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS false`);
+    await onServer(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${databaseName()}'`);
+    const started = Date.now();
+    // The pooled connection was cut: the first statement may find it dead, the next must connect anew and be refused.
+    await db.query('SELECT 1').catch(() => undefined);
+    const error = await db.query('SELECT 1').catch((failure: unknown) => failure);
+    const waitedMs = Date.now() - started;
+    await onServer(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS true`);
+
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(((error as Error).cause as { code?: string }).code).toBe('55000');
+    expect(databaseOutageOf(error)).toBe('unreachable');
+    expect(waitedMs).toBeLessThan(2_000);
+    expect(databaseOutageAnswer(error)?.message).toMatch(/cannot use its database/);
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it("keeps a statement's own 55000 a statement error, on a connection that stays in use", async () => {
+    await db.exec('CREATE SEQUENCE IF NOT EXISTS outage_probe');
+    const error = await db.query("SELECT currval('outage_probe')").catch((failure: unknown) => failure);
+    expect((error as { code?: string }).code).toBe('55000');
+    expect(databaseOutageOf(error)).toBeUndefined();
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+});
