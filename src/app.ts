@@ -12,6 +12,7 @@ import { keysRoutes } from './gateway/keys/keys-routes.ts';
 import { registerApiCors } from './http/api-cors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body-parser.ts';
+import { registerUrlTextGuard } from './http/url-text-guard.ts';
 import { agentsApi } from './agents/api/agents-api.ts';
 import { agentsApiAuth } from './console/agents-session-auth.ts';
 import { consoleApi } from './console/console-api.ts';
@@ -47,6 +48,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   if (tracer()) registerRequestSpans(app);
   registerErrorHandlers(app);
   registerJsonBodyParser(app);
+  registerUrlTextGuard(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   await app.register(async (scope) => readinessRoute(scope, services));

@@ -3,6 +3,7 @@ import { isJunctionError, JunctionError } from '../core/errors.ts';
 import { isConnectionError } from '../store/connection-errors.ts';
 import { databaseOutageAnswer, outageRefusal } from '../store/database-outage-answer.ts';
 import { errorBody, errorFormatForUrl } from './error-shapes.ts';
+import { invalidInput, isInvalidInputError } from './invalid-input-errors.ts';
 
 /** Maps fastify's own errors (body parsing, size limits) into our code table. */
 function toJunctionError(error: FastifyError): JunctionError {
@@ -54,9 +55,21 @@ function discardRestOfBody(request: FastifyRequest, reply: FastifyReply): void {
   request.raw.resume();
 }
 
+/** A request's failure as a JunctionError; an internal one caused by a value the request sent is the client's 400. */
+function classify(rawError: FastifyError, request: FastifyRequest): JunctionError {
+  const internal = isJunctionError(rawError) ? rawError.code === 'internal_error' && rawError.cause : !isConnectionError(rawError) && rawError;
+  if (internal && isInvalidInputError(internal)) {
+    // The edge checks missed this value: a 400 for the client, a warning for the operator.
+    request.log.warn({ err: rawError }, 'a request value reached the database and was refused there');
+    return invalidInput(rawError);
+  }
+  if (isJunctionError(rawError)) return rawError;
+  return isConnectionError(rawError) ? databaseUnavailable(rawError) : toJunctionError(rawError);
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((rawError: FastifyError, request, reply) => {
-    const error = isJunctionError(rawError) ? rawError : isConnectionError(rawError) ? databaseUnavailable(rawError) : toJunctionError(rawError);
+    const error = classify(rawError, request);
     if (error.status >= 500) request.log.error({ err: rawError }, 'request failed');
     if (rawError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') discardRestOfBody(request, reply);
     return sendError(request, reply, error);

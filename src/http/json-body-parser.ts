@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { JunctionError } from '../core/errors.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-nesting-depth.ts';
+import { findUnstorableText, unstorableTextError } from './unstorable-text.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -11,14 +13,29 @@ declare module 'fastify' {
 /** Methods whose requests carry no body, though clients may still label them JSON. */
 const BODYLESS_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
 
-/** A `\uD800`–`\uDFFF` escape: the only way a JSON text can carry a lone surrogate. */
-const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
+/**
+ * A `\u0000` or `\uD800`–`\uDFFF` escape: the only ways a JSON text can carry a NUL or a
+ * lone surrogate (JSON.parse refuses raw control characters, and the body was decoded
+ * from UTF-8, which has no surrogates).
+ */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89abcdefABCDEF])/;
 
 /**
- * fastify's JSON parser, plus one check at the edge: text must be valid Unicode. A
- * lone UTF-16 surrogate cannot be stored (PostgreSQL's text and jsonb refuse it) nor
- * sent on as UTF-8, so it is a 400 naming the field, not a failure deep in billing or
- * conversation storage. Only bodies holding a surrogate escape are walked.
+ * Routes whose body text goes to a provider and is never stored: the gateway's model
+ * routes under /v1 and /v1beta, where a NUL in message content is the provider's to
+ * judge. Everything else stores what it receives (console, Agents API, key management),
+ * so a NUL there is refused before any work is done, and before any model call is billed.
+ */
+export function forwardsBodyText(routeUrl: string | undefined): boolean {
+  if (!routeUrl) return false;
+  return (routeUrl.startsWith('/v1/') || routeUrl.startsWith('/v1beta/')) && !routeUrl.startsWith('/v1/keys');
+}
+
+/**
+ * fastify's JSON parser, plus the checks at the edge that keep a body from failing deep
+ * in billing or conversation storage: it nests at most MAX_JSON_DEPTH levels, and its
+ * text can be stored (see unstorable-text.ts) — a 400 naming the field otherwise. Only
+ * bodies holding an escape of such text are walked.
  *
  * An empty body labelled JSON is no body at all on a body-less method or route: the
  * Python `openai` client (`responses.delete`, `responses.cancel`) and OpenRouter-style
@@ -31,38 +48,16 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
     // The blank test first: routeOptions builds a new object on every read.
     if (body.trim() === '' && (BODYLESS_METHODS.has(request.method) || request.routeOptions.config?.bodyOptional)) return done(null, undefined);
+    if (exceedsJsonDepth(body)) {
+      return done(new JunctionError('invalid_request', `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
+    }
     parse(request, body, (error, value) => {
       if (error) return done(error, undefined);
-      if (SURROGATE_ESCAPE.test(body)) {
-        const path = findMalformedText(value, []);
-        if (path) {
-          const param = path.join('.') || null;
-          return done(
-            new JunctionError('invalid_request', `The request body holds text that is not valid Unicode (a lone UTF-16 surrogate)${param ? ` at '${param}'` : ''}.`, { param }),
-            undefined,
-          );
-        }
+      if (UNSTORABLE_ESCAPE.test(body)) {
+        const found = findUnstorableText(value, { allowNul: forwardsBodyText(request.routeOptions.url) });
+        if (found) return done(unstorableTextError('request body', found.path, found.reason), undefined);
       }
       done(null, value);
     });
   });
-}
-
-function findMalformedText(value: unknown, path: string[]): string[] | undefined {
-  if (typeof value === 'string') return value.isWellFormed() ? undefined : path;
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index += 1) {
-      const found = findMalformedText(value[index], [...path, String(index)]);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      if (!key.isWellFormed()) return [...path, key.toWellFormed()];
-      const found = findMalformedText(inner, [...path, key]);
-      if (found) return found;
-    }
-  }
-  return undefined;
 }
