@@ -8,6 +8,7 @@ import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import type { Usage } from '../../core/model-types.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../http/json-nesting-depth.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { AdmissionDeps } from '../../pipeline/admission.ts';
 import { newGenerationId } from '../../pipeline/generation-id.ts';
@@ -190,9 +191,12 @@ async function readBody(request: FastifyRequest): Promise<RequestBody> {
     chunks.push(buffer);
   }
   const raw = Buffer.concat(chunks);
+  const text = raw.toString('utf8');
+  // A body nested deeper than any real one would overflow the stack when re-serialized (model rewrite).
+  if (exceedsJsonDepth(text)) throw new JunctionError('invalid_request', `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`);
   let json: Record<string, unknown> | undefined;
   try {
-    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    const parsed: unknown = JSON.parse(text);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
   } catch {
     // Invalid JSON goes upstream as it is: OpenAI's own 400 tells the caller what is wrong.
