@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
+import { databaseOutageOf } from '../store/connection-errors.ts';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../store/database-outage-answer.ts';
 import { pendingMigrations } from '../store/migrate.ts';
 
 type Check = { ok: boolean; detail?: string };
@@ -11,10 +13,17 @@ async function within(ms: number, work: () => Promise<Check>): Promise<Check> {
     timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${ms} ms` }), ms);
   });
   try {
-    return await Promise.race([work().catch((error: unknown) => ({ ok: false, detail: (error as Error).message })), timeout]);
+    return await Promise.race([work().catch((error: unknown) => ({ ok: false, detail: failureDetail(error) })), timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A failed check's detail, naming the kind of database outage where it is one (refused or unreachable, or every connection busy). */
+function failureDetail(error: unknown): string {
+  const outage = databaseOutageOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return outage === undefined ? message : `${outage}: ${message}`;
 }
 
 /**
@@ -39,6 +48,7 @@ export async function readinessRoute(app: FastifyInstance, services: Services): 
     const catalog: Check = { ok: true, detail: models > 0 ? `${models} models` : 'no models yet: configure a provider (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or the config file)' };
     const checks = { database, migrations, catalog };
     const failing = Object.entries(checks).filter(([, check]) => !check.ok).map(([name]) => name);
+    if (failing.length > 0) reply.header('retry-after', String(OUTAGE_RETRY_AFTER_SECONDS));
     return reply
       .status(failing.length === 0 ? 200 : 503)
       .header('cache-control', 'no-store')

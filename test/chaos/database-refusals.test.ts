@@ -235,6 +235,10 @@ describe.skipIf(!enabled)('database refusals (PostgreSQL only: PGlite has no con
           expect(answer.ms, answer.route).toBeLessThan(ROUTE_BOUND_MS);
         }
         expect(answers.find((answer) => answer.route === 'GET /v1/key')?.body).toContain('service_unavailable');
+        const readiness = await fetch(`${gateway.baseUrl}/readyz`);
+        expect(readiness.status).toBe(503);
+        expect(readiness.headers.get('retry-after')).toBeTruthy();
+        expect(await readiness.json()).toMatchObject({ failing: ['database', 'migrations'], checks: { database: { detail: expect.stringMatching(/^unreachable: /) } } });
         expect(servedInOutage, JSON.stringify(outageCalls)).toBeGreaterThan(0);
         expect(journaled).toBe(true);
 
