@@ -1,4 +1,3 @@
-import type { Tiktoken } from 'js-tiktoken';
 import { JunctionError } from '../../core/errors.ts';
 import type { ModelMessage, ModelRequest } from '../../core/model-types.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
@@ -8,6 +7,7 @@ import { admit, type AdmissionDeps } from '../../pipeline/admission.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { RateLimitState } from '../../pipeline/rate-limiter.ts';
 import { toClientError } from '../../pipeline/upstream-attempts.ts';
+import { countLocalTokens } from './local-token-counter.ts';
 
 export type CountTokensDeps = AdmissionDeps & { providers: ProviderRegistry };
 
@@ -54,30 +54,36 @@ const REPLY_PRIMING_TOKENS = 3;
 /** A 1024×1024 image at high detail on gpt-4o: 85 base + 4 tiles × 170. */
 const TOKENS_PER_IMAGE = 765;
 
-let encoding: Tiktoken | undefined;
-
+/** The counts of a local count: its texts go to the tokenizer thread, the rest is fixed framing. */
 async function countLocally(request: ModelRequest): Promise<number> {
-  // Loaded on first use, module and all: its rank tables are about 10 MB of strings that most processes never need.
-  encoding ??= (await import('js-tiktoken')).getEncoding('o200k_base');
-  const tokens = (text: string) => (text === '' ? 0 : (encoding?.encode(text).length ?? 0));
-  let total = REPLY_PRIMING_TOKENS;
-  for (const message of request.messages) total += TOKENS_PER_MESSAGE + messageTokens(message, tokens);
-  if (request.tools && request.tools.length > 0) total += tokens(JSON.stringify(request.tools));
-  return total;
+  const texts: string[] = [];
+  let fixed = REPLY_PRIMING_TOKENS;
+  for (const message of request.messages) fixed += TOKENS_PER_MESSAGE + collectTexts(message, texts);
+  if (request.tools && request.tools.length > 0) texts.push(JSON.stringify(request.tools));
+  const counts = await countLocalTokens(texts);
+  return counts.reduce((sum, count) => sum + count, fixed);
 }
 
-function messageTokens(message: ModelMessage, tokens: (text: string) => number): number {
+/** Pushes the message's texts; returns its tokens that are not text (images). */
+function collectTexts(message: ModelMessage, texts: string[]): number {
   switch (message.role) {
     case 'system':
-      return tokens(message.content);
     case 'tool':
-      return tokens(message.content);
-    case 'user':
-      return message.content.reduce((sum, part) => sum + (part.type === 'text' ? tokens(part.text) : TOKENS_PER_IMAGE), 0);
+      texts.push(message.content);
+      return 0;
+    case 'user': {
+      let images = 0;
+      for (const part of message.content) {
+        if (part.type === 'text') texts.push(part.text);
+        else images += TOKENS_PER_IMAGE;
+      }
+      return images;
+    }
     case 'assistant':
-      return message.content.reduce(
-        (sum, part) => sum + (part.type === 'tool-call' ? tokens(part.name) + tokens(part.arguments) : tokens(part.text)),
-        0,
-      );
+      for (const part of message.content) {
+        if (part.type === 'tool-call') texts.push(part.name, part.arguments);
+        else texts.push(part.text);
+      }
+      return 0;
   }
 }

@@ -19,7 +19,11 @@ import { convertCountTokensBody, renderCountTokens } from './count-tokens.ts';
 import { CountTokensRequestSchema, MessagesRequestSchema } from './messages-request-schema.ts';
 import { renderMessagesResponse } from './render-messages-response.ts';
 import { refuseThreads } from './refuse-threads.ts';
+import { warmLocalTokenCounter } from './local-token-counter.ts';
 import { MessagesStreamEncoder } from './render-messages-stream.ts';
+
+/** After the start's own work, so loading the tokenizer never competes with it. */
+const TOKENIZER_WARM_DELAY_MS = 3_000;
 
 export type MessagesRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticator; chat: ChatPipeline };
 
@@ -35,6 +39,14 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
     preHandler: requireKey(deps.authenticator, { kinds: ['model'] }),
     config: { errorFormat: 'anthropic' },
   } as const;
+
+  // Counts on OpenAI-format models use the local tokenizer: its thread is started once the
+  // server is ready, so the first count does not wait for it to load.
+  if (deps.catalog.models.some((model) => model.providerKind === 'openai' || model.providerKind === 'openai-compatible')) {
+    app.addHook('onReady', async () => {
+      setTimeout(warmLocalTokenCounter, TOKENIZER_WARM_DELAY_MS).unref();
+    });
+  }
 
   app.post('/messages', routeOptions, async (request, reply) => {
     if (refuseThreads(request.body, reply)) return reply;
