@@ -12,6 +12,7 @@ import { keysRoutes } from './gateway/keys/keys-routes.ts';
 import { registerApiCors } from './http/api-cors.ts';
 import { registerErrorHandlers } from './http/error-handler.ts';
 import { registerJsonBodyParser } from './http/json-body-parser.ts';
+import { fastifyTrustProxy, registerPublicOrigin } from './http/public-origin.ts';
 import { registerUrlTextGuard } from './http/url-text-guard.ts';
 import { agentsApi } from './agents/api/agents-api.ts';
 import { agentsApiAuth } from './console/agents-session-auth.ts';
@@ -37,9 +38,12 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
     // Idle keep-alive sockets close at shutdown; in-flight requests drain first.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Forwarded scheme, host and client address are believed from these peers only (JUNCTION_TRUST_PROXY).
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
   });
   app.decorateRequest('apiKey', undefined);
   app.decorate('streamIdleTimeoutMs', services.config.streamIdleTimeoutMs);
+  registerPublicOrigin(app, services.config.publicUrl);
   // Callback-style hooks (here and in metrics): an async one costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

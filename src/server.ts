@@ -70,7 +70,7 @@ export async function startServer(config: EnvConfig, options: { database?: Promi
     const url = await app.listen({ host: config.host, port: config.port });
     if (services.firstStart && speaks) process.stdout.write(FIRST_START_HELP);
     const token = await setupToken;
-    if (token) process.stdout.write(`\nOpen the console and create its owner (one-time link, valid 24 h):\n\n  ${setupLink(consoleBaseUrl(url), token)}\n\n`);
+    if (token) process.stdout.write(`\nOpen the console and create its owner (one-time link, valid 24 h):\n\n  ${setupLink(config.publicUrl ?? consoleBaseUrl(url), token)}\n\n`);
     app.log.info({ engine: services.db.engine, url }, 'junction is ready');
     return {
       app,

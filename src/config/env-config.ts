@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_USD_RATES, parseRatesEnv } from '../credits/currency-rates.ts';
 import { type CorsOrigins, parseCorsOrigins } from '../http/cors-origins.ts';
 import { EnvConfigError } from './env-config-error.ts';
+import { PublicUrlSchema, type TrustProxy, TrustProxySchema } from './proxy-env.ts';
 import { readStorageEnv } from './storage-env.ts';
 
 /** Everything the service reads from the environment, validated once at start-up. */
@@ -23,6 +24,8 @@ const EnvSchema = z.object({
   JUNCTION_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
   JUNCTION_CORS_ORIGINS: z.string().optional(),
   JUNCTION_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(20_000),
+  JUNCTION_TRUST_PROXY: TrustProxySchema,
+  JUNCTION_PUBLIC_URL: PublicUrlSchema,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -65,6 +68,10 @@ export type EnvConfig = {
   corsOrigins: CorsOrigins | undefined;
   /** After SIGTERM, requests still open this long are cut (and billed for what they produced). */
   shutdownGraceMs: number;
+  /** Peers whose X-Forwarded-Proto / -Host / -For are believed (fastify's trustProxy); false when unset. */
+  trustProxy: TrustProxy;
+  /** The origin browsers reach the console at; when unset, each request's own (see src/http/public-origin.ts). */
+  publicUrl: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 };
 
@@ -109,6 +116,8 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,
     corsOrigins,
     shutdownGraceMs: values.JUNCTION_SHUTDOWN_GRACE_MS,
+    trustProxy: values.JUNCTION_TRUST_PROXY,
+    publicUrl: values.JUNCTION_PUBLIC_URL,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { JunctionError } from '../core/errors.ts';
+import { publicOrigin } from '../http/public-origin.ts';
 import type { Database } from '../store/database.ts';
 import type { Role } from './contract/session.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
@@ -19,15 +20,16 @@ const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
 
 /**
  * CSRF defence for cookie-authenticated requests: a mutating request must come from
- * this origin (Origin header, or Sec-Fetch-Site same-origin when a browser omits
- * Origin) AND echo the session's CSRF token in `x-csrf-token`, which a page on
- * another origin cannot read.
+ * the server's public origin (Origin header, or Sec-Fetch-Site same-origin when a browser
+ * omits Origin) AND echo the session's CSRF token in `x-csrf-token`, which a page on
+ * another origin cannot read. The public origin is JUNCTION_PUBLIC_URL, else the
+ * request's own as a trusted proxy reports it (src/http/public-origin.ts).
  */
 export function checkSameOrigin(request: FastifyRequest): void {
   const origin = request.headers.origin;
   if (origin) {
     const from = normalisedOrigin(origin);
-    if (!from || from !== normalisedOrigin(`${request.protocol}://${request.host}`)) {
+    if (!from || from !== publicOrigin(request)) {
       throw new JunctionError('forbidden', 'This request came from another origin and was refused.');
     }
     return;

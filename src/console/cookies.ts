@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isPublicOriginHttps } from '../http/public-origin.ts';
 
 export const SESSION_COOKIE = 'junction_session';
 
@@ -13,13 +14,13 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
   return undefined;
 }
 
-/** httpOnly (scripts never see it), SameSite=Lax, Secure when the request came over https. */
+/** httpOnly (scripts never see it), SameSite=Lax, Secure when browsers reach the server over https (a TLS proxy in front included). */
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
+  const secure = isPublicOriginHttps(request) ? '; Secure' : '';
   reply.header('set-cookie', `${SESSION_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`);
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
+  const secure = isPublicOriginHttps(request) ? '; Secure' : '';
   reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`);
 }
