@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPSTREAM_KEYS } from '../support/gateway-harness.ts';
 import { bearer } from '../support/test-app.ts';
 import { type RegisteredRoute, registeredRoutes, type RouteKey } from './support/tenant-route-inventory.ts';
+import { multipartBody } from './support/tenant-multipart-body.ts';
 import { ROUTE_TABLE } from './support/tenant-route-table.ts';
 import { type Caller, callersOf } from './support/tenant-callers.ts';
 import { SERVER_KEY_SECRET, startTenantWorld, type Tenant, type TenantWorld } from './support/tenant-fixtures.ts';
@@ -67,6 +68,60 @@ describe('the tenant matrix', () => {
     expect(requests).toBeGreaterThan(0);
     assertNoFindings(findings);
     for (const tenant of [world.a, world.b]) await expectIntact(tenant);
+  });
+});
+
+describe('roles within one account', () => {
+  it('gives a member no power to change keys, agents, knowledge or members of its own account', async () => {
+    const { member, admin } = world.a.users;
+    const a = world.a;
+    const upload = multipartBody({ field: 'file', filename: 'member.md', content: '# member', type: 'text/markdown' });
+    const attempts: Array<[string, string, unknown, Record<string, string>?]> = [
+      ['POST', '/console/api/keys', { name: 'member' }],
+      ['PATCH', `/console/api/keys/${a.keys.model.id}`, { disabled: true }],
+      ['DELETE', `/console/api/keys/${a.keys.model.id}`, undefined],
+      ['POST', '/console/api/provisioning-keys', { name: 'member' }],
+      ['DELETE', `/console/api/provisioning-keys/${a.keys.provisioning.id}`, undefined],
+      ['POST', '/console/api/agent-keys', { name: 'member' }],
+      ['DELETE', `/console/api/agent-keys/${a.keys.agent.id}`, undefined],
+      ['PUT', `/console/api/agents/${a.consoleAgent.id}`, { definition: { name: 'Member', model: 'openai/test-echo', instructions: 'member' } }],
+      ['POST', `/console/api/agents/${a.consoleAgent.id}/rollback`, { version: 1 }],
+      ['DELETE', `/console/api/agents/${a.consoleAgent.id}`, undefined],
+      ['POST', '/console/api/knowledge/collections', { name: 'member-collection' }],
+      ['POST', `/console/api/knowledge/collections/${a.knowledge.collection}/documents`, upload.payload, upload.headers],
+      ['DELETE', `/console/api/knowledge/collections/${a.knowledge.collection}/documents/${a.knowledge.documentId}`, undefined],
+      ['DELETE', `/console/api/knowledge/collections/${a.knowledge.collection}`, undefined],
+      ['POST', '/console/api/members', { email: 'member-invites@tenant-a.example', role: 'member' }],
+      ['PATCH', `/console/api/members/${admin.id}`, { role: 'member' }],
+      ['PATCH', `/console/api/members/${member.id}`, { role: 'admin' }],
+      ['DELETE', `/console/api/members/${admin.id}`, undefined],
+    ];
+    const served = [];
+    for (const [method, url, payload, headers] of attempts) {
+      const response = await member.session.request(method, url, payload, headers);
+      if (response.statusCode !== 403) served.push(`${method} ${url}: ${response.statusCode}`);
+    }
+    expect(served).toEqual([]);
+    await expectIntact(a);
+  });
+
+  it('lets an admin manage members below owner, and never touch an owner or make one', async () => {
+    const { owner, admin, member } = world.a.users;
+    const refused = [
+      await admin.session.request('PATCH', `/console/api/members/${owner.id}`, { role: 'admin' }),
+      await admin.session.request('DELETE', `/console/api/members/${owner.id}`),
+      await admin.session.request('PATCH', `/console/api/members/${member.id}`, { role: 'owner' }),
+      await admin.session.request('PATCH', `/console/api/members/${admin.id}`, { role: 'owner' }),
+      await admin.session.request('POST', '/console/api/members', { email: 'made-owner@tenant-a.example', role: 'owner' }),
+    ].map((response) => response.statusCode);
+    expect(refused).toEqual([403, 403, 403, 403, 403]);
+    expect((await admin.session.request('PATCH', `/console/api/members/${member.id}`, { role: 'admin' })).statusCode).toBe(200);
+    expect((await admin.session.request('PATCH', `/console/api/members/${member.id}`, { role: 'member' })).statusCode).toBe(200);
+    // The owner may make and unmake owners, but an account keeps one.
+    expect((await owner.session.request('PATCH', `/console/api/members/${admin.id}`, { role: 'owner' })).statusCode).toBe(200);
+    expect((await owner.session.request('PATCH', `/console/api/members/${admin.id}`, { role: 'admin' })).statusCode).toBe(200);
+    expect((await owner.session.request('PATCH', `/console/api/members/${owner.id}`, { role: 'admin' })).statusCode).toBe(409);
+    await expectIntact(world.a);
   });
 });
 
