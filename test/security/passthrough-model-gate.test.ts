@@ -126,6 +126,19 @@ describe('pass-through calls without a model', () => {
     expect((await post(smallKey, '/v1/responses', { model: 'test-echo', input: 'x', max_output_tokens: 16 })).statusCode).toBe(200);
   });
 
+  it('bills a compaction pass by the model it names', async () => {
+    const compacted = await post(openKey, '/v1/responses/compact', { model: 'test-echo', input: 'a long conversation to compact into less' });
+    expect(compacted.statusCode).toBe(200);
+    const body = compacted.json();
+    expect(body.object).toBe('response.compaction');
+    const row = (await rows()).find((entry) => entry.id === `pt-${body.id}`);
+    const echo = resolveModel(gateway.services.catalog, 'openai/test-echo');
+    if (!echo) throw new Error('no openai/test-echo in the catalog');
+    expect(row).toMatchObject({ model: 'openai/test-echo', input_tokens: body.usage.input_tokens, output_tokens: 1 });
+    expect(Number(row?.cost_micros)).toBe(computeChatCost(echo, { inputTokens: body.usage.input_tokens, outputTokens: 1 }));
+    expect(Number(row?.cost_micros)).toBeGreaterThan(0);
+  });
+
   it('refuses a model that is not a string', async () => {
     const before = upstreamCalls();
     const response = await post(openKey, '/v1/responses', { model: 42, input: 'x' });

@@ -13,6 +13,7 @@
  *                                  without `model`, `prompt: {id: 'pmpt_<model>'}` reports <model>
  *                                  (a stored prompt's model)
  *   GET    /v1/responses/{id}      the stored response (a background one is already completed)
+ *   POST   /v1/responses/compact   a `response.compaction` of the input, with usage (output: 1 token)
  *   POST   /v1/batches             → a batch object, status `validating`
  *
  * Usage, deterministic like the chat fake: input_tokens = ceil(characters of `instructions`
@@ -55,6 +56,7 @@ export async function handleStateful(state: StatefulState, method: string, path:
   }
   if (family === 'responses') {
     if (method === 'POST' && id === undefined) return createResponse(state, body, response);
+    if (method === 'POST' && id === 'compact') return compactResponse(state, body, response);
     if (method === 'GET' && id !== undefined && action === undefined) {
       const stored = state.responses.get(id);
       return stored ? json(response, 200, stored) : notFound(response, `Response with id '${id}' not found.`);
@@ -174,6 +176,19 @@ const promptModel = (prompt: unknown): string => {
   const id = typeof prompt === 'object' && prompt !== null ? Reflect.get(prompt, 'id') : undefined;
   return typeof id === 'string' && id.startsWith('pmpt_') ? id.slice('pmpt_'.length) : '';
 };
+
+function compactResponse(state: StatefulState, body: unknown, response: ServerResponse): void {
+  const request = (body ?? {}) as Json;
+  const inputTokens = Math.ceil(textsOf(request['input']).reduce((sum, text) => sum + text.length, 0) / 4);
+  state.counter += 1;
+  json(response, 200, {
+    id: `resp_compact${state.counter}`,
+    object: 'response.compaction',
+    created_at: Math.floor(Date.now() / 1000),
+    output: [{ type: 'compaction', id: `cmp_fake${state.counter}`, encrypted_content: 'opaque' }],
+    usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + 1 },
+  });
+}
 
 /** Text of `input`: a string, or message items whose content is a string or input_text parts. */
 function textsOf(input: unknown): string[] {

@@ -18,8 +18,8 @@ export const PASSTHROUGH_PROVIDER = 'openai';
  */
 export const MIN_PASSTHROUGH_RESERVATION_MICROS = 1;
 
-/** POSTs whose answer reports the tokens of the model work they started (and only once). */
-const BILLABLE = [/^\/responses$/, /^\/threads\/runs$/, /^\/threads\/[^/]+\/runs$/, /^\/threads\/[^/]+\/runs\/[^/]+\/submit_tool_outputs$/];
+/** POSTs whose answer reports the tokens of the model work they started (and only once); a compaction is a model pass too. */
+const BILLABLE = [/^\/responses$/, /^\/responses\/compact$/, /^\/threads\/runs$/, /^\/threads\/[^/]+\/runs$/, /^\/threads\/[^/]+\/runs\/[^/]+\/submit_tool_outputs$/];
 
 export const isBillable = (method: string, path: string): boolean => method === 'POST' && BILLABLE.some((pattern) => pattern.test(path));
 
