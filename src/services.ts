@@ -321,17 +321,18 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
     let agentDirectory: AgentDirectory | undefined;
     let backgroundRuns: BackgroundRuns | undefined;
     if (agents && tools) {
-      const loadedAgents = agents;
       const consoleAgents = new ConsoleAgentStore(db);
       startSteps.push(async () => {
         await consoleAgents.start();
         stops.push(() => consoleAgents.stop());
       });
       const accountNames = new AccountNames(db);
-      agentDirectory = new AgentDirectory(agents, consoleAgents, accountNames, () => knownDefaultAccount().account.id);
+      const directory = new AgentDirectory(agents, consoleAgents, accountNames, () => knownDefaultAccount().account.id);
+      agentDirectory = directory;
       const { McpServers } = await import('./agents/mcp/mcp-servers.ts');
-      const { parseMcpAllowlist } = await import('./agents/mcp/request-mcp-servers.ts');
-      const mcp = new McpServers(env, (error, server) => logger.warn({ err: error, server: server.label }, 'an MCP server could not be reached; its tools are left out of this run'));
+      const { tenantMcpPolicyFromEnv } = await import('./agents/mcp/tenant-mcp-policy.ts');
+      const mcpPolicy = tenantMcpPolicyFromEnv(env);
+      const mcp = new McpServers({ env, tenantPolicy: mcpPolicy, onError: (error, server) => logger.warn({ err: error, server: server.label }, 'an MCP server could not be reached; its tools are left out of this run') });
       stops.push(() => mcp.close());
       agentRuntime = {
         db,
@@ -340,10 +341,10 @@ export async function openServices(config: EnvConfig, options: ServiceOptions = 
         tools,
         embedder: (context) => (embeddingModel ? pipelineEmbedder(unary, context, embeddingModel) : undefined),
         knowledgeReady: (accountId) => knowledge.ensureIndexed(accountId),
-        // One registry for every account today; scoped by account when agents are.
-        subAgent: (_accountId, agentId) => loadedAgents.get(agentId),
+        // The running account's agents only: another account's id is no agent here.
+        subAgent: (accountId, agentId) => directory.find(accountId, agentId),
         mcp,
-        mcpAllowlist: parseMcpAllowlist(env.JUNCTION_MCP_ALLOWLIST),
+        mcpPolicy,
         compactions: new CompactionSeal(config.keySecret),
         checkpointer: new AgentCheckpointer(db, {
           onError: (error) => logger.error({ err: error }, 'writing agent checkpoints failed'),

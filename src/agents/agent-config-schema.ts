@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { usdToMicros } from '../core/money.ts';
-import { McpServerFileSchema, toMcpServerConfig } from './mcp/mcp-server-config.ts';
+import { McpServerFileSchema, TenantMcpServerSchema, toMcpServerConfig, type Trust } from './mcp/mcp-server-config.ts';
 
 /**
  * The file format of `agents/<id>.yaml`. Strict: an unknown key is an error (a typo
@@ -29,58 +29,67 @@ const uniqueList = <T extends z.ZodType<string>>(item: T, what: string) =>
     });
   });
 
+const serverList = <T extends z.ZodType<{ label: string }>>(server: T) =>
+  z
+    .array(server)
+    .superRefine((servers, context) => {
+      servers.forEach((entry, index) => {
+        if (servers.findIndex((other) => other.label === entry.label) !== index) context.addIssue({ code: 'custom', path: [index, 'label'], message: `duplicate label "${entry.label}"` });
+      });
+    })
+    .default([]);
+
+/** The fields an agent has wherever it is written (a file of the operator, or the console of an account). */
+const agentFields = {
+  name: z.string().min(1).max(200),
+  description: z.string().max(2_000).optional(),
+  model: z.string().min(1),
+  fallback_models: uniqueList(z.string().min(1), 'model').optional(),
+  instructions: z.string().min(1).optional(),
+  // A tool by name, or `{ name, require_approval: true }`: the run pauses for a person before it runs.
+  tools: z
+    .array(z.union([z.string().regex(NAME, 'must be a tool name'), z.strictObject({ name: z.string().regex(NAME, 'must be a tool name'), require_approval: z.boolean().default(false) })]))
+    .superRefine((entries, context) => {
+      const names = entries.map((entry) => (typeof entry === 'string' ? entry : entry.name));
+      names.forEach((name, index) => {
+        if (names.indexOf(name) !== index) context.addIssue({ code: 'custom', path: [index], message: `duplicate tool "${name}"` });
+      });
+    })
+    .default([]),
+  knowledge: uniqueList(z.string().regex(COLLECTION, 'must be a folder name under the knowledge folder'), 'collection').default([]),
+  temperature: z.number().min(0).max(2).optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+  reasoning: z.strictObject({ effort: z.enum(REASONING_EFFORTS) }).optional(),
+  max_steps: z.number().int().min(1).max(100).default(DEFAULT_MAX_STEPS),
+  // Agents this one may call as tools (`ask_<id>`), each run as a subgraph of this run.
+  agents: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
+  // Agents this one may hand the conversation to (`transfer_to_<id>`): it answers this and later turns.
+  handoffs: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
+  // Run bounds: a run that reaches one ends `incomplete` with the bound as the reason.
+  max_run_seconds: z.number().positive().max(86_400).optional(),
+  max_run_cost_usd: z
+    .union([z.number(), z.string()])
+    .transform((value, context) => {
+      try {
+        return usdToMicros(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    })
+    .refine((micros) => micros > 0, 'must be above 0')
+    .optional(),
+};
+
+/** An operator's agent file: it may name its account, keep its instructions in a file and start MCP servers as commands. */
 export const AgentFileSchema = z
   .strictObject({
     /** The owning account, by name or id; without it the agent belongs to the default account. */
     account: z.string().min(1).max(200).optional(),
-    name: z.string().min(1).max(200),
-    description: z.string().max(2_000).optional(),
-    model: z.string().min(1),
-    fallback_models: uniqueList(z.string().min(1), 'model').optional(),
-    instructions: z.string().min(1).optional(),
+    ...agentFields,
     instructions_file: InstructionsFileSchema.optional(),
-    // A tool by name, or `{ name, require_approval: true }`: the run pauses for a person before it runs.
-    tools: z
-      .array(z.union([z.string().regex(NAME, 'must be a tool name'), z.strictObject({ name: z.string().regex(NAME, 'must be a tool name'), require_approval: z.boolean().default(false) })]))
-      .superRefine((entries, context) => {
-        const names = entries.map((entry) => (typeof entry === 'string' ? entry : entry.name));
-        names.forEach((name, index) => {
-          if (names.indexOf(name) !== index) context.addIssue({ code: 'custom', path: [index], message: `duplicate tool "${name}"` });
-        });
-      })
-      .default([]),
-    knowledge: uniqueList(z.string().regex(COLLECTION, 'must be a folder name under the knowledge folder'), 'collection').default([]),
-    temperature: z.number().min(0).max(2).optional(),
-    max_output_tokens: z.number().int().positive().optional(),
-    reasoning: z.strictObject({ effort: z.enum(REASONING_EFFORTS) }).optional(),
-    max_steps: z.number().int().min(1).max(100).default(DEFAULT_MAX_STEPS),
-    // Agents this one may call as tools (`ask_<id>`), each run as a subgraph of this run.
-    agents: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
-    // Agents this one may hand the conversation to (`transfer_to_<id>`): it answers this and later turns.
-    handoffs: uniqueList(z.string().regex(NAME, 'must be an agent id'), 'agent').default([]),
     // MCP servers whose tools the agent may call (mcp/mcp-server-config.ts).
-    mcp_servers: z
-      .array(McpServerFileSchema)
-      .superRefine((servers, context) => {
-        servers.forEach((server, index) => {
-          if (servers.findIndex((other) => other.label === server.label) !== index) context.addIssue({ code: 'custom', path: [index, 'label'], message: `duplicate label "${server.label}"` });
-        });
-      })
-      .default([]),
-    // Run bounds: a run that reaches one ends `incomplete` with the bound as the reason.
-    max_run_seconds: z.number().positive().max(86_400).optional(),
-    max_run_cost_usd: z
-      .union([z.number(), z.string()])
-      .transform((value, context) => {
-        try {
-          return usdToMicros(value);
-        } catch (error) {
-          context.addIssue({ code: 'custom', message: (error as Error).message });
-          return z.NEVER;
-        }
-      })
-      .refine((micros) => micros > 0, 'must be above 0')
-      .optional(),
+    mcp_servers: serverList(McpServerFileSchema),
   })
   .superRefine((file, context) => {
     if ((file.instructions === undefined) === (file.instructions_file === undefined)) {
@@ -88,9 +97,26 @@ export const AgentFileSchema = z
     }
   });
 
+const consoleOnly = (message: string) => z.never({ error: message }).optional();
+
+/**
+ * A console agent, written by a tenant: the file's fields without the operator's
+ * powers. Its account is the one it is saved in, its instructions are inline, and its
+ * MCP servers are URLs (tenant-mcp-policy.ts) whose header values are sent as written.
+ */
+export const ConsoleAgentDefinitionSchema = z.strictObject({
+  ...agentFields,
+  instructions: z.string().min(1, 'give the instructions').optional(),
+  account: consoleOnly('a console agent belongs to the account it is saved in; leave account out'),
+  instructions_file: consoleOnly('console agents keep their instructions inline (instructions)'),
+  mcp_servers: serverList(TenantMcpServerSchema),
+}).superRefine((file, context) => {
+  if (file.instructions === undefined) context.addIssue({ code: 'custom', path: ['instructions'], message: 'give the instructions' });
+});
+
 export type AgentFile = z.input<typeof AgentFileSchema>;
 
-export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
+const toAgentConfig = (file: z.infer<typeof AgentFileSchema>, trust: Trust) => ({
   account: file.account,
   name: file.name,
   description: file.description ?? '',
@@ -108,10 +134,15 @@ export const AgentConfigSchema = AgentFileSchema.transform((file) => ({
   maxSteps: file.max_steps,
   agents: file.agents,
   handoffs: file.handoffs,
-  mcpServers: file.mcp_servers.map(toMcpServerConfig),
+  mcpServers: file.mcp_servers.map((server) => toMcpServerConfig(server, trust)),
   maxRunSeconds: file.max_run_seconds,
   maxRunCostMicros: file.max_run_cost_usd,
-}));
+  /** Who wrote the agent: what its MCP servers may do follows from it. */
+  trust,
+});
+
+export const AgentConfigSchema = AgentFileSchema.transform((file) => toAgentConfig(file, 'operator'));
+export const ConsoleAgentConfigSchema = ConsoleAgentDefinitionSchema.transform((file) => toAgentConfig(file, 'tenant'));
 
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

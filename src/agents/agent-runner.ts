@@ -16,10 +16,12 @@ import { toCanonicalMessage } from './langchain-messages.ts';
 import type { RunEvent } from './run-events.ts';
 import { MAX_HANDOFFS_PER_TURN } from './handoffs.ts';
 import type { McpServerConfig } from './mcp/mcp-server-config.ts';
-import { McpServers } from './mcp/mcp-servers.ts';
+import type { McpServers } from './mcp/mcp-servers.ts';
+import type { TenantMcpPolicy } from './mcp/tenant-mcp-policy.ts';
 import type { CompactionSeal } from './responses/compaction-seal.ts';
 import { newRunId } from './run-id.ts';
 import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
+import { linkedAgentsFor } from './linked-agents.ts';
 import { runSingleStep } from './single-step-run.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
 import { toAbortSignal } from '../core/cancel-signal.ts';
@@ -38,12 +40,12 @@ export type AgentRuntimeDeps = {
   checkpointer?: AgentCheckpointer;
   /** Connections to the MCP servers of agent files (`mcp_servers:`). */
   mcp?: McpServers;
-  /** Hosts a request may add MCP servers on (JUNCTION_MCP_ALLOWLIST). */
-  mcpAllowlist?: readonly string[];
+  /** Where a request may add MCP servers (JUNCTION_MCP_ALLOWLIST, JUNCTION_MCP_ALLOW_PRIVATE). */
+  mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>;
   /** Seals and opens Responses compaction items (a key derived from JUNCTION_KEY_SECRET). */
   compactions?: CompactionSeal;
-  /** The agents an agent may call (`agents:` in its file): an account's agent by id. */
-  subAgent?: (accountId: string, agentId: string) => LoadedAgent | undefined;
+  /** The agents an agent may call or hand to (`agents:`, `handoffs:`): that account's agent by id, never another account's. */
+  subAgent?: (accountId: string, agentId: string) => Promise<LoadedAgent | undefined>;
 };
 
 export type AgentRunRequest = {
@@ -131,9 +133,9 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
     // Servers a request added get connections of their own, without the server's environment, closed after the run.
-    const requestMcp = request.overrides?.mcpServers?.length ? new McpServers({}) : undefined;
+    const requestMcp = request.overrides?.mcpServers?.length ? deps.mcp?.forRun() : undefined;
     const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
-    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools] });
+    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools], linkedAgents: await linkedAgentsFor(deps, context.key.accountId, agent) });
     // A run that is one model step and is never checkpointed (not resumed, kept or written step by step) needs no graph.
     if (!hooks.hasServerTools && !request.resume && !request.keepThread && request.durability !== 'sync' && !request.onStepSaved) {
       try {
@@ -188,11 +190,11 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       const producedBy = produced.map(() => agent.id);
       // Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far.
       for (let hop = 1; state.handoffTo && !state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
-        const target = deps.subAgent?.(context.key.accountId, state.handoffTo);
+        const target = await deps.subAgent?.(context.key.accountId, state.handoffTo);
         if (!target) break;
         const history = (state.messages ?? []).map(toCanonicalMessage);
         const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: totalsHolder, startedAt, depth: 0 };
-        const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target) });
+        const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target), linkedAgents: await linkedAgentsFor(deps, context.key.accountId, target) });
         const targetThread = `${threadId}~${hop}`;
         threads.push(targetThread);
         saver?.startThread(targetThread);

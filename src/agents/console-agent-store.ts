@@ -1,7 +1,8 @@
 import type { Database, Queryable } from '../store/database.ts';
 import { LOST_NOTIFICATIONS } from '../store/database.ts';
-import { AgentConfigSchema, type AgentFile } from './agent-config-schema.ts';
-import type { LoadedAgent } from './agent-registry.ts';
+import { describeZodIssues } from '../tools/compile-tool.ts';
+import { ConsoleAgentConfigSchema, type AgentFile } from './agent-config-schema.ts';
+import type { AgentIssue, LoadedAgent } from './agent-registry.ts';
 
 /** NOTIFY channel: a console agent of `<account>/<id>` changed; every process drops its copy. */
 export const AGENT_CHANGES_CHANNEL = 'junction_agent_changes';
@@ -11,11 +12,21 @@ export type AgentVersion = { version: number; definition: AgentFile; changeNote:
 type VersionRow = { version: number; definition: AgentFile; change_note: string | null; created_by_email: string | null; created_at: Date };
 const toVersion = (row: VersionRow): AgentVersion => ({ version: row.version, definition: row.definition, changeNote: row.change_note, createdByEmail: row.created_by_email, createdAt: row.created_at });
 
-/** A stored definition as the runtime's LoadedAgent (it was validated when saved). */
-export function toLoadedAgent(accountId: string, id: string, version: AgentVersion): LoadedAgent {
-  const config = AgentConfigSchema.parse(version.definition);
+/** A stored version the console schema refuses now (saved before a rule existed, e.g. an MCP command): it never runs. */
+export type RefusedConsoleAgent = { refused: true; id: string; version: number; issues: AgentIssue[] };
+
+/**
+ * A stored definition as the runtime's LoadedAgent, read again with the console's own
+ * (tenant) schema: what was saved under older, wider rules does not run.
+ */
+export function toLoadedAgent(accountId: string, id: string, version: AgentVersion): LoadedAgent | RefusedConsoleAgent {
+  const parsed = ConsoleAgentConfigSchema.safeParse(version.definition);
+  if (!parsed.success) return { refused: true, id, version: version.version, issues: describeZodIssues(parsed.error.issues) };
+  const config = parsed.data;
   return { id, file: `console:${accountId}/${id}`, config, instructions: config.instructions ?? '', version: `v${version.version}`, updatedAt: version.createdAt };
 }
+
+const isRefused = (agent: LoadedAgent | RefusedConsoleAgent): agent is RefusedConsoleAgent => 'refused' in agent;
 
 /**
  * Agents made in the console: every save is a new immutable version; the latest one
@@ -25,7 +36,7 @@ export function toLoadedAgent(accountId: string, id: string, version: AgentVersi
  */
 export class ConsoleAgentStore {
   readonly #db: Database;
-  readonly #cache = new Map<string, LoadedAgent | null>();
+  readonly #cache = new Map<string, LoadedAgent | RefusedConsoleAgent | null>();
   #stopListening: (() => Promise<void>) | undefined;
 
   constructor(db: Database) {
@@ -44,6 +55,17 @@ export class ConsoleAgentStore {
   }
 
   async find(accountId: string, id: string): Promise<LoadedAgent | undefined> {
+    const found = await this.#load(accountId, id);
+    return found && !isRefused(found) ? found : undefined;
+  }
+
+  /** Why the account's stored agent `id` does not run, when it is stored but refused. */
+  async refusal(accountId: string, id: string): Promise<RefusedConsoleAgent | undefined> {
+    const found = await this.#load(accountId, id);
+    return found && isRefused(found) ? found : undefined;
+  }
+
+  async #load(accountId: string, id: string): Promise<LoadedAgent | RefusedConsoleAgent | undefined> {
     const cacheKey = `${accountId}/${id}`;
     const cached = this.#cache.get(cacheKey);
     if (cached !== undefined) return cached ?? undefined;
@@ -66,7 +88,7 @@ export class ConsoleAgentStore {
        WHERE a.account_id = $1 ORDER BY a.agent_id`,
       [accountId],
     );
-    return result.rows.map((row) => toLoadedAgent(accountId, row.agent_id, toVersion(row)));
+    return result.rows.map((row) => toLoadedAgent(accountId, row.agent_id, toVersion(row))).filter((agent): agent is LoadedAgent => !isRefused(agent));
   }
 
   async versions(accountId: string, id: string): Promise<{ latest: number; versions: AgentVersion[] } | undefined> {

@@ -1,7 +1,6 @@
 import type { ToolDefinition } from '../core/model-types.ts';
 import type { StoredMessage } from '../conversations/conversation-repository.ts';
 import type { LoadedAgent } from './agent-registry.ts';
-import type { AgentRuntimeDeps } from './agent-runner.ts';
 
 /**
  * Handoffs: each agent in `handoffs:` is offered as the tool `transfer_to_<id>`. Calling
@@ -9,25 +8,25 @@ import type { AgentRuntimeDeps } from './agent-runner.ts';
  * runner goes on, in the same run, with the agent it was handed to, which answers this
  * turn. Every message records the agent that produced it, and a conversation's next turn
  * goes to the agent of its last answer (`activeAgent`) — until that agent hands it on,
- * or back.
+ * or back. Every id is looked up among the running account's agents only.
  */
 
 const PREFIX = 'transfer_to_';
 /** Handoffs within one turn, so two agents handing to each other cannot loop. */
 export const MAX_HANDOFFS_PER_TURN = 3;
 
-export function handoffToolDefinitions(deps: AgentRuntimeDeps, accountId: string, agentIds: readonly string[]): ToolDefinition[] {
+export function handoffToolDefinitions(linked: ReadonlyMap<string, LoadedAgent>, agentIds: readonly string[]): ToolDefinition[] {
   return agentIds.flatMap((id) => {
-    const agent = deps.subAgent?.(accountId, id);
+    const agent = linked.get(id);
     if (!agent) return [];
     return [{ name: `${PREFIX}${id}`, description: `Hand this conversation to the agent "${agent.config.name}": it answers from now on. ${agent.config.description}`.trim(), parameters: { type: 'object', properties: {}, additionalProperties: false } }];
   });
 }
 
-export function handoffTarget(agent: LoadedAgent, toolName: string): string | undefined {
+export function handoffTarget(agent: LoadedAgent, toolName: string, linked: ReadonlyMap<string, LoadedAgent>): string | undefined {
   if (!toolName.startsWith(PREFIX)) return undefined;
   const target = toolName.slice(PREFIX.length);
-  return agent.config.handoffs.includes(target) ? target : undefined;
+  return agent.config.handoffs.includes(target) && linked.has(target) ? target : undefined;
 }
 
 /**
@@ -35,7 +34,7 @@ export function handoffTarget(agent: LoadedAgent, toolName: string): string | un
  * when the requested agent handed the conversation there (directly or along a chain of
  * handoffs); otherwise the requested one (a caller may still switch agents on purpose).
  */
-export function activeAgent(requested: LoadedAgent, path: readonly StoredMessage[], lookup: (agentId: string) => LoadedAgent | undefined): LoadedAgent {
+export async function activeAgent(requested: LoadedAgent, path: readonly StoredMessage[], lookup: (agentId: string) => Promise<LoadedAgent | undefined>): Promise<LoadedAgent> {
   const last = path.findLast((node) => node.message.role === 'assistant');
   if (!last?.agentId || last.agentId === requested.id) return requested;
   let frontier = [requested];
@@ -46,7 +45,7 @@ export function activeAgent(requested: LoadedAgent, path: readonly StoredMessage
       for (const id of agent.config.handoffs) {
         if (seen.has(id)) continue;
         seen.add(id);
-        const found = lookup(id);
+        const found = await lookup(id);
         if (!found) continue;
         if (found.id === last.agentId) return found;
         next.push(found);

@@ -34,6 +34,8 @@ export type HookScope = {
   depth: number;
   /** The tools of the agent's MCP servers, listed for this run. */
   mcpTools: McpTool[];
+  /** Its `agents:` and `handoffs:` as this account owns them (linked-agents.ts). */
+  linkedAgents: ReadonlyMap<string, LoadedAgent>;
   /** Where a sub-agent's events go (the caller's stream, marked with the agent); the graph's writer otherwise. */
   emit?: (event: RunEvent) => void;
 };
@@ -47,8 +49,8 @@ export function createRunHooks(scope: HookScope): RunHooks {
   const clientTools = request.overrides?.clientTools ?? [];
   const serverTools = [
     ...deps.tools.definitions(agent.config.tools),
-    ...agentToolDefinitions(deps, context.key.accountId, agent.config.agents),
-    ...handoffToolDefinitions(deps, context.key.accountId, agent.config.handoffs),
+    ...agentToolDefinitions(scope.linkedAgents, agent.config.agents),
+    ...handoffToolDefinitions(scope.linkedAgents, agent.config.handoffs),
     ...scope.mcpTools.map((tool) => tool.definition),
   ];
   const mcpTool = (name: string) => scope.mcpTools.find((tool) => tool.definition.name === name);
@@ -123,7 +125,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       }
     },
     requiresApproval: (name) => agent.config.approvalTools.includes(name) || mcpTool(name)?.server.requireApproval === true,
-    handoffTarget: (name) => handoffTarget(agent, name),
+    handoffTarget: (name) => handoffTarget(agent, name, scope.linkedAgents),
     runTools: async (message, step, given, decisions, config) => {
       const emit = scope.emit ?? given;
       const results: ToolMessage[] = [];
@@ -137,8 +139,8 @@ export function createRunHooks(scope: HookScope): RunHooks {
         const outcome =
           decision && !decision.approve
             ? { ok: false, content: `The user denied this call of ${call.name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`, costMicros: 0, durationMs: 0 }
-            : handoffTarget(agent, call.name)
-              ? { ok: true, content: `Transferred to ${handoffTarget(agent, call.name)}: that agent answers from here.`, costMicros: 0, durationMs: 0 }
+            : handoffTarget(agent, call.name, scope.linkedAgents)
+              ? { ok: true, content: `Transferred to ${handoffTarget(agent, call.name, scope.linkedAgents)}: that agent answers from here.`, costMicros: 0, durationMs: 0 }
               : isAgentTool(call.name)
                 ? await runSubAgent(scope, agentOfTool(call.name), call.args, config, emit)
                 : mcpTool(call.name)

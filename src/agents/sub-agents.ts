@@ -2,7 +2,8 @@ import { AIMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { ToolDefinition } from '../core/model-types.ts';
 import { agentGraph } from './agent-graph.ts';
-import type { AgentRuntimeDeps } from './agent-runner.ts';
+import type { LoadedAgent } from './agent-registry.ts';
+import { linkedAgentsFor } from './linked-agents.ts';
 import type { RunEvent } from './run-events.ts';
 import { createRunHooks, type HookScope, mcpToolsFor } from './run-hooks.ts';
 
@@ -22,9 +23,9 @@ const MAX_DEPTH = 3;
 export const isAgentTool = (name: string): boolean => name.startsWith(PREFIX);
 export const agentOfTool = (name: string): string => name.slice(PREFIX.length);
 
-export function agentToolDefinitions(deps: AgentRuntimeDeps, accountId: string, agentIds: readonly string[]): ToolDefinition[] {
+export function agentToolDefinitions(linked: ReadonlyMap<string, LoadedAgent>, agentIds: readonly string[]): ToolDefinition[] {
   return agentIds.flatMap((id) => {
-    const agent = deps.subAgent?.(accountId, id);
+    const agent = linked.get(id);
     if (!agent) return [];
     return [
       {
@@ -38,7 +39,7 @@ export function agentToolDefinitions(deps: AgentRuntimeDeps, accountId: string, 
 
 export async function runSubAgent(scope: HookScope, agentId: string, args: unknown, config: LangGraphRunnableConfig, emit: (event: RunEvent) => void) {
   const failure = (content: string) => ({ ok: false, content, costMicros: 0, durationMs: 0 });
-  const agent = scope.agent.config.agents.includes(agentId) ? scope.deps.subAgent?.(scope.context.key.accountId, agentId) : undefined;
+  const agent = scope.agent.config.agents.includes(agentId) ? scope.linkedAgents.get(agentId) : undefined;
   if (!agent) return failure(`Error: the agent "${agentId}" is not available.`);
   if (scope.depth + 1 >= MAX_DEPTH) return failure(`Error: agents may call agents at most ${MAX_DEPTH - 1} levels deep.`);
   const message = typeof args === 'object' && args !== null && 'message' in args && typeof args.message === 'string' ? args.message : undefined;
@@ -47,6 +48,7 @@ export async function runSubAgent(scope: HookScope, agentId: string, args: unkno
   const hooks = createRunHooks({
     ...scope,
     mcpTools: await mcpToolsFor(scope.deps, agent),
+    linkedAgents: await linkedAgentsFor(scope.deps, scope.context.key.accountId, agent),
     agent,
     context: { ...scope.context, agent: { agentId: agent.id, runId: scope.context.agent.runId } },
     request: { history: [], input: [{ role: 'user', content: [{ type: 'text', text: message }] }] },

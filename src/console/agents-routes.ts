@@ -3,9 +3,10 @@ import { join, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AgentDirectory, OwnedAgent } from '../agents/agent-directory.ts';
-import { AgentConfigSchema, AgentReferencesSchema, type AgentFile } from '../agents/agent-config-schema.ts';
+import { AgentReferencesSchema, ConsoleAgentConfigSchema, type AgentFile } from '../agents/agent-config-schema.ts';
 import { toAgentFile, toAgentYaml } from '../agents/agent-file-format.ts';
 import type { AgentIssue } from '../agents/agent-registry.ts';
+import { type TenantMcpPolicy, tenantMcpUrlRefusal } from '../agents/mcp/tenant-mcp-policy.ts';
 import { toModelListEntry } from '../catalog/model-list.ts';
 import { listIndexedCollections } from '../knowledge/knowledge-repository.ts';
 import type { Catalog } from '../catalog/types.ts';
@@ -29,6 +30,8 @@ export type ConsoleAgentsDeps = {
   catalog: Catalog;
   plans: AccountPlans;
   knowledgeDir: string;
+  /** Where console agents' MCP servers may be (JUNCTION_MCP_ALLOWLIST); none without it. */
+  mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>;
 };
 
 const AGENT_ID = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -60,8 +63,10 @@ function knowledgeCollections(knowledgeDir: string): string[] {
 /**
  * The account's agents in the console: file agents read-only (with their path, and a
  * duplicate into an editable copy), console agents created, saved as immutable
- * versions, rolled back, exported as YAML and deleted. Saves are validated with the
- * agent file schema and the same cross-checks as files.
+ * versions, rolled back, exported as YAML and deleted. A console agent is tenant
+ * input: saves are validated with the console's own, narrower schema (no commands, no
+ * account, no instructions file), the same cross-checks as files, and its MCP servers
+ * and linked agents against what the account may reach.
  */
 export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAgentsDeps): Promise<void> {
   const reader = requireConsoleUser(deps.db, deps.now);
@@ -119,7 +124,7 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
     if (existing?.source === 'file') {
       throw new JunctionError('conflict', `'${id}' is a file agent of this account (${pathOf(existing)}): edit its YAML, or duplicate it under another id.`, { param: 'id' });
     }
-    const issues = validate(input.definition, deps, await consoleCollections(deps.db, caller.accountId));
+    const issues = [...validate(input.definition, deps, await consoleCollections(deps.db, caller.accountId)), ...(await foreignLinks(input.definition, deps.agents, caller.accountId, id))];
     if (issues.length > 0) {
       const [first] = issues;
       return reply.status(400).send({ error: { message: `${first?.path}: ${first?.message}`, code: 'invalid_agent', param: first?.path ?? null }, issues });
@@ -144,11 +149,9 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
   });
 }
 
-/** The file schema (strict; instructions inline; no `account:`, the console's account owns it), then the registry's cross-checks. */
+/** The console schema (strict; tenant MCP servers), the registry's cross-checks, and where its MCP servers are. */
 function validate(definition: Record<string, unknown>, deps: ConsoleAgentsDeps, uploadedCollections: string[]): AgentIssue[] {
-  if ('account' in definition) return [{ path: 'account', message: 'a console agent belongs to the account it is saved in; leave account out' }];
-  if ('instructions_file' in definition) return [{ path: 'instructions_file', message: 'console agents keep their instructions inline (instructions)' }];
-  const parsed = AgentConfigSchema.safeParse(definition);
+  const parsed = ConsoleAgentConfigSchema.safeParse(definition);
   // A refused shape is reported with its bad references, every problem at once, as for files.
   const references = parsed.success ? parsed.data : AgentReferencesSchema.parse(definition);
   // The account's uploaded collections have no folder on disk: they are known all the same.
@@ -157,7 +160,26 @@ function validate(definition: Record<string, unknown>, deps: ConsoleAgentsDeps, 
     const index = /^knowledge\[(\d+)\]$/.exec(issue.path)?.[1];
     return index === undefined || !uploaded.has(references.knowledge[Number(index)] ?? '');
   });
-  return [...(parsed.success ? [] : describeZodIssues(parsed.error.issues)), ...referenceIssues];
+  const policy = deps.mcpPolicy ?? { allowlist: [], allowPrivate: false };
+  const serverIssues = (parsed.success ? parsed.data.mcpServers : []).flatMap((server, index) => {
+    const refusal = server.url === undefined ? undefined : tenantMcpUrlRefusal(new URL(server.url), policy);
+    return refusal ? [{ path: `mcp_servers[${index}].url`, message: refusal }] : [];
+  });
+  return [...(parsed.success ? [] : describeZodIssues(parsed.error.issues)), ...referenceIssues, ...serverIssues];
+}
+
+const LinkedIdsSchema = z.object({ agents: z.array(z.string()).catch([]), handoffs: z.array(z.string()).catch([]) }).catch({ agents: [], handoffs: [] });
+
+/** `agents:` and `handoffs:` may name this account's agents only (or the agent being saved): no other account's, none that does not exist. */
+async function foreignLinks(definition: Record<string, unknown>, agents: AgentDirectory, accountId: string, savedId: string): Promise<AgentIssue[]> {
+  const links = LinkedIdsSchema.parse(definition);
+  const issues: AgentIssue[] = [];
+  for (const field of ['agents', 'handoffs'] as const) {
+    for (const [index, id] of links[field].entries()) {
+      if (id !== savedId && !(await agents.find(accountId, id))) issues.push({ path: `${field}[${index}]`, message: `no agent "${id}" in this account` });
+    }
+  }
+  return issues;
 }
 
 async function consoleCollections(db: Database, accountId: string): Promise<string[]> {

@@ -60,6 +60,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
       catalog: services.catalog,
       plans: services.plans,
       knowledgeDir: services.config.knowledgeDir,
+      ...(services.agentRuntime?.mcpPolicy && { mcpPolicy: services.agentRuntime.mcpPolicy }),
     });
   }
 }

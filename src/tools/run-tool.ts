@@ -1,6 +1,7 @@
 import type { LoadedTool } from './compile-tool.ts';
 import type { ToolContext } from './define-tool.ts';
 import { overlay } from '../core/overlay.ts';
+import { boundToolContent, MAX_TOOL_CONTENT_CHARS } from './tool-content-bound.ts';
 
 /**
  * Runs one tool call for the agent runtime. It never throws: invalid arguments, a
@@ -23,8 +24,6 @@ export type RunToolOptions = {
   maxContentChars?: number;
 };
 
-const DEFAULT_MAX_CONTENT_CHARS = 100_000;
-
 /**
  * `args` is the parsed arguments object, or the JSON text exactly as the model
  * produced it (ToolCallPart.arguments); an empty string means no arguments.
@@ -38,7 +37,7 @@ export async function runTool(
   const started = performance.now();
   const finish = (ok: boolean, content: string, costMicros: number): ToolRunResult => ({
     ok,
-    content: truncate(content, options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS),
+    content: boundToolContent(content, options.maxContentChars ?? MAX_TOOL_CONTENT_CHARS),
     costMicros,
     durationMs: Math.round(performance.now() - started),
   });
@@ -108,9 +107,4 @@ function normalise(output: unknown): string {
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   return typeof error === 'string' ? error : 'unknown error';
-}
-
-function truncate(content: string, maxChars: number): string {
-  if (content.length <= maxChars) return content;
-  return `${content.slice(0, maxChars)}\n…[truncated ${content.length - maxChars} characters]`;
 }

@@ -38,7 +38,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
       parentMessageId: body.parent_message_id ?? null,
     });
     // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
-    const agent = activeAgent(requested, continuation.path, (id) => deps.agents.files.get(id));
+    const agent = await activeAgent(requested, continuation.path, (id) => deps.agents.find(key.accountId, id));
     const turn = toAgentTurn(body);
     const owner = { accountId: key.accountId, keyId: key.id };
     const resume = await chatApprovalResume(deps.db, owner, body.parent_message_id, turn.input);

@@ -1,6 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ToolDefinition } from '../../core/model-types.ts';
+import { RefusedDestinationError } from '../../net/address-guard.ts';
+import { cappedFetch, type FetchLike, guardedFetch } from '../../net/guarded-fetch.ts';
+import { boundToolContent } from '../../tools/tool-content-bound.ts';
 import { type McpServerConfig, mcpToolName, substituteEnv } from './mcp-server-config.ts';
+import { type TenantMcpPolicy, tenantMcpUrlRefusal } from './tenant-mcp-policy.ts';
 
 /** One tool of an MCP server, as the model sees it. */
 export type McpTool = { definition: ToolDefinition; server: McpServerConfig; tool: string; via: McpServers };
@@ -33,6 +37,17 @@ const loadMcpSdk = (): Promise<McpSdk> =>
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const CALL_TIMEOUT_MS = 60_000;
+/** One HTTP answer of an MCP server read at most: a server answering forever is cut off there (and by the call timeout). */
+export const MAX_MCP_RESPONSE_BYTES = 8_000_000;
+
+export type McpServersOptions = {
+  /** The server's environment: the operator's servers get it (commands, `${NAME}` in headers); a tenant's never. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Where a tenant's servers may be (tenant-mcp-policy.ts). */
+  tenantPolicy: TenantMcpPolicy;
+  onError?: (error: unknown, server: McpServerConfig) => void;
+  maxResponseBytes?: number;
+};
 
 /**
  * Connections to MCP servers through the official SDK client, one per server (kept and
@@ -40,16 +55,28 @@ const CALL_TIMEOUT_MS = 60_000;
  * (`notifications/tools/list_changed`). A server that cannot be reached contributes no
  * tools to a run that starts while it is down; a call to a server that went down is a
  * tool error the model sees, never a failed run. Either way the connection is dropped
- * and made again on next use.
+ * and made again on next use. A server's `trust` is checked here again, whatever its
+ * config says: a tenant's server never starts a command, never gets the environment in
+ * its headers and is reached through the guarded fetch only.
  */
 export class McpServers {
-  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #options: McpServersOptions;
   readonly #connections = new Map<string, Promise<Connection>>();
   readonly #onError: (error: unknown, server: McpServerConfig) => void;
+  readonly #tenantFetch: FetchLike;
+  readonly #operatorFetch: FetchLike;
 
-  constructor(env: Readonly<Record<string, string | undefined>>, onError: (error: unknown, server: McpServerConfig) => void = () => undefined) {
-    this.#env = env;
-    this.#onError = onError;
+  constructor(options: McpServersOptions) {
+    this.#options = options;
+    this.#onError = options.onError ?? (() => undefined);
+    const maxResponseBytes = options.maxResponseBytes ?? MAX_MCP_RESPONSE_BYTES;
+    this.#tenantFetch = guardedFetch({ ...options.tenantPolicy, checkUrl: (url) => tenantMcpUrlRefusal(url, options.tenantPolicy), maxResponseBytes, who: 'MCP' });
+    this.#operatorFetch = cappedFetch(maxResponseBytes, 'MCP');
+  }
+
+  /** Connections of one run's own (servers a request added): the same policies, none of the environment, closed after the run. */
+  forRun(): McpServers {
+    return new McpServers({ ...this.#options, env: {}, onError: this.#onError });
   }
 
   /** The tools of these servers (filtered by `allowed_tools`); an unreachable server adds none. */
@@ -83,7 +110,7 @@ export class McpServers {
       const result = await connection.client.callTool({ name: tool.tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { timeout: CALL_TIMEOUT_MS, signal });
       const content = Array.isArray(result.content) ? result.content : [];
       const text = content.map((part: { type: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : `[${part.type}]`)).join('\n');
-      return { ok: result.isError !== true, content: text };
+      return { ok: result.isError !== true, content: boundToolContent(text) };
     } catch (error) {
       this.#forget(tool.server);
       return { ok: false, content: `Error: the MCP server "${tool.server.label}" could not run ${tool.tool}: ${error instanceof Error ? error.message : String(error)}` };
@@ -97,7 +124,7 @@ export class McpServers {
   }
 
   #key(server: McpServerConfig): string {
-    return JSON.stringify([server.url, server.command, server.args, server.headers]);
+    return JSON.stringify([server.trust, server.url, server.command, server.args, server.headers]);
   }
 
   #forget(server: McpServerConfig): void {
@@ -129,16 +156,26 @@ export class McpServers {
       });
       return connection;
     };
+    const operator = server.trust === 'operator';
     if (server.command) {
-      return open(new StdioClientTransport({ command: server.command, args: server.args, env: Object.fromEntries(Object.entries(this.#env).filter((entry): entry is [string, string] => entry[1] !== undefined)), stderr: 'ignore' }));
+      if (!operator) throw new Error(`the MCP server "${server.label}" is a command, which only agent files on the server may start`);
+      return open(new StdioClientTransport({ command: server.command, args: server.args, env: Object.fromEntries(Object.entries(this.#options.env).filter((entry): entry is [string, string] => entry[1] !== undefined)), stderr: 'ignore' }));
     }
-    const url = new URL(server.url as string);
-    const headers = Object.fromEntries(Object.entries(server.headers).map(([name, value]) => [name, substituteEnv(value, this.#env)]));
+    if (server.url === undefined) throw new Error(`the MCP server "${server.label}" has no url`);
+    const url = new URL(server.url);
+    const headers = operator ? Object.fromEntries(Object.entries(server.headers).map(([name, value]) => [name, substituteEnv(value, this.#options.env)])) : { ...server.headers };
+    const fetch = operator ? this.#operatorFetch : this.#tenantFetch;
+    if (!operator) {
+      // Refused before the transports try (and fall back): one clear reason, no traffic.
+      const refusal = tenantMcpUrlRefusal(url, this.#options.tenantPolicy);
+      if (refusal) throw new RefusedDestinationError(refusal);
+    }
     try {
-      return await open(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
-    } catch {
+      return await open(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch }));
+    } catch (error) {
+      if (error instanceof RefusedDestinationError) throw error;
       // Servers that speak only the older HTTP+SSE transport.
-      return open(new SSEClientTransport(url, { requestInit: { headers } }));
+      return open(new SSEClientTransport(url, { requestInit: { headers }, fetch }));
     }
   }
 }

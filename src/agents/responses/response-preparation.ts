@@ -6,6 +6,7 @@ import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { activeAgent } from '../handoffs.ts';
 import { requestMcpServers } from '../mcp/request-mcp-servers.ts';
+import type { TenantMcpPolicy } from '../mcp/tenant-mcp-policy.ts';
 import type { CompactionSeal } from './compaction-seal.ts';
 import type { ConnectionResponses } from './connection-responses.ts';
 import { approvalResume } from './response-approvals.ts';
@@ -14,10 +15,10 @@ import type { CreateResponseRequest } from './response-request-schema.ts';
 import { effectiveSettings, runOverrides } from './response-resource.ts';
 
 export type PrepareOptions = {
-  /** The agents a handoff may name. */
-  lookup?: (agentId: string) => LoadedAgent | undefined;
-  /** Hosts a request may add MCP servers on. */
-  mcpAllowlist?: readonly string[];
+  /** The agents a handoff may name: the account's own. */
+  lookup?: (accountId: string, agentId: string) => Promise<LoadedAgent | undefined>;
+  /** Where a request may add MCP servers. */
+  mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>;
   /** A WebSocket connection's unstored responses, which `previous_response_id` may name. */
   remembered?: ConnectionResponses;
   /** Opens the `compaction` items of the input. */
@@ -25,9 +26,9 @@ export type PrepareOptions = {
 };
 
 /** The options every caller with the API's deps passes. */
-export const prepareOptions = (deps: { agents: { files: { get(agentId: string): LoadedAgent | undefined } }; runtime: { mcpAllowlist?: readonly string[]; compactions?: CompactionSeal } }): PrepareOptions => ({
-  lookup: (agentId) => deps.agents.files.get(agentId),
-  mcpAllowlist: deps.runtime.mcpAllowlist ?? [],
+export const prepareOptions = (deps: { agents: { find(accountId: string, agentId: string): Promise<LoadedAgent | undefined> }; runtime: { mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>; compactions?: CompactionSeal } }): PrepareOptions => ({
+  lookup: (accountId, agentId) => deps.agents.find(accountId, agentId),
+  ...(deps.runtime.mcpPolicy && { mcpPolicy: deps.runtime.mcpPolicy }),
   ...(deps.runtime.compactions && { compactions: deps.runtime.compactions }),
 });
 
@@ -43,8 +44,8 @@ export async function prepareResponse(
   body: CreateResponseRequest,
   options: PrepareOptions = {},
 ) {
-  const { lookup = () => undefined, mcpAllowlist = [], remembered, compactions } = options;
-  const mcpServers = requestMcpServers(body, mcpAllowlist);
+  const { lookup = async () => undefined, mcpPolicy = { allowlist: [], allowPrivate: false }, remembered, compactions } = options;
+  const mcpServers = requestMcpServers(body, mcpPolicy);
   const previousInMemory = body.previous_response_id ? remembered?.get(body.previous_response_id) : undefined;
   if (previousInMemory && body.store !== false) {
     throw new JunctionError('invalid_request', "A response kept in this connection's memory (store: false) is continued with store: false too: its history was never stored.", { param: 'store' });
@@ -53,7 +54,7 @@ export async function prepareResponse(
     ? { ...newConversation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } }
     : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId: body.previous_response_id ?? null });
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
-  const agent = activeAgent(requested, continuation.path, lookup);
+  const agent = await activeAgent(requested, continuation.path, (agentId) => lookup(owner.accountId, agentId));
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
   const openCompaction = compactions ? (encrypted: string, param: string) => compactions.open(owner.accountId, encrypted, param) : undefined;
   const turn = toRunInput(body.input, { history: continuation.history, references, ...(openCompaction && { openCompaction }) });

@@ -1,30 +1,19 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { bareHostname, type HostLookup, resolveTarget as resolveCheckedTarget, type ResolvedAddress } from '../../net/address-guard.ts';
+
+export { bareHostname, isPublicAddress, systemLookup, type HostLookup, type ResolvedAddress } from '../../net/address-guard.ts';
 
 /**
  * Where http_fetch may go. Two independent checks, both applied on every hop
  * (redirects included): the URL must match the operator's allowlist, and every
- * address its host resolves to must be public, unless private targets are allowed
- * explicitly. "Public" is an allowlist too: only ipaddr.js's `unicast` range, so
- * loopback, private, link-local, CGNAT, multicast, unspecified, documentation and
- * the IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4, Teredo) are all
- * refused without listing each.
+ * address its host resolves to must be public (net/address-guard.ts), unless
+ * private targets are allowed explicitly.
  */
-
-export type ResolvedAddress = { address: string; family: 4 | 6 };
-export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export type HttpFetchPolicy = {
   /** Host names (`example.com`, `*.example.com`, `*` for any) or URL prefixes (`https://api.example.com/v1/`). */
   allowlist: readonly string[];
   allowPrivate: boolean;
   lookup: HostLookup;
-};
-
-export const systemLookup: HostLookup = async (hostname) => {
-  const addresses = await dnsLookup(hostname, { all: true, verbatim: true });
-  return addresses.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 };
 
 /** JUNCTION_HTTP_FETCH_ALLOWLIST (comma-separated) and JUNCTION_HTTP_FETCH_ALLOW_PRIVATE=true. */
@@ -64,32 +53,5 @@ function matchesPrefix(url: URL, entry: string): boolean {
   return href.startsWith(`${prefix}/`) || href.startsWith(`${prefix}?`) || href.startsWith(`${prefix}#`);
 }
 
-/** URL.hostname keeps the brackets of an IPv6 literal. */
-export function bareHostname(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
-}
-
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
-}
-
-/**
- * The address to connect to for this URL's host. Every resolved address must pass,
- * not just the first: a name that also resolves to 127.0.0.1 is a rebinding setup.
- */
-export async function resolveTarget(url: URL, policy: HttpFetchPolicy): Promise<ResolvedAddress> {
-  const hostname = bareHostname(url);
-  const family = isIP(hostname);
-  const addresses: ResolvedAddress[] =
-    family === 0 ? await policy.lookup(hostname) : [{ address: hostname, family: family === 6 ? 6 : 4 }];
-  const first = addresses[0];
-  if (!first) throw new Error(`${hostname} did not resolve to any address`);
-  if (!policy.allowPrivate) {
-    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (refused) throw new Error(`${hostname} resolves to ${refused.address}, a private or reserved address, which http_fetch refuses`);
-  }
-  return first;
-}
+/** The address to connect to for this URL's host, every one of its addresses checked. */
+export const resolveTarget = (url: URL, policy: HttpFetchPolicy): Promise<ResolvedAddress> => resolveCheckedTarget(url, policy, 'http_fetch');

@@ -1,9 +1,9 @@
-import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { pinnedAgent } from '../../net/address-guard.ts';
 import { z } from 'zod';
 import { defineTool } from '../define-tool.ts';
 import { htmlToText } from './html-to-text.ts';
-import { checkUrl, policyFromEnv, resolveTarget, systemLookup, type HttpFetchPolicy, type ResolvedAddress } from './http-fetch-policy.ts';
+import { checkUrl, policyFromEnv, resolveTarget, systemLookup, type HttpFetchPolicy } from './http-fetch-policy.ts';
 
 /**
  * GET a URL for the model, safely: the allowlist and the address policy are
@@ -68,15 +68,6 @@ export async function httpFetch(url: string, config: HttpFetchConfig, signal: Ab
       await dispatcher.close().catch(() => undefined);
     }
   }
-}
-
-function pinnedAgent(target: ResolvedAddress): Agent {
-  // Node asks with { all: true } when autoSelectFamily is on, otherwise for one address.
-  const lookup = ((_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  }) as LookupFunction;
-  return new Agent({ connect: { lookup }, connections: 1, pipelining: 0 });
 }
 
 function parseUrl(text: string, base?: URL): URL {

@@ -17,7 +17,7 @@ beforeAll(async () => {
     plain: 'name: Plain\nmodel: openai/test-tool\ninstructions: Use what you are given.\n',
     ops: `name: Ops\nmodel: openai/test-tool\ninstructions: Look orders up.\nmcp_servers:\n  - label: orders\n    url: ${mcp.url}\n    headers: { Authorization: "Bearer \${ORDERS_TOKEN}" }\n    allowed_tools: [lookup_order]\n    cost_usd: 0.001\n`,
   });
-  gateway = await startGateway({ ...folders.env, ORDERS_TOKEN: 'orders-secret', JUNCTION_MCP_ALLOWLIST: '127.0.0.1' });
+  gateway = await startGateway({ ...folders.env, ORDERS_TOKEN: 'orders-secret', JUNCTION_MCP_ALLOWLIST: '127.0.0.1', JUNCTION_MCP_ALLOW_PRIVATE: 'true' });
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
   key = await gateway.key('agent');
 });

@@ -77,6 +77,7 @@ describe('agent registry', () => {
       mcpServers: [],
       maxRunSeconds: undefined,
       maxRunCostMicros: undefined,
+      trust: 'operator',
     });
     expect(agent?.version).toMatch(/^[0-9a-f]{16}$/);
     expect(agent?.updatedAt).toBeInstanceOf(Date);
