@@ -161,7 +161,10 @@ class PostgresDatabase implements Database {
       for (const handler of this.#handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });
     client.on('error', () => this.#reconnectListener(client));
-    await client.connect();
+    // As for pooled connections: failing to connect is an outage, whatever the server said.
+    await client.connect().catch((error: unknown) => {
+      throw new DatabaseUnavailableError('unreachable', error);
+    });
     this.#listener = client;
     return client;
   }

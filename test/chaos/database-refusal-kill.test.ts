@@ -97,7 +97,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
   }
 }
 
-describe.skipIf(!enabled)('kill -9 while the database refuses connections', () => {
+describe.skipIf(!enabled)('kill -9 while the database refuses connections (PostgreSQL only: the embedded store journals every call)', () => {
   it('writes the calls served during the refusal at the next start', async () => {
     const first = await startServerProcess(env);
     servers.push(first);
