@@ -3,9 +3,10 @@ import { z } from 'zod';
 /**
  * Gemini-native request bodies under /v1beta, as the official @google/genai client
  * sends them (it adds `role` to systemInstruction and to embedding contents, and
- * `model` to each batch embedding request). Strict: an unknown field is a 400 naming
- * it. Fields Gemini documents but we cannot serve (built-in tools, cachedContent,
- * several candidates) are listed with a message that says so.
+ * `model` to each batch embedding request). Written strict and read through the
+ * tolerant reader (src/gateway/tolerant-reader.ts): an unknown field goes on to a Gemini
+ * upstream or is dropped and named. Fields Gemini documents but we cannot serve
+ * (built-in tools, cachedContent, several candidates) are refused with a message that says so.
  */
 
 const unsupported = (message: string) => z.never({ error: message }).optional();

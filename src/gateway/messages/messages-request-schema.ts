@@ -2,11 +2,11 @@ import { z } from 'zod';
 
 /**
  * POST /v1/messages (and /v1/messages/count_tokens) bodies, as the official
- * @anthropic-ai/sdk sends them. Strict like every request body here: an unknown field
- * is a 400 naming it, so a typo never silently changes behaviour. Fields Anthropic
- * documents that we cannot honour (server tools, MCP servers, containers, context
- * management) are listed explicitly with a message that says so, rather than failing
- * as "unknown".
+ * @anthropic-ai/sdk sends them. Written strict and read through the tolerant reader
+ * (src/gateway/tolerant-reader.ts): an unknown field goes on to an Anthropic upstream or
+ * is dropped and named in `x-junction-dropped-params`. Fields Anthropic documents that we
+ * cannot honour (server tools, MCP servers, containers, context management) are refused
+ * with a message that says so.
  *
  * Response-shaped blocks are accepted too (`citations: null` on text, `caller` on
  * tool_use) because clients commonly append `response.content` to the history as is.
