@@ -68,9 +68,9 @@ export async function revokeInvitation(db: Queryable, id: string, now: Date): Pr
   await db.query(`UPDATE invitations i SET revoked_at = $2 WHERE i.id = $1 AND ${OPEN}`, [id, now]);
 }
 
-/** Revokes the open invitations a person made in an account (they lost the power to invite there). */
-export async function revokeInvitationsBy(db: Queryable, accountId: string, userId: string, now: Date): Promise<void> {
-  await db.query(`UPDATE invitations i SET revoked_at = $3 WHERE i.account_id = $1 AND i.invited_by = $2 AND ${OPEN}`, [accountId, userId, now]);
+/** Revokes the open invitations a person made in an account, of the given roles (those they may no longer invite as). */
+export async function revokeInvitationsBy(db: Queryable, accountId: string, userId: string, roles: readonly Role[], now: Date): Promise<void> {
+  await db.query(`UPDATE invitations i SET revoked_at = $4 WHERE i.account_id = $1 AND i.invited_by = $2 AND i.role = ANY($3::text[]) AND ${OPEN}`, [accountId, userId, roles, now]);
 }
 
 export type UsableInvitation = { id: string; accountId: string; accountName: string; email: string; role: Role; createdAt: Date; expiresAt: Date };

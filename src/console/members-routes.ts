@@ -16,6 +16,9 @@ const UserParamsSchema = z.object({ userId: z.uuid() });
 
 const toMember = (row: MemberRow): Member => ({ user_id: row.user_id, email: row.email, role: row.role, has_password: row.has_password, joined_at: row.joined_at.toISOString() });
 
+/** The invitation roles each role may not make: members invite nobody, admins no owner. */
+const NOT_INVITABLE_BY: Record<Role, Role[]> = { owner: [], admin: ['owner'], member: ['owner', 'admin', 'member'] };
+
 /** Only an owner may hand out or take away the owner role. */
 function assertMayAssign(actorRole: Role, role: Role): void {
   if (role === 'owner' && actorRole !== 'owner') throw new JunctionError('forbidden', 'Only an owner can make someone an owner.');
@@ -54,8 +57,8 @@ export async function membersRoutes(app: FastifyInstance, deps: MembersDeps): Pr
         if (role !== 'owner' && owners <= 1) throw new JunctionError('conflict', 'An account keeps at least one owner.');
       }
       await addMembership(tx, userId, caller.accountId, role);
-      // Invitations are made with an admin's power: a member can no longer stand behind theirs.
-      if (role === 'member') await revokeInvitationsBy(tx, caller.accountId, userId, deps.now());
+      // An invitation stands on its maker's power: those the new role could not make stop working.
+      await revokeInvitationsBy(tx, caller.accountId, userId, NOT_INVITABLE_BY[role], deps.now());
     });
     const member = (await listMembers(deps.db, caller.accountId)).find((row) => row.user_id === userId) as MemberRow;
     return { data: toMember(member) };
@@ -75,7 +78,7 @@ export async function membersRoutes(app: FastifyInstance, deps: MembersDeps): Pr
       }
       await removeMembership(tx, userId, caller.accountId);
       await endSessionsOn(tx, userId, caller.accountId);
-      await revokeInvitationsBy(tx, caller.accountId, userId, deps.now());
+      await revokeInvitationsBy(tx, caller.accountId, userId, ['owner', 'admin', 'member'], deps.now());
     });
     return { deleted: true };
   });

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { JunctionError } from '../core/errors.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { Database } from '../store/database.ts';
@@ -9,25 +8,12 @@ import { CompleteSetupSchema, type MeSchema, SetPasswordSchema, SignInSchema, Sw
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
 import { issueSetupTokenRow, isUsableToken, spendToken } from './one-time-tokens.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
+import { limitAttempt, linkPasswordsPerAddress, signInsPerAddress, signInsPerEmail } from './password-attempt-limits.ts';
 import { createSession, deleteSession, SESSION_ABSOLUTE_MS, switchSessionAccount } from './session-repository.ts';
 import { addMembership, countMembershipsElsewhere, countUsers, findUserByEmail, lockUser, membershipsOf, roleIn, setPassword, upsertUser } from './user-repository.ts';
 
 /** `defaultAccountId` is read when a console owner is created: the routes are registered before the store has told the services which account is the default. */
 export type SessionRoutesDeps = { db: Database; now: () => Date; defaultAccountId: () => string };
-
-/** 10 wrong passwords per email and address in 15 minutes, 100 per address: guessing is slow. */
-const perEmail = new RateLimiterMemory({ points: 10, duration: 15 * 60, keyPrefix: 'console-login-email' });
-const perAddress = new RateLimiterMemory({ points: 100, duration: 15 * 60, keyPrefix: 'console-login-ip' });
-
-async function limitLogin(limiter: RateLimiterMemory, key: string): Promise<void> {
-  try {
-    await limiter.consume(key);
-  } catch (error) {
-    if (!(error instanceof RateLimiterRes)) throw error;
-    const seconds = Math.ceil(error.msBeforeNext / 1000);
-    throw new JunctionError('rate_limit_exceeded', `Too many sign-in attempts; try again in ${seconds} s.`, { headers: { 'retry-after': String(seconds) } });
-  }
-}
 
 /** Sign-in, sign-out, who am I, account switching, first-owner setup and set-password links issued before invitations. */
 export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDeps): Promise<void> {
@@ -63,6 +49,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
     const refused = () => new JunctionError('forbidden', 'This link is invalid, expired or already used; ask an owner for a new invitation.');
     // Hashed only for a live link: guessing tokens costs no scrypt.
     if (!(await isUsableToken(deps.db, 'set_password', input.token, deps.now()))) throw refused();
+    await limitAttempt(linkPasswordsPerAddress, request.ip, 'passwords set through links');
     const passwordHash = await hashPassword(input.password);
     const { userId, accountId } = await deps.db.transaction(async (tx) => {
       const spent = await spendToken(tx, 'set_password', input.token, deps.now());
@@ -82,13 +69,13 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
   app.post('/session', async (request, reply) => {
     checkSameOrigin(request);
     const input = parseInput(SignInSchema, request.body);
-    await limitLogin(perAddress, request.ip);
-    await limitLogin(perEmail, `${input.email}|${request.ip}`);
+    await limitAttempt(signInsPerAddress, request.ip, 'sign-in attempts');
+    await limitAttempt(signInsPerEmail, `${input.email}|${request.ip}`, 'sign-in attempts');
     const user = await findUserByEmail(deps.db, input.email);
     // Verified even for an unknown email (against a decoy): both failures take as long.
     const valid = await verifyPassword(input.password, user?.passwordHash ?? null);
     if (!user || !valid) return { ok: false, message: 'The email or password is wrong.' };
-    await perEmail.delete(`${input.email}|${request.ip}`);
+    await signInsPerEmail.delete(`${input.email}|${request.ip}`);
     await startSession(request, reply, user.id);
     return { ok: true };
   });

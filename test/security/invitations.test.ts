@@ -188,4 +188,31 @@ describe(`members' powers (${engineName()})`, () => {
     expect((await leaving.request('GET', '/console/api/keys')).statusCode).toBe(401);
     expect((await anonymous('/invitations/preview', { token: tokenOf(invite) })).statusCode).toBe(404);
   });
+
+  it('demoting an owner or an admin revokes the invitations their new role could not make', async () => {
+    await runAdminCommand(harness.services, { command: 'users.create', email: 'co-owner@example.com', password: PASSWORD, role: 'owner' });
+    const coOwner = await signIn(harness.app, 'co-owner@example.com', PASSWORD);
+    const coOwnerId = (await coOwner.request('GET', '/console/api/me')).json<{ user: { id: string } }>().user.id;
+    const asOwner = await coOwner.request('POST', '/console/api/invitations', { email: 'future-owner@x.test', role: 'owner' });
+    const asAdmin = await coOwner.request('POST', '/console/api/invitations', { email: 'future-admin@x.test', role: 'admin' });
+    expect((await ownerA.request('PATCH', `/console/api/members/${coOwnerId}`, { role: 'admin' })).statusCode).toBe(200);
+    expect((await anonymous('/invitations/preview', { token: tokenOf(asOwner) })).statusCode).toBe(404);
+    expect((await anonymous('/invitations/preview', { token: tokenOf(asAdmin) })).statusCode).toBe(200);
+    expect((await ownerA.request('PATCH', `/console/api/members/${coOwnerId}`, { role: 'member' })).statusCode).toBe(200);
+    expect((await anonymous('/invitations/preview', { token: tokenOf(asAdmin) })).statusCode).toBe(404);
+  });
+});
+
+describe(`link passwords cost a scrypt each (${engineName()})`, () => {
+  it('refuses more than 30 from one address in 15 minutes', async () => {
+    const fromAddress = (payload: object) =>
+      harness.app.inject({ method: 'POST', url: '/console/api/invitations/accept', remoteAddress: '127.0.0.77', headers: { origin: ORIGIN, host: 'localhost:80' }, payload });
+    const statuses: number[] = [];
+    for (let index = 0; index < 31; index += 1) {
+      const invited = await ownerA.request('POST', '/console/api/invitations', { email: `burst-${index}@x.test`, role: 'member' });
+      statuses.push((await fromAddress({ token: tokenOf(invited), password: 'burst password' })).statusCode);
+    }
+    expect(statuses.slice(0, 30).every((status) => status === 201)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+  });
 });
