@@ -21,21 +21,26 @@ type Task = { route: RegisteredRoute; caller: Caller; object: string; request: R
  * and the server's secrets.
  */
 export async function runMatrix(world: TenantWorld, routes: RegisteredRoute[], table: RouteTable, callers: Caller[], phase: 'main' | 'own-namespace', serverSecrets: string[]): Promise<{ findings: Finding[]; requests: number }> {
-  const tasks: Task[] = [];
+  const baselines: Task[] = [];
+  const probes: Task[] = [];
+  /** Each caller's answer to a route's baseline, which names only missing objects. */
+  const missing = new Map<string, number>();
   for (const route of routes) {
     const spec = table[route.key];
     if (!spec || spec.coveredElsewhere) continue;
     for (const caller of callers) {
+      if (spec.anyCaller && caller.kind.credential !== 'none') continue;
       const allowed = isAllowed(spec.access, caller.kind);
       const victims = caller.tenant ? [otherOf(world, caller.tenant)] : [world.a, world.b];
       if (phase === 'main' && spec.baseline && !(allowed && spec.deniedCallersOnly)) {
-        tasks.push({
+        baselines.push({
           route,
           caller,
           object: 'none (baseline)',
           request: spec.baseline,
           victims,
           judge: (response) => {
+            missing.set(`${route.key} ${caller.name}`, response.statusCode);
             if (!allowed) return denialStatus(response.statusCode) ? undefined : `served a ${describe(caller.kind)} (the route is ${spec.access.kind}${'role' in spec.access ? ` ${spec.access.role}` : ''}${'kinds' in spec.access ? ` ${spec.access.kinds.join('/')}` : ''})`;
             if (spec.baselineStatus !== undefined) return response.statusCode === spec.baselineStatus ? undefined : `expected ${spec.baselineStatus}`;
             return denialStatus(response.statusCode) ? `refused a caller the route serves: ${response.body.slice(0, 160)}` : undefined;
@@ -46,22 +51,32 @@ export async function runMatrix(world: TenantWorld, routes: RegisteredRoute[], t
       const self = caller.tenant ?? world.a;
       for (const probe of spec.probes?.(victim, self) ?? []) {
         if ((probe.expect === 'own-namespace') !== (phase === 'own-namespace')) continue;
-        tasks.push({ route, caller, object: `${victim.label}'s ${probe.object}`, request: probe, victims, judge: judgeProbe(probe) });
+        probes.push({ route, caller, object: `${victim.label}'s ${probe.object}`, request: probe, victims, judge: judgeProbe(probe, () => missing.get(`${route.key} ${caller.name}`)) });
       }
     }
   }
-  const results = await inParallel(
-    tasks.map((task) => async () => {
-      const response = await task.caller.send(task.route.method, task.request);
-      return findingsOf(task, response, serverSecrets);
-    }),
-    6,
-  );
-  return { findings: results.flat(), requests: tasks.length };
+  const run = (tasks: Task[]) =>
+    inParallel(
+      tasks.map((task) => async () => {
+        const response = await task.caller.send(task.route.method, task.request);
+        return findingsOf(task, response, serverSecrets);
+      }),
+      6,
+    );
+  // Baselines first: a refused probe must look like the same caller's request for a missing object.
+  const findings = [...(await run(baselines)), ...(await run(probes))];
+  return { findings: findings.flat(), requests: baselines.length + probes.length };
 }
 
-function judgeProbe(probe: Probe): (response: LightMyRequestResponse) => string | undefined {
-  return (response) => (probe.expect === 'denied' && response.statusCode < 300 ? 'a 2xx on the other account’s object' : undefined);
+/** A refused probe answers as the baseline did: otherwise the difference tells that the object exists. */
+function judgeProbe(probe: Probe, missingStatus: () => number | undefined): (response: LightMyRequestResponse) => string | undefined {
+  return (response) => {
+    if (probe.expect !== 'denied') return undefined;
+    if (response.statusCode < 300) return 'a 2xx on the other account’s object';
+    const status = missingStatus();
+    if (status !== undefined && status !== response.statusCode) return `answers ${response.statusCode} where a missing object gets ${status}, so it tells the object exists: ${response.body.slice(0, 160)}`;
+    return undefined;
+  };
 }
 
 function findingsOf(task: Task, response: LightMyRequestResponse, serverSecrets: string[]): Finding[] {

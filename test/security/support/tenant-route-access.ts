@@ -31,6 +31,8 @@ export type RouteSpec = {
   baselineStatus?: number;
   /** Why allowed callers do not send the baseline (denied callers still do). */
   deniedCallersOnly?: string;
+  /** Why the answer cannot depend on the caller, so only the caller without credentials sends it. */
+  anyCaller?: string;
   /** Why no request at all is sent here (the case is a test of its own). */
   coveredElsewhere?: string;
   probes?: (victim: Tenant, self: Tenant) => Probe[];

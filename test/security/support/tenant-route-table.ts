@@ -80,8 +80,8 @@ export const ROUTE_TABLE: RouteTable = {
   'POST /v1beta/models/*': { access: modelKey, baseline: { url: '/v1beta/models/google%2Ftest-echo:generateContent', payload: { contents: [{ role: 'user', parts: [{ text: 'x' }] }] } } },
 
   'GET /console/api/setup': { access: { kind: 'public' }, baseline: { url: '/console/api/setup' } },
-  'POST /console/api/setup': { access: { kind: 'public' }, baseline: { url: '/console/api/setup', payload: { token: 'tenant-matrix', email: 'setup@tenant.example', password: 'tenant matrix setup' } }, baselineStatus: 403 },
-  'POST /console/api/set-password': { access: { kind: 'public' }, baseline: { url: '/console/api/set-password', payload: { token: 'tenant-matrix', password: 'tenant matrix reset' } }, baselineStatus: 403 },
+  'POST /console/api/setup': { access: { kind: 'public' }, baseline: { url: '/console/api/setup', payload: { token: 'tenant-matrix', email: 'setup@tenant.example', password: 'tenant matrix setup' } }, baselineStatus: 403, anyCaller: 'a one-time link, not a credential' },
+  'POST /console/api/set-password': { access: { kind: 'public' }, baseline: { url: '/console/api/set-password', payload: { token: 'tenant-matrix', password: 'tenant matrix reset' } }, baselineStatus: 403, anyCaller: 'a one-time link, not a credential' },
   'POST /console/api/session': { access: { kind: 'public' }, coveredElsewhere: 'sign-in: tenant-attacks.test.ts (fixation, no echo); the login rate limit is per process' },
   'DELETE /console/api/session': { access: member, baseline: { url: '/console/api/session' }, deniedCallersOnly: 'signs the caller out: tenant-attacks.test.ts ends a session this way' },
   'POST /console/api/session/account': { access: member, baseline: { url: '/console/api/session/account', payload: { account_id: MISSING_UUID } }, probes: (victim) => [denied('account', '/console/api/session/account', { account_id: victim.accountId })] },
@@ -151,7 +151,8 @@ export const ROUTE_TABLE: RouteTable = {
       denied('console agent', '/agents/v1/chat/completions', chat(victim.consoleAgent.id)),
       denied('conversation', '/agents/v1/chat/completions', chat(self.consoleAgent.id, { conversation_id: victim.conversation.id })),
       denied('playground conversation', '/agents/v1/chat/completions', chat(self.consoleAgent.id, { conversation_id: victim.playgroundConversationId })),
-      denied('message', '/agents/v1/chat/completions', chat(self.consoleAgent.id, { parent_message_id: victim.conversation.messageId })),
+      // In the agent key's own conversation (sessions have their own playground keys, so theirs is not found first).
+      denied('message', '/agents/v1/chat/completions', chat(self.consoleAgent.id, { conversation_id: self.conversation.id, parent_message_id: victim.conversation.messageId })),
     ],
   },
   'GET /agents/v1/conversations': { access: agents, baseline: { url: '/agents/v1/conversations' } },
@@ -175,7 +176,7 @@ export const ROUTE_TABLE: RouteTable = {
       denied('stored response', '/agents/v1/responses/compact', { model: self.consoleAgent.id, previous_response_id: victim.responseId }),
     ],
   },
-  'GET /agents/v1/responses/:id': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing' }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}`)] },
+  'GET /agents/v1/responses/:id': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing' }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}`), denied('stored response, replayed', `/agents/v1/responses/${victim.responseId}?stream=true`)] },
   'DELETE /agents/v1/responses/:id': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing' }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}`)] },
   'POST /agents/v1/responses/:id/cancel': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing/cancel', payload: {} }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}/cancel`, {})] },
 };
