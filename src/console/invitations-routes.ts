@@ -58,8 +58,10 @@ export async function invitationsRoutes(app: FastifyInstance, deps: InvitationsD
     const { row, token } = await deps.db
       .transaction(async (tx) => {
       const user = await findUserByEmail(tx, input.email);
-      // A member added before invitations who never set a password can be invited again: the link completes them.
-      if (user?.passwordHash && (await roleIn(tx, user.id, caller.accountId))) throw new JunctionError('conflict', `${input.email} is already a member of this account.`, { param: 'email' });
+      const memberRole = user ? await roleIn(tx, user.id, caller.accountId) : undefined;
+      if (memberRole && user?.passwordHash) throw new JunctionError('conflict', `${input.email} is already a member of this account.`, { param: 'email' });
+      // A member added before invitations who never set a password can be invited again (the link completes them), an owner only by an owner.
+      if (memberRole) assertMayInviteAs(caller, memberRole);
       // Inviting again replaces the open invitation (a lost link), under the same rule as making it.
       const open = await lockOpenInvitationFor(tx, caller.accountId, input.email);
       if (open) {

@@ -31,6 +31,7 @@ beforeAll(async () => {
   accountB = ((await runAdminCommand(harness.services, { command: 'accounts.create', name: 'team b' })) as { data: { id: string } }).data.id;
   await runAdminCommand(harness.services, { command: 'users.create', email: 'owner-a@example.com', password: PASSWORD, role: 'owner' });
   await runAdminCommand(harness.services, { command: 'users.create', email: 'admin-b@example.com', password: PASSWORD, account: accountB, role: 'admin' });
+  await runAdminCommand(harness.services, { command: 'users.create', email: 'admin-a@example.com', password: PASSWORD, role: 'admin' });
   ownerA = await signIn(harness.app, 'owner-a@example.com', PASSWORD);
   adminB = await signIn(harness.app, 'admin-b@example.com', PASSWORD);
 });
@@ -86,6 +87,12 @@ describe(`invitations (${engineName()})`, () => {
     const claim = await anonymous('/invitations/accept', { token: tokenOf(fromB), password: 'chosen by admin b' });
     expect(claim.statusCode).toBe(409);
     expect((await harness.services.db.query('SELECT password_hash FROM users WHERE id = $1', [userId])).rows[0]).toEqual({ password_hash: null });
+
+    // Only an owner may re-invite a passwordless owner (the link sets their role).
+    await harness.services.db.query("UPDATE memberships SET role = 'owner' WHERE user_id = $1", [userId]);
+    const adminA = await signIn(harness.app, 'admin-a@example.com', PASSWORD);
+    expect((await adminA.request('POST', '/console/api/invitations', { email: 'legacy@x.test', role: 'member' })).statusCode).toBe(403);
+    await harness.services.db.query("UPDATE memberships SET role = 'admin' WHERE user_id = $1", [userId]);
 
     // A's own new invitation completes them, into A only, with the role it names.
     const again = await ownerA.request('POST', '/console/api/invitations', { email: 'legacy@x.test', role: 'member' });
@@ -162,7 +169,6 @@ describe(`invitations (${engineName()})`, () => {
 
 describe(`members' powers (${engineName()})`, () => {
   it('an admin cannot invite as owner, touch an owner, or reach another account’s people', async () => {
-    await runAdminCommand(harness.services, { command: 'users.create', email: 'admin-a@example.com', password: PASSWORD, role: 'admin' });
     const adminA = await signIn(harness.app, 'admin-a@example.com', PASSWORD);
     const ownerId = (await ownerA.request('GET', '/console/api/me')).json<{ user: { id: string } }>().user.id;
     const adminBId = (await adminB.request('GET', '/console/api/me')).json<{ user: { id: string } }>().user.id;
