@@ -123,6 +123,8 @@ describe('pass-through calls without a model', () => {
     const smallKey = await gateway.key('model', {}, account.id);
     const refused = await post(smallKey, '/v1/responses', { input: 'x', prompt: { id: 'pmpt_test-echo' } });
     expect(refused.statusCode).toBe(402);
+    expect(refused.json().error).toMatchObject({ code: 'insufficient_credits' });
+    expect(refused.json().error.message).toContain('names no model');
     expect((await post(smallKey, '/v1/responses', { model: 'test-echo', input: 'x', max_output_tokens: 16 })).statusCode).toBe(200);
   });
 

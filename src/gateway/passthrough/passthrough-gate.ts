@@ -3,10 +3,10 @@ import { worstCaseChatCost } from '../../catalog/costs.ts';
 import { resolveModel } from '../../catalog/lookup.ts';
 import type { CatalogModel } from '../../catalog/types.ts';
 import { JunctionError } from '../../core/errors.ts';
-import { admit, type AdmissionDeps } from '../../pipeline/admission.ts';
+import { admit, type AdmissionDeps, isBudgetRefusal } from '../../pipeline/admission.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { RateLimitState } from '../../pipeline/rate-limiter.ts';
-import { dearestModel, isModelRestricted, openaiChatModels, unnamedModelRefusal } from './upstream-decided-model.ts';
+import { dearestModel, isModelRestricted, openaiChatModels, unnamedModelBudgetRefusal, unnamedModelRefusal } from './upstream-decided-model.ts';
 
 /** The provider every pass-through call goes to. */
 export const PASSTHROUGH_PROVIDER = 'openai';
@@ -103,7 +103,9 @@ export async function admitPassthrough(
   }
   const reserveFor = model ?? ceiling;
   const amount = reserveFor && isBillable(call.method, call.path) ? worstCase(reserveFor, call) : MIN_PASSTHROUGH_RESERVATION_MICROS;
-  const reservation = await deps.budgets.reserve(context.key, Math.max(MIN_PASSTHROUGH_RESERVATION_MICROS, amount));
+  const reservation = await deps.budgets.reserve(context.key, Math.max(MIN_PASSTHROUGH_RESERVATION_MICROS, amount)).catch((error: unknown) => {
+    throw ceiling && isBudgetRefusal(error) ? unnamedModelBudgetRefusal(error, ceiling) : error;
+  });
   const rewriteModelTo = model && named !== model.upstreamName ? model.upstreamName : undefined;
   return { model, requestedModel: named ?? null, rewriteModelTo, rateLimit, reservation };
 }

@@ -34,6 +34,14 @@ export const unnamedModelRefusal = (path: string): JunctionError =>
     { param: 'model' },
   );
 
+/** A budget refusal of a call without a model, saying why it needed so much. */
+export const unnamedModelBudgetRefusal = (refusal: JunctionError, ceiling: CatalogModel): JunctionError =>
+  new JunctionError(
+    refusal.code,
+    `${refusal.message} This call names no model, so it reserves what the dearest OpenAI model (${ceiling.id}) could cost: name the model in \`model\`, or set max_output_tokens, to reserve less.`,
+    { cause: refusal },
+  );
+
 /** The model whose `cost` is highest, or undefined when there is none. */
 export function dearestModel(models: readonly CatalogModel[], cost: (model: CatalogModel) => number): { model: CatalogModel; cost: number } | undefined {
   let dearest: { model: CatalogModel; cost: number } | undefined;
