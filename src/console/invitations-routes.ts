@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { JunctionError } from '../core/errors.ts';
 import { parseInput } from '../http/parse-body.ts';
-import type { Database } from '../store/database.ts';
+import type { Database, Queryable } from '../store/database.ts';
 import { type ConsoleCaller, consoleCaller, requireConsoleUser } from './console-auth.ts';
-import { type Invitation, InviteSchema } from './contract/invitations.ts';
+import { type Invitation, type Invite, InviteSchema } from './contract/invitations.ts';
 import type { Role } from './contract/session.ts';
 import {
   countOpenInvitations,
@@ -40,6 +40,24 @@ function assertMayInviteAs(caller: ConsoleCaller, role: Role): void {
 /** The console page that takes an invitation's token. */
 const inviteLink = (request: FastifyRequest, token: string): string => `${request.protocol}://${request.headers.host ?? 'localhost'}/invite?token=${token}`;
 
+/** Makes the invitation inside a transaction: refuses members, replaces an open one, keeps the account's count bounded. */
+async function inviteIn(tx: Queryable, caller: ConsoleCaller, input: Invite, now: Date): Promise<{ row: InvitationRow; token: string }> {
+  const user = await findUserByEmail(tx, input.email);
+  const memberRole = user ? await roleIn(tx, user.id, caller.accountId) : undefined;
+  if (memberRole && user?.passwordHash) throw new JunctionError('conflict', `${input.email} is already a member of this account.`, { param: 'email' });
+  // A member added before invitations who never set a password can be invited again (the link completes them), an owner only by an owner.
+  if (memberRole) assertMayInviteAs(caller, memberRole);
+  // Inviting again replaces the open invitation (a lost link), under the same rule as making it.
+  const open = await lockOpenInvitationFor(tx, caller.accountId, input.email);
+  if (open) {
+    assertMayInviteAs(caller, open.role);
+    await revokeInvitation(tx, open.id, now);
+  } else if ((await countOpenInvitations(tx, caller.accountId)) >= MAX_OPEN_INVITATIONS) {
+    throw new JunctionError('conflict', `This account has ${MAX_OPEN_INVITATIONS} open invitations; revoke some first.`);
+  }
+  return createInvitation(tx, { accountId: caller.accountId, email: input.email, role: input.role, invitedBy: caller.user.id, now });
+}
+
 /**
  * An account's invitations, managed by its owners and admins: inviting never creates a
  * user or a membership, it creates an invitation of this account whose link the inviter
@@ -54,28 +72,10 @@ export async function invitationsRoutes(app: FastifyInstance, deps: InvitationsD
     const caller = consoleCaller(request);
     const input = parseInput(InviteSchema, request.body);
     assertMayInviteAs(caller, input.role);
-    const now = deps.now();
-    const { row, token } = await deps.db
-      .transaction(async (tx) => {
-      const user = await findUserByEmail(tx, input.email);
-      const memberRole = user ? await roleIn(tx, user.id, caller.accountId) : undefined;
-      if (memberRole && user?.passwordHash) throw new JunctionError('conflict', `${input.email} is already a member of this account.`, { param: 'email' });
-      // A member added before invitations who never set a password can be invited again (the link completes them), an owner only by an owner.
-      if (memberRole) assertMayInviteAs(caller, memberRole);
-      // Inviting again replaces the open invitation (a lost link), under the same rule as making it.
-      const open = await lockOpenInvitationFor(tx, caller.accountId, input.email);
-      if (open) {
-        assertMayInviteAs(caller, open.role);
-        await revokeInvitation(tx, open.id, now);
-      } else if ((await countOpenInvitations(tx, caller.accountId)) >= MAX_OPEN_INVITATIONS) {
-        throw new JunctionError('conflict', `This account has ${MAX_OPEN_INVITATIONS} open invitations; revoke some first.`);
-      }
-      return createInvitation(tx, { accountId: caller.accountId, email: input.email, role: input.role, invitedBy: caller.user.id, now });
-      })
-      .catch((error: unknown) => {
-        if (isOpenInvitationClash(error)) throw new JunctionError('conflict', `${input.email} is being invited by someone else right now; reload and try again.`, { param: 'email' });
-        throw error;
-      });
+    const { row, token } = await deps.db.transaction((tx) => inviteIn(tx, caller, input, deps.now())).catch((error: unknown) => {
+      if (isOpenInvitationClash(error)) throw new JunctionError('conflict', `${input.email} is being invited by someone else right now; reload and try again.`, { param: 'email' });
+      throw error;
+    });
     return reply.status(201).send({ data: toInvitation(row), invite_url: inviteLink(request, token) });
   };
   app.post('/invitations', { preHandler: manager }, invite);
