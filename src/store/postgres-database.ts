@@ -2,6 +2,7 @@ import pg from 'pg';
 import { type Database, LOST_NOTIFICATIONS, type NotificationHandler, type Queryable, type QueryOptions, type QueryResult } from './database.ts';
 import { DatabaseUnavailableError, isConnectionError } from './connection-errors.ts';
 import { SCHEMA_LOCK_SQL } from './schema-lock.ts';
+import { type ServerLiveness, StatementWatchdog } from './statement-watchdog.ts';
 import { VECTOR_SESSION_SETTINGS } from './vector-session-settings.ts';
 
 // int8 → number on this engine as on PGlite (money is integer micro-USD, well below 2^53).
@@ -9,6 +10,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 
 /** How long a statement may wait for a connection (a free one in the pool, or a new one) before it fails as an outage (a 503). */
 const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * A statement running this long has the server probed, with this timeout: one on a server
+ * that stopped answering fails within about 6 s (statement-watchdog.ts).
+ */
+const STALL_MS = 3_000;
+const PROBE_TIMEOUT_MS = 2_500;
 
 /** PostgreSQL (with pgvector) through a `pg` pool. */
 export async function openPostgresDatabase(connectionString: string, poolSize = 10): Promise<Database> {
@@ -70,6 +77,22 @@ async function ensureVectorExtension(pool: pg.Pool, poolSize: number): Promise<v
   }
 }
 
+/** Whether the server answers a new connection at all: a refusal (too many connections, starting up) is an answer. */
+async function probeServer(connectionString: string): Promise<ServerLiveness> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return 'alive';
+  } catch (error) {
+    return error instanceof pg.DatabaseError ? 'alive' : 'silent';
+  } finally {
+    // Not awaited: on a silent server the goodbye is never acknowledged.
+    client.end().catch(() => undefined);
+  }
+}
+
 /** node-postgres prepares a named statement once per connection and reuses it by name. */
 const queryConfig = (sql: string, params: readonly unknown[], options: QueryOptions | undefined): pg.QueryConfig => ({
   text: sql,
@@ -87,6 +110,7 @@ class PostgresDatabase implements Database {
   readonly #pool: pg.Pool;
   readonly #poolSize: number;
   readonly #connectionString: string;
+  readonly #watchdog: StatementWatchdog;
   #listener: pg.Client | undefined;
   #closed = false;
   readonly #handlers = new Map<string, Set<NotificationHandler>>();
@@ -95,12 +119,13 @@ class PostgresDatabase implements Database {
     this.#pool = pool;
     this.#poolSize = poolSize;
     this.#connectionString = connectionString;
+    this.#watchdog = new StatementWatchdog({ stallMs: STALL_MS, checkEveryMs: 250, probe: () => probeServer(connectionString) });
   }
 
   async query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
     const client = await connect(this.#pool, this.#poolSize);
     try {
-      const result = toResult<Row>(await client.query(queryConfig(sql, params, options)));
+      const result = toResult<Row>(await this.#watchdog.watch(client.query(queryConfig(sql, params, options))));
       client.release();
       return result;
     } catch (error) {
@@ -120,22 +145,25 @@ class PostgresDatabase implements Database {
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await connect(this.#pool, this.#poolSize);
+    const run = <R extends pg.QueryResultRow>(config: pg.QueryConfig | string) => this.#watchdog.watch(client.query<R>(config));
+    let lost: Error | undefined;
     try {
-      await client.query('BEGIN');
+      await run('BEGIN');
       const result = await work({
-        query: async <Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) =>
-          toResult<Row>(await client.query(queryConfig(sql, params, options))),
+        query: async <Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions) => toResult<Row>(await run(queryConfig(sql, params, options))),
         exec: async (sql: string) => {
-          await client.query(sql);
+          await run(sql);
         },
       });
-      await client.query('COMMIT');
+      await run('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A connection that failed (or hangs) takes its transaction with it: no ROLLBACK to wait for.
+      if (isConnectionError(error)) lost = error as Error;
+      else await run('ROLLBACK').catch((rollbackError: unknown) => (lost = rollbackError as Error));
       throw error;
     } finally {
-      client.release();
+      client.release(lost);
     }
   }
 
@@ -193,6 +221,7 @@ class PostgresDatabase implements Database {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#watchdog.stop();
     await this.#listener?.end().catch(() => undefined);
     this.#listener = undefined;
     await this.#pool.end();

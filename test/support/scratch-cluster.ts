@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,10 @@ export type ScratchCluster = {
   url: string;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Freezes the server and its backends (SIGSTOP): connections stay open, nothing answers. */
+  pause(): Promise<void>;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): Promise<void>;
   destroy(): Promise<void>;
 };
 
@@ -55,11 +59,23 @@ export async function startScratchCluster(): Promise<ScratchCluster> {
   const start = () => exec(join(BIN, 'pg_ctl'), ['-D', dataDir, '-o', options, '-l', join(root, 'log'), '-w', 'start']);
   const stop = () => exec(join(BIN, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
   await start();
+  /** The postmaster (its id is the first line of postmaster.pid) and the processes it started. */
+  const serverProcesses = async (): Promise<number[]> => {
+    const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(postmaster)]);
+    return [postmaster, ...stdout.split('\n').map((line) => Number(line.trim())).filter((pid) => pid > 0)];
+  };
+  const signal = async (name: NodeJS.Signals) => {
+    for (const pid of await serverProcesses()) process.kill(pid, name);
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     start,
     stop,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
     async destroy() {
+      await signal('SIGCONT').catch(() => undefined);
       await stop().catch(() => undefined);
       rmSync(root, { recursive: true, force: true });
     },
