@@ -49,8 +49,9 @@ export async function bundleServer({ entryPoints, outdir }) {
   rmSync(target, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    // The embedded database's thread (src/store/pglite-worker-database.ts starts it from beside the chunks).
-    entryPoints: [...entryPoints, { in: 'src/store/pglite-worker.ts', out: 'pglite-worker' }],
+    // The embedded database's thread and the document extraction thread (src/store/pglite-worker-database.ts
+    // and src/knowledge/document-extractor.ts start them from beside the chunks).
+    entryPoints: [...entryPoints, { in: 'src/store/pglite-worker.ts', out: 'pglite-worker' }, { in: 'src/knowledge/extraction-worker.ts', out: 'extraction-worker' }],
     outdir: target,
     bundle: true,
     splitting: true,

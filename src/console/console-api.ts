@@ -49,7 +49,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
   await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans });
   const runtime = services.agentRuntime;
   if (runtime) {
-    await app.register(consoleKnowledgeRoutes, { db, now, knowledgeDir: services.config.knowledgeDir, embedder: (context) => runtime.embedder(context), knowledgeReady: (accountId) => services.knowledge.ensureIndexed(accountId) });
+    await app.register(consoleKnowledgeRoutes, { db, now, knowledgeDir: services.config.knowledgeDir, embedder: (context) => runtime.embedder(context), knowledgeReady: (accountId) => services.knowledge.ensureIndexed(accountId), extractor: services.knowledge.extractor });
   }
   if (services.agentDirectory) {
     await app.register(consoleAgentsRoutes, {

@@ -1,18 +1,28 @@
 import fastifyMultipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { JunctionError } from '../core/errors.ts';
+import { clientSignal } from '../http/client-signal.ts';
 import { parseInput } from '../http/parse-body.ts';
 import { systemKeyFor } from '../keys/system-key.ts';
 import type { Embedder } from '../knowledge/embedder.ts';
 import { searchKnowledge } from '../knowledge/hybrid-search.ts';
 import { indexDocument } from '../knowledge/knowledge-indexer.ts';
-import { deleteCollection, deleteDocuments, listIndexedCollections, upsertCollection } from '../knowledge/knowledge-repository.ts';
-import { formatOf, listCollections, loadDocument } from '../knowledge/load-documents.ts';
+import { collectionOccupancy, deleteCollection, deleteDocuments, listIndexedCollections, upsertCollection } from '../knowledge/knowledge-repository.ts';
+import type { DocumentExtractor } from '../knowledge/document-extractor.ts';
+import { extractionError, isExtractionFailure } from '../knowledge/extraction-failure.ts';
+import { formatOf, listCollections } from '../knowledge/load-documents.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import type { Database } from '../store/database.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
-import { CollectionNameSchema, CreateCollectionSchema, KNOWLEDGE_UPLOAD_LIMIT_BYTES, KnowledgeSearchQuerySchema } from './contract/knowledge.ts';
+import {
+  CollectionNameSchema,
+  CreateCollectionSchema,
+  KNOWLEDGE_DOCUMENTS_PER_COLLECTION,
+  KNOWLEDGE_UPLOAD_LIMIT_BYTES,
+  KNOWLEDGE_UPLOADS_PER_ACCOUNT,
+  KnowledgeSearchQuerySchema,
+} from './contract/knowledge.ts';
 
 export type ConsoleKnowledgeDeps = {
   db: Database;
@@ -22,6 +32,8 @@ export type ConsoleKnowledgeDeps = {
   embedder(context: CallContext): Embedder | undefined;
   /** Resolves once the account's folder collections are indexed (indexing them on first need). */
   knowledgeReady(accountId: string): Promise<void>;
+  /** Where uploads are extracted and split, off the server's thread. */
+  extractor: DocumentExtractor;
 };
 
 const CollectionParamsSchema = z.object({ name: CollectionNameSchema });
@@ -34,6 +46,7 @@ const DocumentParamsSchema = z.object({ name: CollectionNameSchema, id: z.coerce
  */
 export async function consoleKnowledgeRoutes(app: FastifyInstance, deps: ConsoleKnowledgeDeps): Promise<void> {
   await app.register(fastifyMultipart, { limits: { fileSize: KNOWLEDGE_UPLOAD_LIMIT_BYTES, files: 1, fields: 0 } });
+  const uploadsInProgress = new Map<string, number>();
   const reader = requireConsoleUser(deps.db, deps.now);
   const editor = requireConsoleUser(deps.db, deps.now, 'admin');
   const contextFor = (accountId: string, requestId: string, signal: AbortSignal): CallContext => ({ key: systemKeyFor(accountId, deps.now()), requestId, endpoint: 'knowledge.console', signal });
@@ -88,22 +101,42 @@ export async function consoleKnowledgeRoutes(app: FastifyInstance, deps: Console
     const { name } = parseInput(CollectionParamsSchema, request.params, 'path');
     await consoleCollection(accountId, name);
     if (!request.isMultipart()) throw new JunctionError('unsupported_media_type', 'Upload the document as multipart/form-data with one file.');
+    const inProgress = uploadsInProgress.get(accountId) ?? 0;
+    if (inProgress >= KNOWLEDGE_UPLOADS_PER_ACCOUNT) {
+      throw new JunctionError('rate_limit_exceeded', `This account already has ${inProgress} uploads in progress; send the next when one has finished.`, { headers: { 'retry-after': '5' } });
+    }
+    uploadsInProgress.set(accountId, inProgress + 1);
+    try {
+      return await reply.status(201).send({ data: await uploadDocument(accountId, name, request, clientSignal(reply).signal) });
+    } finally {
+      const left = (uploadsInProgress.get(accountId) ?? 1) - 1;
+      if (left > 0) uploadsInProgress.set(accountId, left);
+      else uploadsInProgress.delete(accountId);
+    }
+  });
+
+  /** Reads, extracts (in the extraction pool, as the account) and indexes one uploaded file. */
+  const uploadDocument = async (accountId: string, name: string, request: FastifyRequest, signal: AbortSignal) => {
     const file = await request.file();
     if (!file) throw new JunctionError('invalid_request', 'No file in the upload.', { param: 'file' });
     const path = file.filename.replaceAll('\\', '/').split('/').pop()?.trim() ?? '';
     if (!path || !formatOf(path)) throw new JunctionError('invalid_request', 'Upload a .md, .txt, .html or .pdf file.', { param: 'file' });
+    const occupancy = await collectionOccupancy(deps.db, accountId, name, path);
+    if (occupancy.documents >= KNOWLEDGE_DOCUMENTS_PER_COLLECTION && !occupancy.hasPath) {
+      throw new JunctionError('conflict', `'${name}' already holds ${KNOWLEDGE_DOCUMENTS_PER_COLLECTION.toLocaleString('en-US')} documents, the most one collection may; delete some or use another collection.`, { param: 'file' });
+    }
     const content = await file.toBuffer().catch((error: { code?: string }) => {
       if (error.code === 'FST_REQ_FILE_TOO_LARGE') throw new JunctionError('request_too_large', `A document may be at most ${KNOWLEDGE_UPLOAD_LIMIT_BYTES / 1024 / 1024} MB.`, { param: 'file' });
       throw error;
     });
-    const document = await loadDocument(name, path, content);
-    if (document.text.trim() === '') throw new JunctionError('invalid_request', 'The document holds no text to index (a scanned PDF without a text layer?).', { param: 'file' });
-    const controller = new AbortController();
-    request.raw.once('close', () => controller.abort());
-    const embedder = deps.embedder(contextFor(accountId, request.id, controller.signal));
-    const chunks = await indexDocument({ db: deps.db, accountId, ...(embedder && { embedder }) }, document);
-    return reply.status(201).send({ data: { collection: name, path, chunks } });
-  });
+    const prepared = await deps.extractor.extract({ path, content, owner: accountId, signal }).catch((error: unknown) => {
+      throw isExtractionFailure(error) ? extractionError(error) : error;
+    });
+    if (prepared.chunks.length === 0) throw new JunctionError('invalid_request', `'${path}' holds no text to index (a scanned PDF without a text layer?).`, { param: 'file' });
+    const embedder = deps.embedder(contextFor(accountId, request.id, signal));
+    const chunks = await indexDocument({ db: deps.db, accountId, ...(embedder && { embedder }) }, { ...prepared, collection: name, path });
+    return { collection: name, path, chunks };
+  };
 
   app.delete('/knowledge/collections/:name/documents/:id', { preHandler: editor }, async (request) => {
     const accountId = consoleCaller(request).accountId;

@@ -3,7 +3,13 @@ import { convert, type FormatCallback } from 'html-to-text';
 /** HTML knowledge documents as Markdown-like text: headings become `#` lines, so chunks keep their heading path. */
 
 export function htmlTitle(html: string): string | undefined {
-  const raw = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
+  // Found by plain searches, not one lazy regular expression: that rescanned the rest of the file for each unclosed `<title`.
+  const open = /<title/i.exec(html)?.index;
+  const contentStart = open === undefined ? -1 : html.indexOf('>', open) + 1;
+  const closing = /<\/title>/gi;
+  closing.lastIndex = Math.max(contentStart, 0);
+  const close = contentStart <= 0 ? undefined : closing.exec(html)?.index;
+  const raw = close === undefined ? undefined : html.slice(contentStart, close);
   const title = raw ? convert(raw, { wordwrap: false }).trim() : '';
   return title === '' ? undefined : title;
 }
@@ -17,9 +23,18 @@ const markdownHeading: FormatCallback = (element, walk, builder) => {
   builder.closeBlock({ trailingLineBreaks: 2 });
 };
 
-export function htmlToText(html: string): string {
-  return convert(html, {
+/** Put where html-to-text stops descending: its presence in the text means the document nests too deep. */
+const TOO_DEEP = '\u0000junction-nesting-limit\u0000';
+
+/**
+ * The text of an HTML document; `undefined` when its elements nest deeper than
+ * `maxDepth` (html-to-text walks the tree recursively, so depth is bounded before the
+ * stack is, and silently cut text would be worse than a refusal).
+ */
+export function htmlToText(html: string, maxDepth = 512): string | undefined {
+  const text = convert(html, {
     wordwrap: false,
+    limits: { maxDepth, ellipsis: TOO_DEEP },
     formatters: { markdownHeading },
     selectors: [
       ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, format: 'markdownHeading' })),
@@ -30,5 +45,6 @@ export function htmlToText(html: string): string {
       { selector: 'script', format: 'skip' },
       { selector: 'style', format: 'skip' },
     ],
-  }).trim();
+  });
+  return text.includes(TOO_DEEP) ? undefined : text.trim();
 }

@@ -14,8 +14,9 @@ import {
   upsertCollection,
 } from './knowledge-repository.ts';
 import { refreshLexemeStatistics, STATISTICS_REFRESH_CHUNKS } from './lexeme-frequencies.ts';
-import { type KnowledgeDocument, listCollections, loadCollection } from './load-documents.ts';
-import { type KnowledgeChunk, splitDocument, type SplitOptions } from './split-documents.ts';
+import { type DocumentExtractor, sharedDocumentExtractor } from './document-extractor.ts';
+import { listCollections, loadCollection, type PreparedDocument } from './load-documents.ts';
+import type { KnowledgeChunk, SplitOptions } from './split-documents.ts';
 
 export type IndexProgress = {
   collection: string;
@@ -39,6 +40,10 @@ export type IndexOptions = {
   /** Texts per embedding call. */
   batchSize?: number;
   split?: SplitOptions;
+  /** Where files are extracted and split (default: the process's shared extractor). */
+  extractor?: DocumentExtractor;
+  /** A file that could not be extracted: it is skipped, and what is stored for it stays. */
+  onDocumentError?: (path: string, error: Error) => void;
   onProgress?: (progress: IndexProgress) => void;
 };
 
@@ -46,7 +51,7 @@ export type CollectionReport = IndexProgress & { documentsRemoved: number; chunk
 export type IndexReport = { collections: CollectionReport[]; collectionsRemoved: string[] };
 
 type PlannedChunk = KnowledgeChunk & { contentHash: string; embedText: string };
-type PlannedDocument = { document: KnowledgeDocument; chunks: PlannedChunk[]; sourceHash: string; unchanged?: boolean };
+type PlannedDocument = { document: PreparedDocument; chunks: PlannedChunk[]; sourceHash: string; unchanged?: boolean };
 
 /**
  * Indexes `rootDir/<collection>/` for one account, incrementally. Each chunk's hash
@@ -89,8 +94,14 @@ export async function indexKnowledge(options: IndexOptions): Promise<IndexReport
 async function indexCollection(options: IndexOptions, collection: string): Promise<{ report: CollectionReport; chunksWritten: number }> {
   const { db, accountId, embedder } = options;
   const batchSize = Math.max(1, options.batchSize ?? 64);
-  const documents = await loadCollection(options.rootDir, collection);
+  const { documents, failed } = await loadCollection(options.rootDir, collection, {
+    extractor: options.extractor ?? sharedDocumentExtractor(),
+    ...(options.split && { split: options.split }),
+    ...(options.onDocumentError && { onDocumentError: options.onDocumentError }),
+  });
   const stored = new Map((await listDocuments(db, accountId, collection)).map((document) => [document.path, document]));
+  // A file that failed this time keeps its earlier index rather than vanishing from search.
+  for (const path of failed) stored.delete(path);
   await upsertCollection(db, accountId, collection, embedder?.modelId ?? null);
 
   const progress: IndexProgress = { collection, documentsDone: 0, documentsTotal: documents.length, chunksEmbedded: 0, chunksReused: 0 };
@@ -133,7 +144,7 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
   };
 
   for (const document of documents) {
-    const plan = await planDocument(document, embedder?.modelId, options.split);
+    const plan = planDocument(document, embedder?.modelId);
     chunksTotal += plan.chunks.length;
     const previous = stored.get(document.path);
     stored.delete(document.path);
@@ -171,8 +182,8 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
  * chunk already has (same hash, same model), write it in one transaction (replacing
  * an earlier upload with the same path). Returns its chunk count.
  */
-export async function indexDocument(options: Pick<IndexOptions, 'db' | 'accountId' | 'embedder' | 'split'>, document: KnowledgeDocument): Promise<number> {
-  const plan = await planDocument(document, options.embedder?.modelId, options.split);
+export async function indexDocument(options: Pick<IndexOptions, 'db' | 'accountId' | 'embedder'>, document: PreparedDocument): Promise<number> {
+  const plan = planDocument(document, options.embedder?.modelId);
   const vectors = new Map<string, StoredEmbedding>();
   if (options.embedder) {
     const hashes = [...new Set(plan.chunks.map((chunk) => chunk.contentHash))];
@@ -191,13 +202,9 @@ export async function indexDocument(options: Pick<IndexOptions, 'db' | 'accountI
   return plan.chunks.length;
 }
 
-/** Splits a document and hashes its chunks; pure apart from the splitter. */
-export async function planDocument(
-  document: KnowledgeDocument,
-  modelId: string | undefined,
-  split?: SplitOptions,
-): Promise<PlannedDocument> {
-  const chunks = (await splitDocument(document, split)).map((chunk) => {
+/** Hashes a prepared document's chunks. */
+export function planDocument(document: PreparedDocument, modelId: string | undefined): PlannedDocument {
+  const chunks = document.chunks.map((chunk) => {
     const embedText = embeddingText(document.title, chunk);
     return { ...chunk, embedText, contentHash: chunkHash(embedText, modelId) };
   });

@@ -222,3 +222,13 @@ function distanceExpression(dims: number): string {
   if (HNSW_HALFVEC_DIMENSIONS.includes(dims)) return `embedding::halfvec(${dims}) <=> $1::halfvec(${dims})`;
   return 'embedding <=> $1::vector';
 }
+
+/** How many documents a collection holds, and whether one of them is at `path` (an upload there replaces it). */
+export async function collectionOccupancy(db: Queryable, accountId: string, collection: string, path: string): Promise<{ documents: number; hasPath: boolean }> {
+  const result = await db.query<{ documents: number; has_path: boolean }>(
+    'SELECT count(*)::int AS documents, coalesce(bool_or(path = $3), false) AS has_path FROM knowledge_documents WHERE account_id = $1 AND collection = $2',
+    [accountId, collection, path],
+  );
+  const row = result.rows[0];
+  return { documents: Number(row?.documents ?? 0), hasPath: row?.has_path === true };
+}

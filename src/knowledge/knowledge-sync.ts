@@ -1,5 +1,6 @@
 import type { Database } from '../store/database.ts';
 import { type FolderWatcher, watchFolders } from '../tools/folder-watcher.ts';
+import { type DocumentExtractor, sharedDocumentExtractor } from './document-extractor.ts';
 import type { Embedder } from './embedder.ts';
 import { type IndexProgress, type IndexReport, indexKnowledge } from './knowledge-indexer.ts';
 
@@ -8,7 +9,10 @@ export type KnowledgeSyncOptions = {
   knowledgeDir: string;
   /** The embedder that bills this account, or undefined for full text only. */
   embedderFor(accountId: string): Embedder | undefined;
+  /** Failed syncs, and folder files that could not be extracted (skipped, the rest indexed). */
   onError(error: Error): void;
+  /** Where documents are extracted, for uploads too (default: the process's shared extractor). */
+  extractor?: DocumentExtractor;
   /** Each finished index of an account's folders (for the log). */
   onIndexed?(accountId: string, report: IndexReport, ms: number): void;
   debounceMs?: number;
@@ -24,6 +28,7 @@ export type KnowledgeSyncOptions = {
  */
 export class KnowledgeSync {
   readonly #options: KnowledgeSyncOptions;
+  readonly extractor: DocumentExtractor;
   #watcher: FolderWatcher | undefined;
   #running: Promise<void> | undefined;
   /** Per account, its latest sync (done or under way); absent until first needed, or after a failure. */
@@ -31,6 +36,7 @@ export class KnowledgeSync {
 
   constructor(options: KnowledgeSyncOptions) {
     this.#options = options;
+    this.extractor = options.extractor ?? sharedDocumentExtractor();
   }
 
   /** Starts the first sync in the background (start-up does not wait for embeddings) and watches the folder. */
@@ -53,6 +59,7 @@ export class KnowledgeSync {
     this.#watcher?.close();
     await this.#running?.catch(() => undefined);
     await Promise.all([...this.#synced.values()]);
+    await this.extractor.close();
   }
 
   /**
@@ -82,6 +89,8 @@ export class KnowledgeSync {
       accountId,
       rootDir: this.#options.knowledgeDir,
       ...(embedder && { embedder }),
+      extractor: this.extractor,
+      onDocumentError: (path, error) => this.#options.onError(new Error(`knowledge file ${path} skipped: ${error.message}`, { cause: error })),
       ...(onProgress && { onProgress }),
     });
   }

@@ -1,11 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, extname, join, relative, sep } from 'node:path';
+import { extname, join, relative, sep } from 'node:path';
+import type { DocumentExtractor } from './document-extractor.ts';
+import type { DocumentChunks } from './prepare-document.ts';
+import type { SplitOptions } from './split-documents.ts';
 
-/**
- * A knowledge document as text. Markdown stays Markdown and HTML is converted to
- * Markdown-like text (headings as `#` lines), so the splitter can keep heading paths
- * for both.
- */
+/** A knowledge document as text: Markdown, plain text, or HTML and PDF converted to text. */
 export type KnowledgeDocument = {
   collection: string;
   /** Path inside the collection folder, always with `/` separators. */
@@ -14,6 +13,9 @@ export type KnowledgeDocument = {
   text: string;
   format: DocumentFormat;
 };
+
+/** A document ready to index: where it belongs, its title and its chunks (see prepare-document.ts). */
+export type PreparedDocument = DocumentChunks & { collection: string; path: string };
 
 export type DocumentFormat = 'markdown' | 'text' | 'html' | 'pdf';
 
@@ -45,19 +47,43 @@ export async function listCollections(rootDir: string): Promise<string[]> {
     .sort();
 }
 
-/** Every supported file under `rootDir/collection/` (recursively; dot-files skipped), sorted by path. */
-export async function loadCollection(rootDir: string, collection: string): Promise<KnowledgeDocument[]> {
+export type LoadCollectionOptions = {
+  extractor: DocumentExtractor;
+  split?: SplitOptions;
+  /** A file that could not be extracted; it is left out and the others load. */
+  onDocumentError?: (path: string, error: Error) => void;
+};
+
+export type LoadedCollection = {
+  documents: PreparedDocument[];
+  /** Paths that failed to extract: what is stored for them is kept, not deleted. */
+  failed: string[];
+};
+
+/**
+ * Every supported file under `rootDir/collection/` (recursively; dot-files skipped),
+ * sorted by path, extracted and split through the same extractor (and limits) as
+ * uploads. The folder is the operator's, so a file that fails is reported and skipped
+ * rather than failing the collection.
+ */
+export async function loadCollection(rootDir: string, collection: string, options: LoadCollectionOptions): Promise<LoadedCollection> {
   if (!COLLECTION_NAME.test(collection)) throw new Error(`invalid knowledge collection name: ${collection}`);
   const folder = join(rootDir, collection);
   const files = (await listFiles(folder)).filter((file) => formatOf(file) !== undefined).sort();
-  const documents: KnowledgeDocument[] = [];
+  const documents: PreparedDocument[] = [];
+  const failed: string[] = [];
   for (const file of files) {
     const path = relative(folder, file).split(sep).join('/');
-    const document = await loadDocument(collection, path, await readFile(file));
-    // An empty file (or a scanned PDF without a text layer) has nothing to index.
-    if (document.text.trim() !== '') documents.push(document);
+    try {
+      const prepared = await options.extractor.extract({ path, content: await readFile(file), ...(options.split && { split: options.split }) });
+      // An empty file (or a scanned PDF without a text layer) has nothing to index.
+      if (prepared.chunks.length > 0) documents.push({ ...prepared, collection, path });
+    } catch (error) {
+      failed.push(path);
+      options.onDocumentError?.(`${collection}/${path}`, error instanceof Error ? error : new Error(String(error)));
+    }
   }
-  return documents;
+  return { documents, failed };
 }
 
 async function listFiles(folder: string): Promise<string[]> {
@@ -70,58 +96,4 @@ async function listFiles(folder: string): Promise<string[]> {
     else if (entry.isFile()) files.push(full);
   }
   return files;
-}
-
-/** Converts one file's bytes to text; `path` decides the format. */
-export async function loadDocument(collection: string, path: string, content: Uint8Array): Promise<KnowledgeDocument> {
-  const format = formatOf(path);
-  const fallbackTitle = titleFromFileName(path);
-  switch (format) {
-    case 'markdown': {
-      const { body, title } = stripFrontMatter(Buffer.from(content).toString('utf8'));
-      return { collection, path, format, text: body, title: title ?? firstMarkdownHeading(body) ?? fallbackTitle };
-    }
-    case 'text':
-      return { collection, path, format, text: Buffer.from(content).toString('utf8'), title: fallbackTitle };
-    case 'html': {
-      // Loaded on demand: the HTML parser is a few MB that a server without HTML documents never needs.
-      const { htmlTitle, htmlToText } = await import('./html-document.ts');
-      const html = Buffer.from(content).toString('utf8');
-      const text = htmlToText(html);
-      return { collection, path, format, text, title: htmlTitle(html) ?? firstMarkdownHeading(text) ?? fallbackTitle };
-    }
-    case 'pdf': {
-      const { text, title } = await pdfToText(content);
-      return { collection, path, format, text, title: title ?? fallbackTitle };
-    }
-    default:
-      throw new Error(`unsupported knowledge file type: ${path}`);
-  }
-}
-
-function titleFromFileName(path: string): string {
-  const name = basename(path, extname(path)).replace(/[-_]+/g, ' ').trim();
-  return name.charAt(0).toUpperCase() + name.slice(1);
-}
-
-/** YAML front matter is metadata, not content; only its `title` is kept. */
-function stripFrontMatter(markdown: string): { body: string; title?: string } {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(markdown);
-  if (!match) return { body: markdown };
-  const title = /^title:\s*["']?(.+?)["']?\s*$/m.exec(match[1] ?? '')?.[1];
-  return { body: markdown.slice(match[0].length), ...(title ? { title } : {}) };
-}
-
-function firstMarkdownHeading(text: string): string | undefined {
-  return /^#{1,6}\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
-}
-
-async function pdfToText(content: Uint8Array): Promise<{ text: string; title?: string }> {
-  // Loaded on demand: pdf.js is large and most deployments have no PDFs.
-  const { extractText, getDocumentProxy, getMeta } = await import('unpdf');
-  const pdf = await getDocumentProxy(new Uint8Array(content));
-  const { text } = await extractText(pdf, { mergePages: true });
-  const { info } = await getMeta(pdf);
-  const title: unknown = info.Title;
-  return { text, ...(typeof title === 'string' && title.trim() !== '' ? { title: title.trim() } : {}) };
 }

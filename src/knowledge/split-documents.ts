@@ -1,4 +1,5 @@
 import type { KnowledgeDocument } from './load-documents.ts';
+import { atxHeading } from './markdown-heading.ts';
 
 export type KnowledgeChunk = {
   /** Position in the document, from 0. */
@@ -82,15 +83,14 @@ export function markdownSections(markdown: string): Section[] {
       if (fence === undefined) fence = marker;
       else if (marker[0] === fence[0] && marker.length >= fence.length && (fenceMatch[2] ?? '').trim() === '') fence = undefined;
     }
-    const heading = fence === undefined && !fenceMatch ? /^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line) : null;
+    const heading = fence === undefined && !fenceMatch ? atxHeading(line) : undefined;
     if (!heading) {
       body.push(line);
       continue;
     }
     flush();
-    const level = heading[1]?.length ?? 1;
-    while (stack.length > 0 && (stack[stack.length - 1]?.level ?? 0) >= level) stack.pop();
-    stack.push({ level, text: heading[2] ?? '' });
+    while (stack.length > 0 && (stack[stack.length - 1]?.level ?? 0) >= heading.level) stack.pop();
+    stack.push(heading);
   }
   flush();
   return sections;

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
 export const KNOWLEDGE_UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+/** Documents one console collection may hold (each upload is extracted, split and indexed). */
+export const KNOWLEDGE_DOCUMENTS_PER_COLLECTION = 1_000;
+/** Uploads one account may have in progress at once, so its files cannot occupy the extraction pool. */
+export const KNOWLEDGE_UPLOADS_PER_ACCOUNT = 2;
 export const KNOWLEDGE_UPLOAD_FORMATS = ['.md', '.markdown', '.txt', '.html', '.htm', '.pdf'] as const;
 
 export const CollectionNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/i, 'letters, digits, ".", "_" and "-" (at most 64), starting with a letter or digit');

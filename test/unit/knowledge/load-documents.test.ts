@@ -2,10 +2,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DocumentExtractor } from '../../../src/knowledge/document-extractor.ts';
+import { extractDocumentText } from '../../../src/knowledge/document-text.ts';
+import { DEFAULT_EXTRACTION_LIMITS } from '../../../src/knowledge/extraction-limits.ts';
 import { htmlToText } from '../../../src/knowledge/html-document.ts';
-import { listCollections, loadCollection, loadDocument } from '../../../src/knowledge/load-documents.ts';
+import { listCollections, loadCollection } from '../../../src/knowledge/load-documents.ts';
 
 let root: string;
+const extractor = new DocumentExtractor();
+const loadDocument = (path: string, content: Uint8Array) => extractDocumentText(path, content, DEFAULT_EXTRACTION_LIMITS);
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'junction-knowledge-'));
@@ -19,7 +24,10 @@ beforeAll(async () => {
   await writeFile(join(root, 'guides', '.draft.md'), '# Draft');
   await writeFile(join(root, 'README.md'), 'files at the root belong to no collection');
 });
-afterAll(async () => rm(root, { recursive: true, force: true }));
+afterAll(async () => {
+  await extractor.close();
+  await rm(root, { recursive: true, force: true });
+});
 
 describe('listCollections / loadCollection', () => {
   it('lists collection folders and skips hidden ones', async () => {
@@ -28,24 +36,25 @@ describe('listCollections / loadCollection', () => {
   });
 
   it('loads supported files recursively with posix paths, skipping empty, hidden and unsupported files', async () => {
-    const documents = await loadCollection(root, 'guides');
+    const { documents, failed } = await loadCollection(root, 'guides', { extractor });
+    expect(failed).toEqual([]);
     expect(documents.map((document) => [document.path, document.format, document.title])).toEqual([
       ['intro.md', 'markdown', 'Getting started'],
       ['nested/faq.txt', 'text', 'Faq'],
       ['page.html', 'html', 'Page & more'],
     ]);
-    expect(documents[0]?.text).toBe('# Welcome\n\nHello there.\n');
+    expect(documents[0]?.chunks).toEqual([{ chunkIndex: 0, heading: 'Welcome', content: 'Hello there.' }]);
     expect(documents.every((document) => document.collection === 'guides')).toBe(true);
   });
 
   it('rejects collection names that could escape the root', async () => {
-    await expect(loadCollection(root, '../etc')).rejects.toThrow(/invalid knowledge collection/);
+    await expect(loadCollection(root, '../etc', { extractor })).rejects.toThrow(/invalid knowledge collection/);
   });
 });
 
 describe('loadDocument', () => {
   it('takes a Markdown title from the first heading when there is no front matter', async () => {
-    const document = await loadDocument('c', 'a.md', Buffer.from('Intro line\n\n## Setting up\ntext'));
+    const document = await loadDocument('a.md', Buffer.from('Intro line\n\n## Setting up\ntext'));
     expect(document.title).toBe('Setting up');
   });
 
@@ -62,7 +71,7 @@ describe('loadDocument', () => {
   });
 
   it('extracts the text and title of a PDF', async () => {
-    const document = await loadDocument('c', 'manual.pdf', minimalPdf('Warranty lasts two years', 'Manual'));
+    const document = await loadDocument('manual.pdf', minimalPdf('Warranty lasts two years', 'Manual'));
     expect(document.format).toBe('pdf');
     expect(document.title).toBe('Manual');
     expect(document.text).toContain('Warranty lasts two years');

@@ -1,0 +1,14 @@
+/**
+ * The messages between DocumentExtractor (the server's thread) and extraction-worker.ts.
+ * Values cross by structured clone; the file's bytes are transferred, not copied.
+ */
+import type { ExtractionFailureKind } from './extraction-failure.ts';
+import type { ExtractionLimits } from './extraction-limits.ts';
+import type { DocumentChunks } from './prepare-document.ts';
+import type { SplitOptions } from './split-documents.ts';
+
+export type ExtractionRequest = { id: number; path: string; content: Uint8Array; limits: ExtractionLimits; split?: SplitOptions };
+
+export type ExtractionReply =
+  | { id: number; ok: true; document: DocumentChunks }
+  | { id: number; ok: false; kind: ExtractionFailureKind; message: string };
