@@ -74,7 +74,7 @@ function judgeProbe(probe: Probe, missingStatus: () => number | undefined): (res
     if (probe.expect !== 'denied') return undefined;
     if (response.statusCode < 300) return 'a 2xx on the other account’s object';
     const status = missingStatus();
-    if (status !== undefined && status !== response.statusCode) return `answers ${response.statusCode} where a missing object gets ${status}, so it tells the object exists: ${response.body.slice(0, 160)}`;
+    if (status !== undefined && status >= 400 && status !== response.statusCode) return `answers ${response.statusCode} where a missing object gets ${status}, so it tells the object exists: ${response.body.slice(0, 160)}`;
     return undefined;
   };
 }

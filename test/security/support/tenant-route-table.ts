@@ -56,7 +56,11 @@ export const ROUTE_TABLE: RouteTable = {
 
   'GET /v1/key': { access: modelKey, baseline: { url: '/v1/key' } },
   'GET /v1/keys': { access: provisioningKey, baseline: { url: '/v1/keys' } },
-  'POST /v1/keys': { access: provisioningKey, baseline: { url: '/v1/keys', payload: { name: 'tenant matrix' } } },
+  'POST /v1/keys': {
+    access: provisioningKey,
+    baseline: { url: '/v1/keys', payload: { name: 'tenant matrix' } },
+    probes: (victim) => [denied('account, named in the body', '/v1/keys', { name: 'matrix claims account', account_id: victim.accountId }), denied('account, named in the body', '/v1/keys', { name: 'matrix claims account', account: victim.accountId })],
+  },
   'GET /v1/keys/:id': { access: provisioningKey, baseline: { url: `/v1/keys/${MISSING_UUID}` }, probes: (victim) => keyIds(victim).map((id) => denied(`key ${id}`, `/v1/keys/${id}`)) },
   'PATCH /v1/keys/:id': { access: provisioningKey, baseline: { url: `/v1/keys/${MISSING_UUID}`, payload: { name: 'x' } }, probes: (victim) => keyIds(victim).map((id) => denied(`key ${id}`, `/v1/keys/${id}`, { disabled: true })) },
   'DELETE /v1/keys/:id': { access: provisioningKey, baseline: { url: `/v1/keys/${MISSING_UUID}` }, probes: (victim) => keyIds(victim).map((id) => denied(`key ${id}`, `/v1/keys/${id}`)) },
@@ -92,7 +96,11 @@ export const ROUTE_TABLE: RouteTable = {
   'DELETE /console/api/members/:userId': { access: admin, baseline: { url: `/console/api/members/${MISSING_UUID}` }, probes: (victim) => userIds(victim).map((id) => denied(`member ${id}`, `/console/api/members/${id}`)) },
   'GET /console/api/models': { access: member, baseline: { url: '/console/api/models' } },
   'GET /console/api/keys': { access: member, baseline: { url: '/console/api/keys' }, probes: () => (['provisioning', 'agent'] as const).map((kind) => scanned(`${kind} key list`, `/console/api/keys?kind=${kind}`)) },
-  'POST /console/api/keys': { access: admin, baseline: { url: '/console/api/keys', payload: { name: 'tenant matrix' } } },
+  'POST /console/api/keys': {
+    access: admin,
+    baseline: { url: '/console/api/keys', payload: { name: 'tenant matrix' } },
+    probes: (victim) => [denied('account, named in the body', '/console/api/keys', { name: 'matrix claims account', account_id: victim.accountId })],
+  },
   'PATCH /console/api/keys/:id': { access: admin, baseline: { url: `/console/api/keys/${MISSING_UUID}`, payload: { name: 'x' } }, probes: (victim) => keyIds(victim).map((id) => denied(`key ${id}`, `/console/api/keys/${id}`, { disabled: true })) },
   'DELETE /console/api/keys/:id': { access: admin, baseline: { url: `/console/api/keys/${MISSING_UUID}` }, probes: (victim) => [denied('model key', `/console/api/keys/${victim.keys.model.id}`)] },
   'POST /console/api/provisioning-keys': { access: admin, baseline: { url: '/console/api/provisioning-keys', payload: { name: 'tenant matrix' } } },
@@ -130,7 +138,11 @@ export const ROUTE_TABLE: RouteTable = {
   'PUT /console/api/agents/:id': {
     access: admin,
     baseline: { url: `/console/api/agents/matrix-${MISSING_UUID.slice(0, 8)}`, payload: { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix' } } },
-    probes: (victim) => [{ object: 'console agent id', url: `/console/api/agents/${victim.consoleAgent.id}`, payload: { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix' } }, expect: 'own-namespace' }],
+    probes: (victim) => [
+      denied('account, as the agent’s owner', '/console/api/agents/matrix-claims-account', { definition: { account: victim.accountName, name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix' } }),
+      denied('collection, as the agent’s knowledge', '/console/api/agents/matrix-uses-collection', { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix', knowledge: [victim.knowledge.collection] } }),
+      { object: 'console agent id', url: `/console/api/agents/${victim.consoleAgent.id}`, payload: { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix' } }, expect: 'own-namespace' },
+    ],
   },
   'DELETE /console/api/agents/:id': { access: admin, baseline: { url: '/console/api/agents/matrix-missing' }, probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}`)] },
   'GET /console/api/agents/:id/export': { access: member, baseline: { url: '/console/api/agents/matrix-missing/export' }, probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/export`), scanned('file agent of the same id', '/console/api/agents/file-agent/export')] },
