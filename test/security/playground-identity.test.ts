@@ -74,4 +74,15 @@ describe(`playground identity (${engineName()})`, () => {
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
   });
+
+  it('makes one key for a person whose first playground requests arrive together', async () => {
+    await runAdminCommand(gateway.services, { command: 'users.create', email: 'eager@example.com', password: PASSWORD, role: 'member' });
+    const eager = await signIn(gateway.app, 'eager@example.com', PASSWORD);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => eager.request('GET', '/agents/v1/conversations')));
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
+    const live = await gateway.services.db.query<{ id: string }>("SELECT id FROM api_keys WHERE name = 'Console playground (eager@example.com)' AND deleted_at IS NULL");
+    expect(live.rows).toHaveLength(1);
+    const bound = await gateway.services.db.query<{ key_id: string }>("SELECT p.key_id FROM playground_keys p JOIN users u ON u.id = p.user_id WHERE u.email = 'eager@example.com'");
+    expect(bound.rows).toEqual(live.rows.map((row) => ({ key_id: row.id })));
+  });
 });
