@@ -22,6 +22,7 @@ import { PASSWORD, SERVER_KEY_SECRET, startTenantWorld, type Tenant, type Tenant
 
 /** Cases found open in files other helpers own, left out of the assertion until their fix lands. Empty it when they do. */
 const KNOWN_OPEN_IN_OTHER_AREAS: Record<string, string> = {
+  'add-existing-person': 'H5 (members-routes, user-repository): an admin of A who adds the email of a person of B gets their user id and whether they have a password, and the person, made a member of A without asking, signs in next into A (memberships ordered by account age), where what they write belongs to A',
   'invite-takeover': 'H5 (members-routes, one-time tokens): an admin of A who adds the email of a person invited to B, not yet signed up, gets a set-password link for that person, sets the password and acts in B with the role B gave',
 };
 
@@ -220,6 +221,19 @@ describe('what an admin of one account can do to a person of another', () => {
       }
     }
     expectClosed('invite-takeover', problem);
+  });
+
+  it('cannot learn about a person of another account, nor draw their next sign-in into its own account', async () => {
+    const person = b.users.admin;
+    const added = await a.users.admin.session.request('POST', '/console/api/members', { email: person.email, role: 'member' });
+    expect(added.statusCode).toBeLessThan(500);
+    const problems: string[] = [];
+    if (added.body.includes(person.id)) problems.push(`A's admin saw B's user id ${person.id}`);
+    if (/"has_password":true/.test(added.body)) problems.push('A’s admin learnt that the person has a password here');
+    const signedIn = await signIn(app, person.email, PASSWORD);
+    const me = (await signedIn.request('GET', '/console/api/me')).json<{ current_account_id: string }>();
+    if (me.current_account_id !== b.accountId) problems.push(`their next sign-in opened account ${me.current_account_id === a.accountId ? 'A' : me.current_account_id}`);
+    expectClosed('add-existing-person', problems.length > 0 ? problems.join('; ') : undefined);
   });
 
   it('cannot keep a removed member in, nor a demoted admin’s powers, for one more request', async () => {
