@@ -5,11 +5,13 @@ import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
-import { cancelUnheldRun, findRunByResponse, requestCancel, RUN_ACTIVE, type RunRow, RunSnapshotSchema } from '../durable/run-repository.ts';
+import { cancelUnheldRun, findRunByResponse, readEvents, requestCancel, RUN_ACTIVE, type RunRow, RunSnapshotSchema } from '../durable/run-repository.ts';
 import { StoredRunRequestSchema, streamRunEvents } from './background-response.ts';
-import type { OutputItem } from './response-items.ts';
+import type { OutputItem, StreamEvent } from './response-items.ts';
 import { type ResponseSettings, type ResponseState, responseResource, wireUsage } from './response-resource.ts';
+import type { Queryable } from '../../store/database.ts';
 import { storedResource } from './response-store.ts';
+import { applyStreamedEvents } from './streamed-output.ts';
 
 const RetrieveQuerySchema = z.strictObject({
   stream: z.enum(['true', 'false']).optional(),
@@ -40,7 +42,7 @@ export async function backgroundResponseRoutes(app: FastifyInstance, deps: Agent
         if (!run || !isJunctionError(error) || error.code !== 'not_found') throw error;
       }
     }
-    return runResource(run);
+    return runResource(deps.db, run);
   };
 
   app.get('/responses/:id', async (request, reply) => {
@@ -82,16 +84,22 @@ export async function backgroundResponseRoutes(app: FastifyInstance, deps: Agent
   });
 }
 
-/** A run's response from its row: the settings it was created with, the output and totals at its last checkpoint. */
-function runResource(run: RunRow) {
+/**
+ * A run's response from its row: the settings it was created with, the totals at its last
+ * checkpoint, and, while it runs, the output as far as its events have streamed (a
+ * checkpoint's output lacks the text of an item still open, and everything since).
+ */
+async function runResource(db: Queryable, run: RunRow) {
   const request = StoredRunRequestSchema.parse(run.request);
   const snapshot = run.snapshot === null ? undefined : RunSnapshotSchema.parse(run.snapshot);
+  const checkpointed = (snapshot?.output ?? []) as OutputItem[];
+  const output = isActive(run) ? applyStreamedEvents([], (await readEvents(db, run.id, -1)) as StreamEvent[]) : checkpointed;
   return responseResource(request.settings as ResponseSettings, {
     id: run.response_id,
     createdAt: request.created_at,
     status: run.status as ResponseState['status'],
     completedAt: null,
-    output: (snapshot?.output ?? []) as OutputItem[],
+    output,
     usage: snapshot ? wireUsage(snapshot.totals.usage, snapshot.totals) : null,
     error: null,
     incompleteReason: null,
