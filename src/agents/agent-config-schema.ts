@@ -97,22 +97,24 @@ export const AgentFileSchema = z
     }
   });
 
-const consoleOnly = (message: string) => z.never({ error: message }).optional();
+/** A file-only field: present in a console definition, it is refused with this reason. */
+const fileOnly = (reason: string) => z.never({ error: reason }).optional();
 
 /**
  * A console agent, written by a tenant: the file's fields without the operator's
  * powers. Its account is the one it is saved in, its instructions are inline, and its
  * MCP servers are URLs (tenant-mcp-policy.ts) whose header values are sent as written.
  */
-export const ConsoleAgentDefinitionSchema = z.strictObject({
-  ...agentFields,
-  instructions: z.string().min(1, 'give the instructions').optional(),
-  account: consoleOnly('a console agent belongs to the account it is saved in; leave account out'),
-  instructions_file: consoleOnly('console agents keep their instructions inline (instructions)'),
-  mcp_servers: serverList(TenantMcpServerSchema),
-}).superRefine((file, context) => {
-  if (file.instructions === undefined) context.addIssue({ code: 'custom', path: ['instructions'], message: 'give the instructions' });
-});
+export const ConsoleAgentDefinitionSchema = z
+  .strictObject({
+    ...agentFields,
+    account: fileOnly('a console agent belongs to the account it is saved in; leave account out'),
+    instructions_file: fileOnly('console agents keep their instructions inline (instructions)'),
+    mcp_servers: serverList(TenantMcpServerSchema),
+  })
+  .superRefine((file, context) => {
+    if (file.instructions === undefined) context.addIssue({ code: 'custom', path: ['instructions'], message: 'give the instructions' });
+  });
 
 export type AgentFile = z.input<typeof AgentFileSchema>;
 

@@ -1,6 +1,7 @@
 import { AIMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { ToolDefinition } from '../core/model-types.ts';
+import { boundToolContent } from '../tools/tool-content-bound.ts';
 import { agentGraph } from './agent-graph.ts';
 import type { LoadedAgent } from './agent-registry.ts';
 import { linkedAgentsFor } from './linked-agents.ts';
@@ -62,5 +63,5 @@ export async function runSubAgent(scope: HookScope, agentId: string, args: unkno
   // The caller's view of the run: its own last model and finish, not the sub-agent's.
   scope.totals.current.model = before.model;
   scope.totals.current.finish = before.finish;
-  return { ok: true, content: answer ? answer.text : '', costMicros: 0, durationMs: performance.now() - started };
+  return { ok: true, content: boundToolContent(answer ? answer.text : ''), costMicros: 0, durationMs: performance.now() - started };
 }

@@ -41,7 +41,8 @@ export const McpServerFileSchema = z
 
 /** A console agent's server: a URL only (header values are sent as written). */
 const noCommand = z.never({ error: 'console agents cannot start commands: give the url of an MCP server' }).optional();
-export const TenantMcpServerSchema = z.strictObject({ label: serverFields.label, command: noCommand, args: noCommand, ...serverFields });
+const { label, ...otherFields } = serverFields;
+export const TenantMcpServerSchema = z.strictObject({ label, command: noCommand, args: noCommand, ...otherFields });
 
 export type McpServerConfig = {
   label: string;
