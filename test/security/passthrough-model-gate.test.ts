@@ -117,6 +117,16 @@ describe('pass-through calls without a model', () => {
     }
   });
 
+  it('names the reported model on a row without usage: a queued background call', async () => {
+    const before = (await rows()).length;
+    const queued = await post(openKey, '/v1/responses', { input: 'queued', prompt: { id: 'pmpt_test-echo' }, background: true });
+    expect(queued.json()).toMatchObject({ status: 'queued', usage: null });
+    const added = (await rows()).slice(before);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ model: 'openai/test-echo', upstream_model: 'test-echo', status: 'success' });
+    expect(Number(added[0]?.cost_micros)).toBe(0);
+  });
+
   it('reserves for the dearest model when none is named', async () => {
     const account = await createAccount(gateway.services.db, 'one cent');
     await runAdminCommand(gateway.services, { command: 'credits.grant', account: account.id, amount: '0.01', currency: 'USD' });

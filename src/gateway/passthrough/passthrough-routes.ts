@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { computeChatCost } from '../../catalog/costs.ts';
+import { resolveModel } from '../../catalog/lookup.ts';
 import type { CatalogModel } from '../../catalog/types.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import type { Usage } from '../../core/model-types.ts';
@@ -110,7 +111,9 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   const tapped = tap?.finish();
   // Without a model in the request (a prompt's, an assistant's, a stored Response's), the one the provider reports is priced.
   const reported = tapped && !gate.model ? priceReportedUsage(deps.catalog, tapped.upstreamModel, tapped.usage) : undefined;
-  const model = gate.model ?? reported?.model;
+  // Without usage (a queued background Response, a broken stream) the row still names the model that ran.
+  const named = tap?.reportedModel === undefined ? undefined : resolveModel(deps.catalog, `${PASSTHROUGH_PROVIDER}/${tap.reportedModel}`);
+  const model = gate.model ?? reported?.model ?? named;
   const costMicros = reported ? reported.costMicros : tapped && model ? computeChatCost(model, tapped.usage) : 0;
   const pricingNote = reported?.errorCode ?? undefined;
   if (status === 'success' && isDeferredBilling(method, path)) status = 'deferred_billing';

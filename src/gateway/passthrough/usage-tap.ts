@@ -51,6 +51,7 @@ export class UsageTap {
   #bytes = 0;
   #parser: EventSourceParser | undefined;
   #found: TappedUsage | undefined;
+  #model: string | undefined;
 
   constructor(contentType: string) {
     this.#kind = contentType.includes('text/event-stream') ? 'sse' : 'json';
@@ -76,10 +77,20 @@ export class UsageTap {
     }
     if (this.#bytes > MAX_JSON_BYTES || this.#bytes === 0) return undefined;
     try {
-      return usageOf(JSON.parse(Buffer.concat(this.#chunks).toString('utf8')));
+      const report: unknown = JSON.parse(Buffer.concat(this.#chunks).toString('utf8'));
+      this.#model = modelOf(report);
+      return usageOf(report);
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The model the response named, with or without usage (a queued background Response, a
+   * stream that broke off after `response.created`): read after finish().
+   */
+  get reportedModel(): string | undefined {
+    return this.#found?.upstreamModel ?? this.#model;
   }
 
   #onEvent(event: string | undefined, data: string): void {
@@ -92,14 +103,21 @@ export class UsageTap {
     // OpenAI names the event both in `event:` and in the payload's `type` (Responses).
     const type = event ?? (typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'type') : undefined);
     if (typeof type !== 'string') return;
+    const response = typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'response') : undefined;
+    this.#model ??= type.startsWith('thread.run.') ? modelOf(payload) : modelOf(response);
     if (TERMINAL_RESPONSE_EVENTS.has(type)) {
-      const response = typeof payload === 'object' && payload !== null ? Reflect.get(payload, 'response') : undefined;
       this.#found = usageOf(response) ?? this.#found;
     } else if (TERMINAL_RUN_EVENTS.has(type)) {
       this.#found = usageOf(payload) ?? this.#found;
     }
   }
 }
+
+/** The `model` a Response or Run object names. */
+const modelOf = (value: unknown): string | undefined => {
+  const report = ReportSchema.safeParse(value);
+  return report.success && report.data.model ? report.data.model : undefined;
+};
 
 /** Usage of a Response or Run object; undefined when it reports none (yet). */
 export function usageOf(value: unknown): TappedUsage | undefined {
