@@ -4,7 +4,7 @@ import { hashToken, newToken } from './session-repository.ts';
 
 /** An invite link works for 7 days. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
-/** Open invitations an account may hold at once: inviting stays cheap for everyone else. */
+/** Live invitations an account may hold at once: inviting stays cheap for everyone else. */
 export const MAX_OPEN_INVITATIONS = 200;
 
 export type InvitationRow = {
@@ -29,8 +29,9 @@ export async function listOpenInvitations(db: Queryable, accountId: string): Pro
   return result.rows;
 }
 
-export async function countOpenInvitations(db: Queryable, accountId: string): Promise<number> {
-  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM invitations i WHERE i.account_id = $1 AND ${OPEN}`, [accountId]);
+/** Open invitations whose links still work (expired ones stay listed but cost nothing). */
+export async function countLiveInvitations(db: Queryable, accountId: string, now: Date): Promise<number> {
+  const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM invitations i WHERE i.account_id = $1 AND ${OPEN} AND i.expires_at > $2`, [accountId, now]);
   return result.rows[0]?.n ?? 0;
 }
 

@@ -7,7 +7,7 @@ import { type ConsoleCaller, consoleCaller, requireConsoleUser } from './console
 import { type Invitation, type Invite, InviteSchema } from './contract/invitations.ts';
 import type { Role } from './contract/session.ts';
 import {
-  countOpenInvitations,
+  countLiveInvitations,
   createInvitation,
   findOpenInvitation,
   isOpenInvitationClash,
@@ -52,8 +52,8 @@ async function inviteIn(tx: Queryable, caller: ConsoleCaller, input: Invite, now
   if (open) {
     assertMayInviteAs(caller, open.role);
     await revokeInvitation(tx, open.id, now);
-  } else if ((await countOpenInvitations(tx, caller.accountId)) >= MAX_OPEN_INVITATIONS) {
-    throw new JunctionError('conflict', `This account has ${MAX_OPEN_INVITATIONS} open invitations; revoke some first.`);
+  } else if ((await countLiveInvitations(tx, caller.accountId, now)) >= MAX_OPEN_INVITATIONS) {
+    throw new JunctionError('conflict', `This account has ${MAX_OPEN_INVITATIONS} pending invitations; revoke some first.`);
   }
   return createInvitation(tx, { accountId: caller.accountId, email: input.email, role: input.role, invitedBy: caller.user.id, now });
 }

@@ -165,6 +165,20 @@ describe(`invitations (${engineName()})`, () => {
     expect((await ownerA.request('POST', '/console/api/invitations', { email: 'bad', role: 'member' })).statusCode).toBe(400);
     expect((await anonymous('/invitations/accept', { token: 'x'.repeat(43), password: 'whatever pw 1' })).statusCode).toBe(404);
   });
+
+  it('bounds the live invitations an account holds; expired ones do not count', async () => {
+    const capped = ((await runAdminCommand(harness.services, { command: 'accounts.create', name: 'busy inviter' })) as { data: { id: string } }).data.id;
+    await runAdminCommand(harness.services, { command: 'users.create', email: 'busy@example.com', password: PASSWORD, account: capped, role: 'owner' });
+    const busy = await signIn(harness.app, 'busy@example.com', PASSWORD);
+    await harness.services.db.query(
+      "INSERT INTO invitations (account_id, email, role, token_hash, expires_at) SELECT $1, 'bulk-' || n || '@x.test', 'member', sha256(('bulk-' || n)::bytea), now() + interval '1 day' FROM generate_series(1, 200) n",
+      [capped],
+    );
+    const refused = await busy.request('POST', '/console/api/invitations', { email: 'one-more@x.test', role: 'member' });
+    expect(refused.statusCode).toBe(409);
+    await harness.services.db.query("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE account_id = $1 AND email = 'bulk-1@x.test'", [capped]);
+    expect((await busy.request('POST', '/console/api/invitations', { email: 'one-more@x.test', role: 'member' })).statusCode).toBe(201);
+  });
 });
 
 describe(`members' powers (${engineName()})`, () => {
