@@ -6,6 +6,7 @@ import type { AgentDirectory, OwnedAgent } from '../agents/agent-directory.ts';
 import { AgentReferencesSchema, ConsoleAgentConfigSchema, type AgentFile } from '../agents/agent-config-schema.ts';
 import { toAgentFile, toAgentYaml } from '../agents/agent-file-format.ts';
 import type { AgentIssue } from '../agents/agent-registry.ts';
+import type { AgentVersion, RefusedConsoleAgent } from '../agents/console-agent-store.ts';
 import { type TenantMcpPolicy, tenantMcpUrlRefusal } from '../agents/mcp/tenant-mcp-policy.ts';
 import { toModelListEntry } from '../catalog/model-list.ts';
 import { listIndexedCollections } from '../knowledge/knowledge-repository.ts';
@@ -94,6 +95,8 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
   app.get('/agents/:id', { preHandler: reader }, async (request): Promise<AgentDetail> => {
     const accountId = consoleCaller(request).accountId;
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    const refused = await deps.agents.consoleAgents.refusal(accountId, id);
+    if (refused) return refusedDetail(deps.agents, accountId, refused);
     const agent = await mustFind(accountId, id);
     const history = agent.source === 'console' ? await deps.agents.consoleAgents.versions(accountId, id) : undefined;
     return {
@@ -102,7 +105,7 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
       path: pathOf(agent),
       version: agent.version,
       definition: toAgentFile(agent),
-      versions: (history?.versions ?? []).map((version) => ({ version: version.version, change_note: version.changeNote, created_by: version.createdByEmail, created_at: version.createdAt.toISOString() })),
+      versions: (history?.versions ?? []).map(toVersionEntry),
       latest_version: history?.latest ?? null,
     };
   });
@@ -120,8 +123,8 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
     const caller = consoleCaller(request);
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
     const input = parseInput(SaveAgentSchema, request.body);
-    const existing = await deps.agents.find(caller.accountId, id);
-    if (existing?.source === 'file') {
+    const existing = (await deps.agents.find(caller.accountId, id)) ?? (await deps.agents.consoleAgents.refusal(caller.accountId, id));
+    if (existing && 'source' in existing && existing.source === 'file') {
       throw new JunctionError('conflict', `'${id}' is a file agent of this account (${pathOf(existing)}): edit its YAML, or duplicate it under another id.`, { param: 'id' });
     }
     const issues = [...validate(input.definition, deps, await consoleCollections(deps.db, caller.accountId)), ...(await foreignLinks(input.definition, deps.agents, caller.accountId, id))];
@@ -147,6 +150,24 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
     if (!(await deps.agents.consoleAgents.remove(consoleCaller(request).accountId, id))) throw new JunctionError('not_found', `No console agent '${id}' in this account.`);
     return { deleted: true };
   });
+}
+
+const toVersionEntry = (version: AgentVersion) => ({ version: version.version, change_note: version.changeNote, created_by: version.createdByEmail, created_at: version.createdAt.toISOString() });
+
+/** A stored console agent that today's rules refuse: shown as stored, with why, so it can be corrected or deleted. */
+async function refusedDetail(agents: AgentDirectory, accountId: string, refused: RefusedConsoleAgent): Promise<AgentDetail> {
+  const history = await agents.consoleAgents.versions(accountId, refused.id);
+  const stored = history?.versions.find((version) => version.version === refused.version);
+  return {
+    id: refused.id,
+    source: 'console',
+    path: null,
+    version: `v${refused.version}`,
+    definition: stored?.definition ?? {},
+    versions: (history?.versions ?? []).map(toVersionEntry),
+    latest_version: history?.latest ?? null,
+    issues: refused.issues,
+  };
 }
 
 /** The console schema (strict; tenant MCP servers), the registry's cross-checks, and where its MCP servers are. */

@@ -109,6 +109,14 @@ describe(`agents' tenant boundary, private addresses refused, on ${engineName()}
     expect((await tenant.admin.request('GET', '/console/api/agents')).statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(marker)).toBe(false);
+    // The console shows it as stored, with why, so it can be corrected.
+    const detail = await tenant.admin.request('GET', '/console/api/agents/legacy');
+    expect(detail.statusCode).toBe(200);
+    expect(detail.json()).toMatchObject({ version: 'v1', definition: { mcp_servers: [{ command: 'sh' }] }, issues: [{ path: 'mcp_servers[0].command' }, { path: 'mcp_servers[0].args' }, { path: 'mcp_servers[0].url' }] });
+    const corrected = await put(tenant, 'legacy', { name: 'Legacy', model: 'openai/test-tool', instructions: 'x' });
+    expect(corrected.json()).toEqual({ id: 'legacy', version: 2 });
+    expect(corrected.statusCode).toBe(200);
+    expect((await run(tenant, 'legacy')).status).toBe('completed');
   });
 
   it.each([

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * What the console's agent editor saves: the agent file's own fields (the server
- * validates them with the same schema as files, so this stays loose here), a change
- * note for the version history.
+ * What the console's agent editor saves: the agent's fields (the server validates
+ * them with the console's own agent schema, so this stays loose here), a change note
+ * for the version history.
  */
 export const SaveAgentSchema = z.strictObject({
   definition: z.record(z.string(), z.unknown()),
@@ -27,6 +27,8 @@ export const AgentDetailSchema = z.object({
   /** Console agents: every saved version, newest first, and which one serves. */
   versions: z.array(AgentVersionSchema),
   latest_version: z.number().nullable(),
+  /** A stored console agent that today's rules refuse (it does not run until saved again): why. */
+  issues: z.array(AgentIssueSchema).optional(),
 });
 export type AgentDetail = z.infer<typeof AgentDetailSchema>;
 
