@@ -87,6 +87,9 @@ export function droppedParams(format: WireFormat, servedBy: ProviderKind | undef
   return [...topLevel, ...unknown.nested];
 }
 
+/** encodeURIComponent throws on these; a JSON key (or a cut one) can hold them. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /** Names past this many are counted, not listed: the header stays small whatever the body. */
 const MAX_NAMED = 32;
 
@@ -98,7 +101,7 @@ const MAX_NAMED = 32;
 export function droppedParamsHeaders(format: WireFormat, servedBy: ProviderKind | undefined, unknown: UnknownFields): Record<string, string> {
   const dropped = droppedParams(format, servedBy, unknown);
   if (dropped.length === 0) return {};
-  const named = dropped.slice(0, MAX_NAMED).map((name) => encodeURIComponent(name.slice(0, 200)).replace(/%2E/gi, '.'));
+  const named = dropped.slice(0, MAX_NAMED).map((name) => encodeURIComponent(name.slice(0, 200).replace(LONE_SURROGATE, '\ufffd')));
   const more = dropped.length > MAX_NAMED ? [`(${dropped.length - MAX_NAMED} more)`] : [];
   return { [DROPPED_PARAMS_HEADER]: [...named, ...more].join(', ') };
 }

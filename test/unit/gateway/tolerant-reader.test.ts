@@ -60,6 +60,8 @@ describe('carrying and naming unknown fields', () => {
     expect(header).toMatch(/^[\x20-\x7e]+$/);
     expect(header.startsWith('tools.0.%C3%A9%0D%0Ax, ')).toBe(true);
     expect(header.endsWith('(8 more)')).toBe(true);
+    const lone = droppedParamsHeaders('openai', 'openai', { topLevel: undefined, nested: ['a.\ud800'] });
+    expect(lone['x-junction-dropped-params']).toBe('a.%EF%BF%BD');
   });
 });
 
