@@ -102,7 +102,9 @@ export function registerMetrics(app: FastifyInstance, deps: { metrics: JunctionM
     if (deps.token) {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
       if (!sameSecret(given, deps.token)) throw new JunctionError('invalid_api_key', 'GET /metrics needs the JUNCTION_METRICS_TOKEN bearer token.');
-    } else if (!LOOPBACK.has(request.ip)) {
+    } else if (!LOOPBACK.has(request.ip) || !LOOPBACK.has(request.socket.remoteAddress ?? '')) {
+      // Both the connection and the client a trusted proxy names must be local: a proxy on
+      // this host must not open the metrics to its clients, nor a forged X-Forwarded-For.
       throw new JunctionError('forbidden', 'GET /metrics answers loopback clients only; set JUNCTION_METRICS_TOKEN to scrape it from elsewhere.');
     }
     return reply.header('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

@@ -122,3 +122,23 @@ describe('the settings', () => {
     expect(typeof hops === 'function' && [hops('203.0.113.9', 0), hops('203.0.113.9', 1)]).toEqual([true, false]);
   });
 });
+
+describe('GET /metrics without a token, behind a proxy', () => {
+  let trustsEveryone: TestApp;
+  beforeAll(async () => {
+    trustsEveryone = await startTestApp({ JUNCTION_TRUST_PROXY: 'true' });
+  });
+  afterAll(async () => {
+    await trustsEveryone?.close();
+  });
+
+  const metrics = (peer: string, headers: Record<string, string> = {}) => trustsEveryone.app.inject({ method: 'GET', url: '/metrics', remoteAddress: peer, headers });
+
+  it('answers a local client, but neither a forged X-Forwarded-For nor the clients of a proxy on this host', async () => {
+    expect((await metrics('127.0.0.1')).statusCode).toBe(200);
+    // A remote client claiming to be local.
+    expect((await metrics(DIRECT_PEER, { 'x-forwarded-for': '127.0.0.1' })).statusCode).toBe(403);
+    // A proxy on this host forwarding a remote client.
+    expect((await metrics('127.0.0.1', { 'x-forwarded-for': DIRECT_PEER })).statusCode).toBe(403);
+  });
+});
