@@ -32,6 +32,8 @@ export type Tenant = {
   accountName: string;
   users: Record<Role, TenantUser>;
   keys: Record<KeyKind, TenantKey>;
+  /** An open invitation (its link is not kept: only the person invited would have it). */
+  invitation: { id: string; email: string };
   consoleAgent: { id: string; name: string; instructions: string };
   fileAgent: { id: string; name: string; instructions: string };
   knowledge: { collection: string; documentId: number; path: string; text: string };
@@ -126,6 +128,9 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     keys[kind] = { id: created.data.id, plain: created.key, name, label: created.data.label };
   }
 
+  const invitedEmail = `${tag(label, 'invited')}@tenant-${label.toLowerCase()}.example`;
+  const invitation = ok<{ data: { id: string } }>(await owner.session.request('POST', '/console/api/invitations', { email: invitedEmail, role: 'admin' }), 'invite');
+
   const consoleAgent = { id: tag(label, 'agent'), name: tag(label, 'agent-name'), instructions: tag(label, 'agent-instructions') };
   ok(await admin.session.request('PUT', `/console/api/agents/${consoleAgent.id}`, { definition: { name: consoleAgent.name, model: 'openai/test-echo', instructions: consoleAgent.instructions } }), 'save console agent');
 
@@ -172,6 +177,8 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     ...ROLES.flatMap((role) => [users[role].id, users[role].email]),
     ...KEY_KINDS.flatMap((kind) => [keys[kind].id, keys[kind].plain, keys[kind].plain.slice(-43), keys[kind].name, keys[kind].label]),
     ...stored.rows.map((row) => row.id),
+    invitedEmail,
+    invitation.data.id,
     consoleAgent.name,
     consoleAgent.instructions,
     fileAgent.name,
@@ -194,6 +201,7 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     accountName,
     users,
     keys,
+    invitation: { id: invitation.data.id, email: invitedEmail },
     consoleAgent,
     fileAgent,
     knowledge: { collection, documentId, path: uploaded.data.path, text: documentText },
