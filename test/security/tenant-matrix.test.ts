@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPSTREAM_KEYS } from '../support/gateway-harness.ts';
 import { bearer } from '../support/test-app.ts';
@@ -27,7 +28,7 @@ const KNOWN_OPEN_IN_OTHER_AREAS: Array<{ route: RouteKey; problem: RegExp; owner
   { route: 'GET /v1/files/*', problem: /^(a 2xx on the other account’s object|shows [AB]'s passthrough-file-text-)/, owner: 'H6 (src/gateway/passthrough)', what: PASSTHROUGH_SHARED },
   {
     route: 'PUT /console/api/agents/:id',
-    problem: /^shows a server secret: \/tmp\/junction-tenants-/,
+    problem: /^shows a server secret: \/tmp\/junction-tenants-\w+\/knowledge$/,
     owner: 'H1 (src/agents/agent-registry.ts checkReferences)',
     what: 'a console agent naming an unknown knowledge collection is refused with the server’s absolute knowledge folder path in the message',
   },
@@ -44,7 +45,8 @@ beforeAll(async () => {
   routes = registeredRoutes(world.gateway.app);
   callers = callersOf(world);
   const databaseName = world.gateway.config.databaseUrl ? new URL(world.gateway.config.databaseUrl).pathname.slice(1) : undefined;
-  serverSecrets = [...Object.values(UPSTREAM_KEYS), SERVER_KEY_SECRET, ...(databaseName ? [databaseName] : []), world.root];
+  // The server's folders, absolute (file agents show their own path relative to the working directory, on purpose).
+  serverSecrets = [...Object.values(UPSTREAM_KEYS), SERVER_KEY_SECRET, ...(databaseName ? [databaseName] : []), join(world.root, 'knowledge'), join(world.root, 'tools')];
 });
 afterAll(async () => world?.close());
 
