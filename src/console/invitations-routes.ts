@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { JunctionError } from '../core/errors.ts';
 import { parseInput } from '../http/parse-body.ts';
+import { publicOrigin } from '../http/public-origin.ts';
 import type { Database, Queryable } from '../store/database.ts';
 import { type ConsoleCaller, consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { type Invitation, type Invite, InviteSchema } from './contract/invitations.ts';
@@ -38,7 +39,7 @@ function assertMayInviteAs(caller: ConsoleCaller, role: Role): void {
 }
 
 /** The console page that takes an invitation's token. */
-const inviteLink = (request: FastifyRequest, token: string): string => `${request.protocol}://${request.headers.host ?? 'localhost'}/invite?token=${token}`;
+const inviteLink = (request: FastifyRequest, token: string): string => `${publicOrigin(request)}/invite?token=${token}`;
 
 /** Makes the invitation inside a transaction: refuses members, replaces an open one, keeps the account's count bounded. */
 async function inviteIn(tx: Queryable, caller: ConsoleCaller, input: Invite, now: Date): Promise<{ row: InvitationRow; token: string }> {

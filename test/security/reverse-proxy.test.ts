@@ -95,6 +95,22 @@ describe('with JUNCTION_PUBLIC_URL', () => {
     expect(response.json()).toEqual({ origin: PUBLIC });
     await app.close();
   });
+
+  it("puts the public origin in an invitation's link, never the Host the request named", async () => {
+    const headers = { host: 'attacker.example', origin: PUBLIC };
+    const session = cookieOf(await signIn(withPublicUrl, DIRECT_PEER, headers)).split(';')[0] ?? '';
+    const me = await withPublicUrl.app.inject({ method: 'GET', url: '/console/api/me', remoteAddress: DIRECT_PEER, headers: { ...headers, cookie: session } });
+    const csrf = me.json<{ csrf_token: string }>().csrf_token;
+    const invited = await withPublicUrl.app.inject({
+      method: 'POST',
+      url: '/console/api/invitations',
+      remoteAddress: DIRECT_PEER,
+      headers: { ...headers, cookie: session, 'x-csrf-token': csrf },
+      payload: { email: 'new-person@example.com', role: 'member' },
+    });
+    expect(invited.statusCode).toBe(201);
+    expect(invited.json<{ invite_url: string }>().invite_url).toMatch(new RegExp(`^${PUBLIC}/invite\\?token=`));
+  });
 });
 
 describe('the settings', () => {
