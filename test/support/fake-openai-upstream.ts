@@ -235,7 +235,9 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 async function parseBody(raw: Buffer, contentType: string): Promise<unknown> {
   if (contentType.startsWith('multipart/form-data')) {
     // The platform's Response parses multipart for us: no dependency, same parser as browsers.
-    const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+    // A malformed form is recorded as text, and the handlers refuse it as upstream would (never a 500).
+    const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData().catch(() => undefined);
+    if (!form) return raw.toString('utf8');
     const result: MultipartBody = { fields: {}, values: {}, files: [] };
     for (const [field, value] of form.entries()) {
       if (typeof value === 'string') {
