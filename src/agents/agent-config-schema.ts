@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { usdToMicros } from '../core/money.ts';
-import { McpServerFileSchema, TenantMcpServerSchema, toMcpServerConfig, type Trust } from './mcp/mcp-server-config.ts';
+import { MAX_TENANT_MCP_SERVERS, McpServerFileSchema, TenantMcpServerSchema, toMcpServerConfig, type Trust } from './mcp/mcp-server-config.ts';
 
 /**
  * The file format of `agents/<id>.yaml`. Strict: an unknown key is an error (a typo
@@ -29,9 +29,10 @@ const uniqueList = <T extends z.ZodType<string>>(item: T, what: string) =>
     });
   });
 
-const serverList = <T extends z.ZodType<{ label: string }>>(server: T) =>
+const serverList = <T extends z.ZodType<{ label: string }>>(server: T, max = Number.POSITIVE_INFINITY) =>
   z
     .array(server)
+    .max(max, `at most ${max} MCP servers`)
     .superRefine((servers, context) => {
       servers.forEach((entry, index) => {
         if (servers.findIndex((other) => other.label === entry.label) !== index) context.addIssue({ code: 'custom', path: [index, 'label'], message: `duplicate label "${entry.label}"` });
@@ -110,7 +111,7 @@ export const ConsoleAgentDefinitionSchema = z
     ...agentFields,
     account: fileOnly('a console agent belongs to the account it is saved in; leave account out'),
     instructions_file: fileOnly('console agents keep their instructions inline (instructions)'),
-    mcp_servers: serverList(TenantMcpServerSchema),
+    mcp_servers: serverList(TenantMcpServerSchema, MAX_TENANT_MCP_SERVERS),
   })
   .superRefine((file, context) => {
     if (file.instructions === undefined) context.addIssue({ code: 'custom', path: ['instructions'], message: 'give the instructions' });

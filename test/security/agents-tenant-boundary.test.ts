@@ -47,8 +47,7 @@ async function startTenant(env: Record<string, string>): Promise<Tenant> {
   };
 }
 
-type Item = { type: string; name?: string; output?: string };
-type Resource = { status: string; output: Item[] };
+type Resource = { status: string };
 type SaveError = { error: { code: string; param: string; message: string }; issues: Array<{ path: string; message: string }> };
 
 const put = (tenant: Tenant, id: string, definition: Record<string, unknown>) => tenant.admin.request('PUT', `/console/api/agents/${id}`, { definition });
@@ -62,6 +61,12 @@ const run = async (tenant: Tenant, model: string, input = 'go') => {
 /** A definition stored as a save long ago would have stored it, past today's checks. */
 const storeDirectly = (tenant: Tenant, id: string, definition: Record<string, unknown>) =>
   tenant.gateway.services.agentDirectory?.consoleAgents.save(tenant.accountId, id, definition as AgentFile, { userId: tenant.userId, email: 'admin@tenant-b.example' }, null);
+/** The last tool result the model was sent (whatever output item shape the response gives it). */
+const lastToolResult = (tenant: Tenant): string | undefined => {
+  const body = tenant.gateway.openai.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
+  const content = body?.messages?.findLast((message) => message.role === 'tool')?.content;
+  return typeof content === 'string' ? content : undefined;
+};
 const offeredTools = (tenant: Tenant): string[] => {
   const body = tenant.gateway.openai.requests.at(-1)?.body as { tools?: Array<{ function: { name: string } }> } | undefined;
   return (body?.tools ?? []).map((tool) => tool.function.name);
@@ -132,6 +137,18 @@ describe(`agents' tenant boundary, private addresses refused, on ${engineName()}
     expect(response.json<SaveError>().error.param).toBe('mcp_servers[0].url');
   });
 
+  it('refuses more than 10 MCP servers in one console agent or one request', async () => {
+    const servers = Array.from({ length: 11 }, (_, index) => ({ label: `s${index}`, url: `http://localhost:${listener.port}/mcp` }));
+    const saved = await put(tenant, 'crowd', { name: 'Crowd', model: 'openai/test-tool', instructions: 'x', mcp_servers: servers });
+    expect(saved.statusCode).toBe(400);
+    expect(saved.json<SaveError>().issues).toContainEqual({ path: 'mcp_servers', message: 'at most 10 MCP servers' });
+    const tools = servers.map((server) => ({ type: 'mcp', server_label: server.label, server_url: server.url }));
+    const requested = await respond(tenant, { model: 'b-plain', input: 'x', tools });
+    expect(requested.status).toBe(400);
+    expect(await requested.json()).toMatchObject({ error: { param: 'tools' } });
+    expect(listener.requests).toEqual([]);
+  });
+
   it('saves a name that resolves to loopback, but a run never connects to it: no tool, no traffic', async () => {
     const url = `http://localhost:${listener.port}/mcp`;
     expect((await put(tenant, 'by-name', { name: 'By name', model: 'openai/test-tool', instructions: 'x', mcp_servers: [{ label: 'inside', url }] })).statusCode).toBe(201);
@@ -200,8 +217,8 @@ describe(`agents' tenant boundary, MCP servers on 127.0.0.1 allowed by the opera
       mcp_servers: [{ label: 'rec', url: listener.url, headers: { 'x-leak': '${OPENAI_API_KEY}' }, allowed_tools: ['ping'] }],
     });
     expect(saved.statusCode).toBe(201);
-    const result = await run(tenant, 'leaky');
-    expect(result.output.find((item) => item.type === 'function_call_output')?.output).toBe('pong');
+    expect((await run(tenant, 'leaky')).status).toBe('completed');
+    expect(lastToolResult(tenant)).toBe('pong');
     expect(listener.requests.length).toBeGreaterThan(0);
     for (const request of listener.requests) {
       expect(request.headers['x-leak']).toBe('${OPENAI_API_KEY}');
@@ -211,8 +228,8 @@ describe(`agents' tenant boundary, MCP servers on 127.0.0.1 allowed by the opera
 
   it('cuts an MCP tool result of 1 MB to the bound local tools have, saying so', async () => {
     expect((await put(tenant, 'reader', { name: 'Reader', model: 'openai/test-tool', instructions: 'x', mcp_servers: [{ label: 'rec', url: listener.url, allowed_tools: ['big_report'] }] })).statusCode).toBe(201);
-    const result = await run(tenant, 'reader');
-    const output = result.output.find((item) => item.type === 'function_call_output')?.output ?? '';
+    expect((await run(tenant, 'reader')).status).toBe('completed');
+    const output = lastToolResult(tenant) ?? '';
     expect(output.length).toBeLessThan(100_100);
     expect(output.startsWith('r'.repeat(100_000))).toBe(true);
     expect(output.endsWith('…[truncated 900000 characters]')).toBe(true);

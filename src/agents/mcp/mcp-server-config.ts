@@ -14,6 +14,9 @@ const LABEL = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,31}$/;
 
 export type Trust = 'operator' | 'tenant';
 
+/** Servers one console agent or one request may name: each is a connection the server opens for the tenant. */
+export const MAX_TENANT_MCP_SERVERS = 10;
+
 const serverFields = {
   label: z.string().regex(LABEL, 'must be 1-32 letters, digits, _ or -'),
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),

@@ -1,7 +1,7 @@
 import { JunctionError } from '../../core/errors.ts';
 import type { CreateResponseRequest } from '../responses/response-request-schema.ts';
 import { mcpAllowedTools } from '../responses/response-resource.ts';
-import type { McpServerConfig } from './mcp-server-config.ts';
+import { MAX_TENANT_MCP_SERVERS, type McpServerConfig } from './mcp-server-config.ts';
 import { type TenantMcpPolicy, tenantMcpUrlRefusal } from './tenant-mcp-policy.ts';
 
 /**
@@ -12,6 +12,9 @@ import { type TenantMcpPolicy, tenantMcpUrlRefusal } from './tenant-mcp-policy.t
  * `${ENV}`-substituted, which would hand the server's secrets to whoever wrote the request.
  */
 export function requestMcpServers(body: CreateResponseRequest, policy: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>): McpServerConfig[] {
+  if ((body.tools ?? []).filter((tool) => tool.type === 'mcp').length > MAX_TENANT_MCP_SERVERS) {
+    throw new JunctionError('invalid_request', `At most ${MAX_TENANT_MCP_SERVERS} MCP tools per request.`, { param: 'tools' });
+  }
   return (body.tools ?? []).flatMap((tool, index) => {
     if (tool.type !== 'mcp') return [];
     const refusal = tenantMcpUrlRefusal(new URL(tool.server_url), policy);
