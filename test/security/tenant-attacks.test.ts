@@ -3,6 +3,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { homedir } from 'node:os';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { hashToken } from '../../src/console/session-repository.ts';
@@ -12,7 +13,7 @@ import { ORIGIN, sessionCookieOf, sessionFrom, signIn } from '../support/console
 import { UPSTREAM_KEYS } from '../support/gateway-harness.ts';
 import { bearer } from '../support/test-app.ts';
 import { almostValid } from './support/tenant-callers.ts';
-import { PASSWORD, SERVER_KEY_SECRET, startTenantWorld, type Tenant, type TenantWorld } from './support/tenant-fixtures.ts';
+import { leakedMarkers, PASSWORD, SERVER_KEY_SECRET, startTenantWorld, type Tenant, type TenantWorld } from './support/tenant-fixtures.ts';
 
 /**
  * Issue 63, thinking like an attacker beyond the matrix: what errors and logs give away,
@@ -138,6 +139,40 @@ describe('playground runs', () => {
     expect(mixed.statusCode).toBe(403);
     await world.gateway.settle();
     expect(await credits(b)).toBe(beforeB);
+  });
+});
+
+describe('the Responses WebSocket', () => {
+  it('refuses the other account’s agent and stored response, turn by turn, and shows nothing of it', async () => {
+    const socket = new WebSocket(`${world.gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: bearer(a.keys.agent.plain) });
+    const messages: Array<{ type: string; status?: number }> = [];
+    let texts = '';
+    const waiters: Array<() => void> = [];
+    socket.on('message', (data) => {
+      texts += data.toString();
+      messages.push(JSON.parse(data.toString()) as { type: string; status?: number });
+      waiters.shift()?.();
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    /** Sends one turn and returns its last message (an error, or the completed response). */
+    const turn = async (body: Record<string, unknown>) => {
+      const from = messages.length;
+      socket.send(JSON.stringify({ type: 'response.create', ...body }));
+      for (;;) {
+        const last = messages.slice(from).find((message) => message.type === 'error' || message.type === 'response.completed' || message.type === 'response.failed');
+        if (last) return last;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    try {
+      expect(await turn({ model: b.consoleAgent.id, input: 'x' })).toMatchObject({ type: 'error', status: 404 });
+      expect(await turn({ model: a.consoleAgent.id, input: 'x', previous_response_id: b.responseId })).toMatchObject({ type: 'error', status: 404 });
+      expect(await turn({ model: a.consoleAgent.id, input: 'x', previous_response_id: b.backgroundResponseId })).toMatchObject({ type: 'error', status: 404 });
+      expect((await turn({ model: a.consoleAgent.id, input: 'own turn' })).type).toBe('response.completed');
+      expect(leakedMarkers(texts, b, `${b.consoleAgent.id} ${b.responseId} ${b.backgroundResponseId}`)).toEqual([]);
+    } finally {
+      socket.close();
+    }
   });
 });
 

@@ -40,6 +40,8 @@ export type Tenant = {
   generationId: string;
   conversation: { id: string; messageId: string };
   responseId: string;
+  /** Made with `background: true`: a durable run as well as a stored response. */
+  backgroundResponseId: string;
   playgroundConversationId: string;
   passthrough: { fileId: string; responseId: string };
   /** Strings only this account may ever see (ids, names, emails, key labels, texts). */
@@ -148,7 +150,7 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     'gateway chat',
   );
 
-  const texts = { conversation: tag(label, 'conversation-text'), response: tag(label, 'response-text'), playground: tag(label, 'playground-text'), passthroughResponse: tag(label, 'passthrough-response-text'), passthroughFile: tag(label, 'passthrough-file-text') };
+  const texts = { conversation: tag(label, 'conversation-text'), response: tag(label, 'response-text'), playground: tag(label, 'playground-text'), background: tag(label, 'background-text'), passthroughResponse: tag(label, 'passthrough-response-text'), passthroughFile: tag(label, 'passthrough-file-text') };
   const agentKey = bearer(keys.agent.plain);
   const chatted = ok<{ conversation_id: string; message_id: string }>(
     await app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: agentKey, payload: { model: consoleAgent.id, messages: [{ role: 'user', content: texts.conversation }] } }),
@@ -157,6 +159,10 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
   const response = ok<{ id: string }>(
     await app.inject({ method: 'POST', url: '/agents/v1/responses', headers: agentKey, payload: { model: consoleAgent.id, input: texts.response } }),
     'agent response',
+  );
+  const background = ok<{ id: string }>(
+    await app.inject({ method: 'POST', url: '/agents/v1/responses', headers: agentKey, payload: { model: consoleAgent.id, input: texts.background, background: true } }),
+    'background response',
   );
   const playground = ok<{ conversation_id: string }>(
     await owner.session.request('POST', '/agents/v1/chat/completions', { model: consoleAgent.id, messages: [{ role: 'user', content: texts.playground }] }),
@@ -191,6 +197,7 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     chatted.conversation_id,
     chatted.message_id,
     response.id,
+    background.id,
     playground.conversation_id,
     passthroughResponse.id,
     passthroughFile.id,
@@ -208,6 +215,7 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     generationId: completion.id,
     conversation: { id: chatted.conversation_id, messageId: chatted.message_id },
     responseId: response.id,
+    backgroundResponseId: background.id,
     playgroundConversationId: playground.conversation_id,
     passthrough: { fileId: passthroughFile.id, responseId: passthroughResponse.id },
     markers,

@@ -173,7 +173,7 @@ export const ROUTE_TABLE: RouteTable = {
       denied('message', '/agents/v1/chat/completions', chat(self.consoleAgent.id, { conversation_id: self.conversation.id, parent_message_id: victim.conversation.messageId })),
     ],
   },
-  'GET /agents/v1/conversations': { access: agents, baseline: { url: '/agents/v1/conversations' } },
+  'GET /agents/v1/conversations': { access: agents, baseline: { url: '/agents/v1/conversations' }, probes: (victim) => [scanned('conversation, as the page cursor', `/agents/v1/conversations?after=${victim.conversation.id}`)] },
   'GET /agents/v1/conversations/:id': { access: agents, baseline: { url: '/agents/v1/conversations/conv_missing' }, probes: (victim) => [denied('conversation', `/agents/v1/conversations/${victim.conversation.id}`), denied('playground conversation', `/agents/v1/conversations/${victim.playgroundConversationId}`)] },
   'DELETE /agents/v1/conversations/:id': { access: agents, baseline: { url: '/agents/v1/conversations/conv_missing' }, probes: (victim) => [denied('conversation', `/agents/v1/conversations/${victim.conversation.id}`), denied('playground conversation', `/agents/v1/conversations/${victim.playgroundConversationId}`)] },
   'POST /agents/v1/responses': {
@@ -194,7 +194,16 @@ export const ROUTE_TABLE: RouteTable = {
       denied('stored response', '/agents/v1/responses/compact', { model: self.consoleAgent.id, previous_response_id: victim.responseId }),
     ],
   },
-  'GET /agents/v1/responses/:id': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing' }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}`), denied('stored response, replayed', `/agents/v1/responses/${victim.responseId}?stream=true`)] },
-  'DELETE /agents/v1/responses/:id': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing' }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}`)] },
-  'POST /agents/v1/responses/:id/cancel': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing/cancel', payload: {} }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}/cancel`, {})] },
+  'GET /agents/v1/responses/:id': {
+    access: agents,
+    baseline: { url: '/agents/v1/responses/resp_missing' },
+    probes: (victim) => [
+      denied('stored response', `/agents/v1/responses/${victim.responseId}`),
+      denied('stored response, replayed', `/agents/v1/responses/${victim.responseId}?stream=true`),
+      denied('background response', `/agents/v1/responses/${victim.backgroundResponseId}`),
+      denied('background response, replayed', `/agents/v1/responses/${victim.backgroundResponseId}?stream=true&starting_after=-1`),
+    ],
+  },
+  'DELETE /agents/v1/responses/:id': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing' }, probes: (victim) => [victim.responseId, victim.backgroundResponseId].map((id) => denied('stored response', `/agents/v1/responses/${id}`)) },
+  'POST /agents/v1/responses/:id/cancel': { access: agents, baseline: { url: '/agents/v1/responses/resp_missing/cancel', payload: {} }, probes: (victim) => [denied('stored response', `/agents/v1/responses/${victim.responseId}/cancel`, {}), denied('background response', `/agents/v1/responses/${victim.backgroundResponseId}/cancel`, {})] },
 };
