@@ -234,4 +234,13 @@ describe(`agents' tenant boundary, MCP servers on 127.0.0.1 allowed by the opera
     expect(output.startsWith('r'.repeat(100_000))).toBe(true);
     expect(output.endsWith('…[truncated 900000 characters]')).toBe(true);
   });
+
+  it("cuts a sub-agent's answer to the same bound before the caller's model reads it", async () => {
+    expect((await put(tenant, 'asker', { name: 'Asker', model: 'openai/test-tool', instructions: 'x', agents: ['reader'] })).statusCode).toBe(201);
+    expect((await run(tenant, 'asker')).status).toBe('completed');
+    // The reader answered with its (already cut) tool result and a preamble: longer than the bound, so cut again.
+    const output = lastToolResult(tenant) ?? '';
+    expect(output.startsWith(`Tool mcp_rec__big_report returned: ${'r'.repeat(1_000)}`)).toBe(true);
+    expect(output).toMatch(/^[^…]{100000}\n…\[truncated \d{2} characters\]$/);
+  });
 });
