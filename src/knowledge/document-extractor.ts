@@ -35,7 +35,7 @@ export type ExtractionJob = {
 };
 
 type Pending = ExtractionJob & { id: number; resolve(document: DocumentChunks): void; reject(error: ExtractionFailure): void };
-type Slot = { worker?: Worker; job?: Pending; exitError?: Error; timers: Array<ReturnType<typeof setTimeout>>; idle?: ReturnType<typeof setTimeout> };
+type Slot = { worker?: Worker; ready?: boolean; armJob?: () => void; job?: Pending; exitError?: Error; timers: Array<ReturnType<typeof setTimeout>>; idle?: ReturnType<typeof setTimeout> };
 
 /**
  * Turns uploaded and folder documents into chunks off the server's thread. Parsing a
@@ -51,6 +51,8 @@ export class DocumentExtractor {
   readonly #slots: Slot[];
   readonly #queue: Pending[] = [];
   readonly #perOwner = new Map<string, number>();
+  readonly #lastServed = new Map<string, number>();
+  #served = 0;
   #lastId = 0;
 
   constructor(options: DocumentExtractorOptions = {}) {
@@ -110,15 +112,28 @@ export class DocumentExtractor {
   #pump(): void {
     for (const slot of this.#slots) {
       if (slot.job || this.#queue.length === 0) continue;
-      // Round-robin by owner: a job of an owner with nothing running goes first.
-      const running = new Set(this.#slots.map((other) => other.job?.owner).filter((owner) => owner !== undefined));
-      const index = Math.max(0, this.#queue.findIndex((queued) => queued.owner === undefined || !running.has(queued.owner)));
-      const [job] = this.#queue.splice(index, 1);
+      const [job] = this.#queue.splice(this.#nextIndex(), 1);
       if (job) this.#run(slot, job);
     }
   }
 
+  /** Round-robin by owner: the queued job whose owner was served longest ago (the folder counts as one owner). */
+  #nextIndex(): number {
+    let best = 0;
+    let bestServed = Number.POSITIVE_INFINITY;
+    this.#queue.forEach((queued, index) => {
+      const served = this.#lastServed.get(queued.owner ?? '') ?? 0;
+      if (served < bestServed) {
+        best = index;
+        bestServed = served;
+      }
+    });
+    return best;
+  }
+
   #run(slot: Slot, job: Pending): void {
+    if (this.#lastServed.size > 10_000) this.#lastServed.clear();
+    this.#lastServed.set(job.owner ?? '', ++this.#served);
     clearTimeout(slot.idle);
     slot.job = job;
     const worker = (slot.worker ??= this.#start(slot));
@@ -127,22 +142,39 @@ export class DocumentExtractor {
     const fileName = basename(job.path);
     const request: ExtractionRequest = { id: job.id, path: job.path, content, limits: this.limits, ...(job.split && { split: job.split }) };
     worker.postMessage(request, [content.buffer]);
-    const startRss = process.memoryUsage.rss();
-    const budget = this.#options.memoryBudgetMb * 1024 * 1024;
-    slot.timers.push(
-      setTimeout(() => this.#fail(slot, new ExtractionFailure('timed_out', `'${fileName}' took longer than ${this.#options.timeoutMs / 1000} s to extract.`), true), this.#options.timeoutMs),
-      setInterval(() => {
-        if (process.memoryUsage.rss() - startRss > budget) this.#fail(slot, outOfMemory(fileName), true);
-      }, 200),
-    );
+    // The limits count from when the thread can work: its start (loading modules) is not the file's doing.
+    const arm = () => {
+      const startRss = process.memoryUsage.rss();
+      const budget = this.#options.memoryBudgetMb * 1024 * 1024;
+      slot.timers.push(
+        setTimeout(() => this.#fail(slot, new ExtractionFailure('timed_out', `'${fileName}' took longer than ${this.#options.timeoutMs / 1000} s to extract.`), true), this.#options.timeoutMs),
+        setInterval(() => {
+          if (process.memoryUsage.rss() - startRss > budget) this.#fail(slot, outOfMemory(fileName), true);
+        }, 200),
+      );
+    };
+    if (slot.ready) arm();
+    else {
+      slot.armJob = arm;
+      // A thread that never becomes ready must not hold the job forever either.
+      slot.timers.push(setTimeout(() => this.#fail(slot, new ExtractionFailure('timed_out', `The extraction of '${fileName}' could not start.`), true), 60_000));
+    }
   }
 
   #start(slot: Slot): Worker {
     const worker = new Worker(workerScript(), { resourceLimits: { maxOldGenerationSizeMb: this.#options.maxHeapMb } });
     // Never what keeps a process alive: a CLI run ends when its work does.
     worker.unref();
+    slot.ready = false;
     worker.on('message', (reply: ExtractionReply) => {
-      if (slot.worker !== worker || slot.job?.id !== reply.id) return;
+      if (slot.worker !== worker) return;
+      if ('ready' in reply) {
+        slot.ready = true;
+        slot.armJob?.();
+        slot.armJob = undefined;
+        return;
+      }
+      if (slot.job?.id !== reply.id) return;
       const job = slot.job;
       this.#finish(slot);
       if (reply.ok) this.#settle(job, reply.document);
@@ -180,6 +212,7 @@ export class DocumentExtractor {
   #finish(slot: Slot): void {
     for (const timer of slot.timers.splice(0)) clearTimeout(timer);
     slot.job = undefined;
+    slot.armJob = undefined;
     clearTimeout(slot.idle);
     if (slot.worker) {
       const worker = slot.worker;

@@ -2,6 +2,7 @@ import { basename, extname } from 'node:path';
 import { ExtractionFailure } from './extraction-failure.ts';
 import type { ExtractionLimits } from './extraction-limits.ts';
 import { type DocumentFormat, formatOf } from './load-documents.ts';
+import { nestsDeeperThan } from './html-nesting.ts';
 import { firstMarkdownHeading } from './markdown-heading.ts';
 import { textTooLarge } from './pdf-text.ts';
 
@@ -41,7 +42,7 @@ async function extractByFormat(
       // Loaded on demand: the HTML parser is a few MB that a server without HTML documents never needs.
       const { htmlTitle, htmlToText } = await import('./html-document.ts');
       const html = utf8(content);
-      const text = htmlToText(html, limits.maxHtmlDepth);
+      const text = nestsDeeperThan(html, limits.maxHtmlDepth) ? undefined : htmlToText(html, limits.maxHtmlDepth);
       if (text === undefined) throw new ExtractionFailure('too_deep', `'${fileName}' nests its HTML elements more than ${limits.maxHtmlDepth} levels deep.`);
       const title = htmlTitle(html);
       return { format, text, ...(title && { title }) };

@@ -20,6 +20,7 @@ port.on('message', (request: ExtractionRequest) => {
     (error: unknown) => port.postMessage(failureReply(request, error)),
   );
 });
+port.postMessage({ id: 0, ready: true } satisfies ExtractionReply);
 
 function failureReply(request: ExtractionRequest, error: unknown): ExtractionReply {
   if (isExtractionFailure(error)) return { id: request.id, ok: false, kind: error.kind, message: error.message };
