@@ -5,6 +5,7 @@ import { grantCredits, getCreditSummary } from '../credits/credit-repository.ts'
 import { toKeyObject } from '../gateway/keys/key-view.ts';
 import { listKeys, updateKey } from '../keys/key-repository.ts';
 import { createKey } from '../keys/key-service.ts';
+import { KeyKindSchema } from '../keys/key-kind.ts';
 import { EmailSchema, PasswordSchema, RoleSchema } from '../console/contract/session.ts';
 import { hashPassword } from '../console/password-hash.ts';
 import { addMembership, upsertUser } from '../console/user-repository.ts';
@@ -24,7 +25,7 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({
     command: z.literal('keys.create'),
     account,
-    kind: z.enum(['model', 'provisioning', 'agent']),
+    kind: KeyKindSchema,
     name: z.string().min(1, 'a name that is not empty'),
     description: z.string().optional(),
     dailyLimitUsd: usd,

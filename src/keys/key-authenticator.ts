@@ -1,6 +1,7 @@
 import { JunctionError } from '../core/errors.ts';
 import { type Database, LOST_NOTIFICATIONS } from '../store/database.ts';
-import { type KeyKind, parseKey } from './key-format.ts';
+import { parseKey } from './key-format.ts';
+import type { KeyKind } from './key-kind.ts';
 import type { KeyHasher } from './key-hash.ts';
 import type { ApiKeyRecord } from './key-record.ts';
 import { findKeyByLookupId } from './key-repository.ts';

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 
 import type { KeyKind } from './key-kind.ts';
 
+/** Kept for callers that import the kind beside the format; it is defined in key-kind.ts. */
 export type { KeyKind };
 
 /**

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { usdToMicros } from '../../core/money.ts';
-import type { KeySettings } from '../../keys/key-record.ts';
-import type { LimitWindow } from './key-view.ts';
+import { usdToMicros } from '../core/money.ts';
+import { ManagedKeyKindSchema } from './key-kind.ts';
 
+/** The wire shapes of a key's settings, shared by `/v1/keys`, the console and the browser (so only zod and money here). */
 const usdAmount = z
   .union([z.number().nonnegative().max(1e9), z.string().regex(/^\d+(\.\d{1,6})?$/, 'a decimal USD amount')])
   .transform((value, context) => {
@@ -34,7 +34,7 @@ const settingsFields = {
 
 export const CreateKeySchema = z.strictObject({
   ...settingsFields,
-  kind: z.enum(['model', 'agent']).default('model'),
+  kind: ManagedKeyKindSchema.default('model'),
   description: settingsFields.description.optional(),
   daily_limit_usd: settingsFields.daily_limit_usd.optional(),
   monthly_limit_usd: settingsFields.monthly_limit_usd.optional(),
@@ -45,6 +45,7 @@ export const CreateKeySchema = z.strictObject({
   limit: settingsFields.limit.optional(),
   limit_reset: settingsFields.limit_reset.optional(),
 });
+export type CreateKeyInput = z.infer<typeof CreateKeySchema>;
 
 export const UpdateKeySchema = z.strictObject({
   name: settingsFields.name.optional(),
@@ -59,43 +60,4 @@ export const UpdateKeySchema = z.strictObject({
   limit_reset: settingsFields.limit_reset.optional(),
   disabled: z.boolean().optional(),
 });
-
-type KeyInput = z.infer<typeof UpdateKeySchema>;
-
-export class KeyInputConflict extends Error {
-  constructor(readonly param: string, message: string) {
-    super(message);
-  }
-}
-
-/**
- * Wire fields → KeySettings. `undefined` means "not sent" (kept on PATCH), `null`
- * means "clear". OpenRouter's `limit` lands in the window its `limit_reset` names;
- * without one, in `currentWindow`: on PATCH the window the key's `limit` shows now
- * (`{"limit": 7}` raises a monthly limit, not adds a total one), on create the total.
- */
-export function toKeySettings(input: KeyInput, currentWindow: LimitWindow = 'total'): KeySettings {
-  const settings: KeySettings = {
-    name: input.name,
-    description: input.description,
-    dailyLimitMicros: input.daily_limit_usd,
-    monthlyLimitMicros: input.monthly_limit_usd,
-    totalLimitMicros: input.total_limit_usd,
-    expiresAt: input.expires_at,
-    allowedModels: input.allowed_models === undefined || input.allowed_models === null ? input.allowed_models : [...new Set(input.allowed_models)],
-    rateLimitRpm: input.rate_limit_rpm,
-    disabled: input.disabled,
-  };
-  if (input.limit !== undefined) {
-    const window = input.limit_reset === undefined ? currentWindow : (input.limit_reset ?? 'total');
-    const field = window === 'daily' ? 'dailyLimitMicros' : window === 'monthly' ? 'monthlyLimitMicros' : 'totalLimitMicros';
-    const wireName = window === 'daily' ? 'daily_limit_usd' : window === 'monthly' ? 'monthly_limit_usd' : 'total_limit_usd';
-    if (settings[field] !== undefined) {
-      throw new KeyInputConflict('limit', `Send either 'limit' or '${wireName}', not both.`);
-    }
-    settings[field] = input.limit;
-  } else if (input.limit_reset !== undefined) {
-    throw new KeyInputConflict('limit_reset', "'limit_reset' only applies together with 'limit'.");
-  }
-  return settings;
-}
+export type UpdateKeyInput = z.infer<typeof UpdateKeySchema>;

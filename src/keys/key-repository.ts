@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../store/database.ts';
 import { KEY_CHANGES_CHANNEL, keyChangePayload } from './key-change-sync.ts';
-import type { KeyKind } from './key-format.ts';
+import type { KeyKind } from './key-kind.ts';
 import { type ApiKeyRecord, type ApiKeyRow, type KeySettings, toApiKeyRecord } from './key-record.ts';
 
 const COLUMN_OF: Record<keyof KeySettings, string> = {

@@ -1,5 +1,6 @@
 import type { Database } from '../store/database.ts';
-import { generateKey, type KeyKind } from './key-format.ts';
+import { generateKey } from './key-format.ts';
+import type { KeyKind } from './key-kind.ts';
 import type { KeyHasher } from './key-hash.ts';
 import type { ApiKeyRecord, KeySettings } from './key-record.ts';
 import { insertKey } from './key-repository.ts';

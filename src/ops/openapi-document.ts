@@ -3,7 +3,7 @@ import { AgentChatRequestSchema } from '../agents/api/agent-chat-request.ts';
 import { CompactRequestSchema, CreateResponseSchema } from '../agents/responses/response-request-schema.ts';
 import { ChatRequestSchema } from '../gateway/chat-completions/chat-request-schema.ts';
 import { BatchEmbedContentsRequestSchema, CountTokensRequestSchema as GeminiCountTokensSchema, EmbedContentRequestSchema, GenerateContentRequestSchema } from '../gateway/gemini/gemini-request-schemas.ts';
-import { CreateKeySchema, UpdateKeySchema } from '../gateway/keys/key-input-schema.ts';
+import { CreateKeySchema, UpdateKeySchema } from '../keys/key-input-schema.ts';
 import { EmbeddingsRequestSchema } from '../gateway/media/embeddings-request-schema.ts';
 import { ImagesRequestSchema } from '../gateway/media/images-route.ts';
 import { ModerationsRequestSchema } from '../gateway/media/moderations-route.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KeyKind } from '../../src/keys/key-format.ts';
+import type { KeyKind } from '../../src/keys/key-kind.ts';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
 
 /**

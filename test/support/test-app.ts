@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { type EnvConfig, readEnvConfig } from '../../src/config/env-config.ts';
 import { createKey } from '../../src/keys/key-service.ts';
-import type { KeyKind } from '../../src/keys/key-format.ts';
+import type { KeyKind } from '../../src/keys/key-kind.ts';
 import type { KeySettings } from '../../src/keys/key-record.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.ts';
 import { freshStorage } from './test-database.ts';

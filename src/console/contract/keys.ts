@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import type { CreateKeySchema, UpdateKeySchema } from '../../gateway/keys/key-input-schema.ts';
+import type { CreateKeySchema, UpdateKeySchema } from '../../keys/key-input-schema.ts';
+import { KeyKindSchema } from '../../keys/key-kind.ts';
+
+export { KeyKindSchema, type KeyKind } from '../../keys/key-kind.ts';
 
 /** A key as the console lists it (the same fields as `/v1/keys`, plus its kind's extras). */
 export const ConsoleKeySchema = z.object({
   id: z.string(),
-  kind: z.enum(['model', 'provisioning', 'agent']),
+  kind: KeyKindSchema,
   name: z.string(),
   label: z.string(),
   description: z.string().nullable(),
@@ -31,7 +34,7 @@ export const CreatedKeySchema = z.object({ data: ConsoleKeySchema, key: z.string
  * Model keys are created and edited with the same schemas as `/v1/keys` (one set of
  * rules: blank clears on edit, USD as numbers or decimal strings).
  */
-export { CreateKeySchema as ModelKeyInputSchema, UpdateKeySchema as ModelKeyUpdateSchema } from '../../gateway/keys/key-input-schema.ts';
+export { CreateKeySchema as ModelKeyInputSchema, UpdateKeySchema as ModelKeyUpdateSchema } from '../../keys/key-input-schema.ts';
 export type ModelKeyInput = z.input<typeof CreateKeySchema>;
 export type ModelKeyUpdate = z.input<typeof UpdateKeySchema>;
 

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { AgentDetailSchema, EditorOptionsSchema } from '@contract/agent-editor.ts';
 import { AgentListSchema } from '@contract/agents.ts';
-import { CreatedKeySchema, KeyListSchema, type ModelKeyInput, type ModelKeyUpdate, type SimpleKeyInput, ConsoleKeySchema } from '@contract/keys.ts';
+import { CreatedKeySchema, type KeyKind, KeyListSchema, type ModelKeyInput, type ModelKeyUpdate, type SimpleKeyInput, ConsoleKeySchema } from '@contract/keys.ts';
 import { InvitationListSchema, InvitedSchema } from '@contract/invitations.ts';
 import { MemberListSchema, MemberSchema } from '@contract/members.ts';
 import { ModelListSchema } from '@contract/models.ts';
@@ -12,7 +12,6 @@ import { type UsageQuery, UsagePageSchema } from '@contract/usage.ts';
 import { api, setCsrfToken } from './client.ts';
 
 const Ok = z.object({}).loose();
-export type KeyKind = 'model' | 'provisioning' | 'agent';
 const KEY_PATHS: Record<KeyKind, string> = { model: '/keys', provisioning: '/provisioning-keys', agent: '/agent-keys' };
 
 /** Typed hooks per resource; mutations invalidate what they change (server data is never copied into a store). */

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { dateTime } from '../../api/client.ts';
-import { type KeyKind, useCreateKey, useDeleteKey, useKeys } from '../../api/queries.ts';
+import type { KeyKind } from '@contract/keys.ts';
+import { useCreateKey, useDeleteKey, useKeys } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
