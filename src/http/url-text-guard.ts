@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { unstorableReason, unstorableTextError } from './unstorable-text.ts';
+import { type UnstorableReason, unstorableReason, unstorableTextError } from './unstorable-text.ts';
 
 /**
  * Path parameters and query strings of every route, checked once before any hook or
@@ -8,21 +8,30 @@ import { unstorableReason, unstorableTextError } from './unstorable-text.ts';
  * cannot arrive here (percent-decoding yields UTF-8), but the same rule covers them.
  */
 export function registerUrlTextGuard(app: FastifyInstance): void {
+  // Callback style, no allocation on the common path: this runs on every request.
   app.addHook('onRequest', (request, _reply, done) => {
     const params = request.params as Record<string, unknown> | undefined;
-    for (const [name, value] of Object.entries(params ?? {})) {
+    for (const name in params) {
+      const value = params[name];
       const reason = typeof value === 'string' ? unstorableReason(value) : undefined;
       if (reason) return done(unstorableTextError('path parameter', [name === '*' ? 'path' : name], reason));
     }
     const query = request.query as Record<string, unknown> | undefined;
-    for (const [name, value] of Object.entries(query ?? {})) {
-      const keyReason = unstorableReason(name);
-      if (keyReason) return done(unstorableTextError('query string', [name], keyReason));
-      for (const text of Array.isArray(value) ? value : [value]) {
-        const reason = typeof text === 'string' ? unstorableReason(text) : undefined;
-        if (reason) return done(unstorableTextError('query string', [name], reason));
-      }
+    for (const name in query) {
+      const reason = unstorableReason(name) ?? queryValueReason(query[name]);
+      if (reason) return done(unstorableTextError('query string', [name], reason));
     }
     done();
   });
+}
+
+/** A query value is a string, or an array of them when the name repeats. */
+function queryValueReason(value: unknown): UnstorableReason | undefined {
+  if (typeof value === 'string') return unstorableReason(value);
+  if (!Array.isArray(value)) return undefined;
+  for (const text of value) {
+    const reason = typeof text === 'string' ? unstorableReason(text) : undefined;
+    if (reason) return reason;
+  }
+  return undefined;
 }
