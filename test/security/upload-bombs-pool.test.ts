@@ -16,14 +16,14 @@ describe('the extraction pool', () => {
   });
 
   it('ends a thread that passes the time limit, answers timed_out, and serves the next file from a fresh thread', async () => {
-    const extractor = new DocumentExtractor({ timeoutMs: 1_500, limits: slowLimits });
+    const extractor = new DocumentExtractor({ timeoutMs: 3_000, limits: slowLimits });
     try {
       await extractor.extract({ path: 'warm.md', content: Buffer.from('# Warm\n\nup') });
       const started = performance.now();
       const failure = await extractor.extract({ path: 'slow.pdf', content: slowBomb }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(ExtractionFailure);
-      expect(failure).toMatchObject({ kind: 'timed_out', message: "'slow.pdf' took longer than 1.5 s to extract." });
-      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(failure).toMatchObject({ kind: 'timed_out', message: "'slow.pdf' took longer than 3 s to extract." });
+      expect(performance.now() - started).toBeLessThan(12_000);
       expect(extractionError(failure as ExtractionFailure).status).toBe(400);
       expect(extractor.threads).toBe(0);
       const next = await extractor.extract({ path: 'next.md', content: Buffer.from('# Next\n\nstill served') });
