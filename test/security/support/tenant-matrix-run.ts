@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { type CallerKind, isAllowed, type Probe, type RequestSpec, type RouteTable } from './tenant-route-access.ts';
+import { type Access, type CallerKind, isAllowed, type Probe, type RequestSpec, type RouteSpec, type RouteTable } from './tenant-route-access.ts';
 import type { RegisteredRoute, RouteKey } from './tenant-route-inventory.ts';
 import { type Caller, inParallel } from './tenant-callers.ts';
 import { leakedMarkers, type Tenant, type TenantWorld } from './tenant-fixtures.ts';
@@ -10,7 +10,15 @@ export const formatFindings = (findings: Finding[]): string =>
   findings.map((finding) => `${finding.route} | ${finding.caller} | ${finding.object} | ${finding.status} | ${finding.problem}`).join('\n');
 
 const denialStatus = (status: number) => status === 401 || status === 403;
-const describe = (caller: CallerKind) => (caller.credential === 'session' ? `${caller.role} session` : caller.credential === 'key' ? `${caller.kind} key` : caller.credential);
+const callerLabel = (caller: CallerKind) => (caller.credential === 'session' ? `${caller.role} session` : caller.credential === 'key' ? `${caller.kind} key` : caller.credential);
+const accessLabel = (access: Access) => [access.kind, 'role' in access ? access.role : '', 'kinds' in access ? access.kinds.join('/') : ''].filter(Boolean).join(' ');
+
+/** A baseline names only missing objects: a caller the route serves gets anything but 401/403 (or its set status), any other 401/403. */
+function judgeBaseline(spec: RouteSpec, caller: CallerKind, allowed: boolean, response: LightMyRequestResponse): string | undefined {
+  if (!allowed) return denialStatus(response.statusCode) ? undefined : `served a ${callerLabel(caller)} (the route is ${accessLabel(spec.access)})`;
+  if (spec.baselineStatus !== undefined) return response.statusCode === spec.baselineStatus ? undefined : `expected ${spec.baselineStatus}`;
+  return denialStatus(response.statusCode) ? `refused a caller the route serves: ${response.body.slice(0, 160)}` : undefined;
+}
 
 type Task = { route: RegisteredRoute; caller: Caller; object: string; request: RequestSpec; judge(response: LightMyRequestResponse): string | undefined; victims: Tenant[] };
 
@@ -41,9 +49,7 @@ export async function runMatrix(world: TenantWorld, routes: RegisteredRoute[], t
           victims,
           judge: (response) => {
             missing.set(`${route.key} ${caller.name}`, response.statusCode);
-            if (!allowed) return denialStatus(response.statusCode) ? undefined : `served a ${describe(caller.kind)} (the route is ${spec.access.kind}${'role' in spec.access ? ` ${spec.access.role}` : ''}${'kinds' in spec.access ? ` ${spec.access.kinds.join('/')}` : ''})`;
-            if (spec.baselineStatus !== undefined) return response.statusCode === spec.baselineStatus ? undefined : `expected ${spec.baselineStatus}`;
-            return denialStatus(response.statusCode) ? `refused a caller the route serves: ${response.body.slice(0, 160)}` : undefined;
+            return judgeBaseline(spec, caller.kind, allowed, response);
           },
         });
       }
