@@ -146,6 +146,8 @@ export const ROUTE_TABLE: RouteTable = {
     baseline: { url: `/console/api/agents/matrix-${MISSING_UUID.slice(0, 8)}`, payload: { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix' } } },
     probes: (victim) => [
       denied('account, as the agent’s owner', '/console/api/agents/matrix-claims-account', { definition: { account: victim.accountName, name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix' } }),
+      denied('console agent, as a sub-agent', '/console/api/agents/matrix-delegates', { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix', agents: [victim.consoleAgent.id] } }),
+      denied('console agent, as a handoff', '/console/api/agents/matrix-hands-off', { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix', handoffs: [victim.consoleAgent.id] } }),
       denied('collection, as the agent’s knowledge', '/console/api/agents/matrix-uses-collection', { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix', knowledge: [victim.knowledge.collection] } }),
       { object: 'console agent id', url: `/console/api/agents/${victim.consoleAgent.id}`, payload: { definition: { name: 'Matrix', model: 'openai/test-echo', instructions: 'matrix' } }, expect: 'own-namespace' },
     ],
