@@ -93,7 +93,7 @@ export class ChatPipeline {
       const usage = meter.usage ?? meter.estimate(call.inputEstimate);
       const costMicros = computeChatCost(model, usage);
       outcome = { usage, costMicros, model, generationId: call.generationId };
-      this.#settle(context, call, model, status, httpStatus, usage, costMicros, opened.attempts, true, errorCode);
+      this.#settle({ context, call, model, status, httpStatus, usage, costMicros, attempts: opened.attempts, streamed: true, errorCode });
     };
     const events = new SettledEventStream(iterator, first, {
       observe,
@@ -128,7 +128,7 @@ export class ChatPipeline {
     }
     const usage = result.value.usage;
     const costMicros = computeChatCost(result.model, usage);
-    this.#settle(context, call, result.model, 'success', 200, usage, costMicros, result.attempts, false);
+    this.#settle({ context, call, model: result.model, status: 'success', httpStatus: 200, usage, costMicros, attempts: result.attempts, streamed: false });
     return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit };
   }
 
@@ -175,11 +175,12 @@ export class ChatPipeline {
   #failBeforeStart(context: CallContext, call: BeganCall, error: unknown, streamed: boolean): JunctionError {
     const aborted = context.signal.aborted;
     const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, call.candidates[0]);
-    this.#settle(context, call, call.candidates[0], aborted ? 'client_closed' : 'upstream_error', clientError.status, undefined, 0, 1, streamed, clientError.code);
+    this.#settle({ context, call, model: call.candidates[0], status: aborted ? 'client_closed' : 'upstream_error', httpStatus: clientError.status, usage: undefined, costMicros: 0, attempts: 1, streamed, errorCode: clientError.code });
     return clientError;
   }
 
-  #settle(context: CallContext, call: BeganCall, model: CatalogModel | undefined, status: 'success' | 'upstream_error' | 'client_closed', httpStatus: number, usage: Usage | undefined, costMicros: number, attempts: number, streamed: boolean, errorCode?: string): void {
+  #settle(settlement: Settlement): void {
+    const { context, call, model, status, httpStatus, usage, costMicros, attempts, streamed, errorCode } = settlement;
     if (call.span) {
       call.span.setAttributes({
         'gen_ai.system': model?.providerId ?? 'unknown',
@@ -196,6 +197,20 @@ export class ChatPipeline {
     this.#deps.budgets.settle(call.reservation, costMicros, entry, context.key);
   }
 }
+
+/** How a call that reached (or was about to reach) a provider ended: what its span and usage row record. */
+type Settlement = {
+  context: CallContext;
+  call: BeganCall;
+  model: CatalogModel | undefined;
+  status: 'success' | 'upstream_error' | 'client_closed';
+  httpStatus: number;
+  usage: Usage | undefined;
+  costMicros: number;
+  attempts: number;
+  streamed: boolean;
+  errorCode?: string | undefined;
+};
 
 /** Each upstream attempt (retries and fallbacks included) as a child span of the call's, when tracing is on. */
 function tracedAttempt<T>(call: { span: Span | undefined }, attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>) {
