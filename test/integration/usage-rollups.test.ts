@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../src/admin/admin-commands.ts';
+import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts';
+import type { Settlement } from '../../src/billing/settlement.ts';
+import type { UsageRecord } from '../../src/billing/usage-record.ts';
+import type { Database, Queryable } from '../../src/store/database.ts';
+import { migrate, MIGRATIONS_DIR } from '../../src/store/migrate.ts';
+import { openDatabase } from '../../src/store/open-database.ts';
+import { freshStorage } from '../support/test-database.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { usageRecordFixture } from '../support/usage-record-fixture.ts';
+
+/**
+ * The daily rollups the console's Overview reads stay exact with the usage log: after
+ * concurrent settlement batches, after a batch written again (a replayed journal, a retried
+ * commit: rows already in the log add nothing), and after the migration's backfill of a log
+ * written before the rollups existed. On PGlite, and on PostgreSQL with DATABASE_URL.
+ */
+let app: TestApp;
+let accountId: string;
+let keys: string[];
+
+const MODELS = ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', null];
+const STATUSES: UsageRecord['status'][] = ['success', 'success', 'upstream_error', 'deferred_billing', 'rejected'];
+
+beforeAll(async () => {
+  app = await startTestApp({ JUNCTION_AGENTS_DIR: '/nonexistent', JUNCTION_TOOLS_DIR: '/nonexistent' });
+  accountId = app.services.defaultAccount.id;
+  const create = async (name: string) => ((await runAdminCommand(app.services, { command: 'keys.create', kind: 'model', name })) as { data: { id: string } }).data.id;
+  keys = [await create('rollup-a'), await create('rollup-b')];
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** The log's rows grouped as the rollups group them, next to the rollups themselves, both ordered alike. */
+async function rollupAndLog(db: Queryable): Promise<{ rollup: unknown[]; log: unknown[] }> {
+  const order = 'ORDER BY account_id, day, model, key_id NULLS FIRST';
+  const rollup = await db.query(`SELECT account_id, day::text AS day, model, key_id, requests::int AS requests, errors::int AS errors, spend_micros::float8 AS spend FROM usage_daily_rollups ${order}`);
+  const log = await db.query(
+    `SELECT account_id, (created_at AT TIME ZONE 'UTC')::date::text AS day, COALESCE(model, requested_model, 'unknown') AS model, key_id,
+       count(*)::int AS requests, (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors, sum(cost_micros)::float8 AS spend
+     FROM usage_log GROUP BY 1, 2, 3, 4 ${order}`,
+  );
+  return { rollup: rollup.rows, log: log.rows };
+}
+
+/** Rows over three UTC days, three models (one without a served model), both keys and none, every kind of status. */
+function varied(count: number, seed: number): UsageRecord[] {
+  return Array.from({ length: count }, (_, index) => {
+    const n = index + seed;
+    const model = MODELS[n % MODELS.length] ?? null;
+    return usageRecordFixture(
+      { accountId, keyId: n % 3 === 2 ? null : (keys[n % 2] ?? null) },
+      {
+        model,
+        requestedModel: model ?? (n % 2 ? 'openai/unknown-one' : null),
+        status: STATUSES[n % STATUSES.length] ?? 'success',
+        costMicros: (n * 37) % 1_000,
+        createdAt: new Date(Date.UTC(2026, 10, 27 + (n % 3), 23, 59, 59, n % 1_000)),
+      },
+    );
+  });
+}
+
+const settled = (usage: UsageRecord): Settlement => ({ usage, keyId: usage.keyId, accountId, spendMicros: usage.costMicros, keyLeaseMicros: 0, accountLeaseMicros: 0 });
+
+describe('usage rollups', () => {
+  it('count every row of concurrent settlement batches, in the statement that writes them', async () => {
+    const batches = Array.from({ length: 8 }, (_, index) => varied(40, index * 40));
+    await Promise.all(batches.map((rows) => writeSettlementBatch(app.services.db, rows.map(settled), [], undefined, new Date())));
+    const { rollup, log } = await rollupAndLog(app.services.db);
+    expect((log as Array<{ requests: number }>).reduce((sum, row) => sum + row.requests, 0)).toBe(320);
+    expect(rollup).toEqual(log);
+  });
+
+  it('add nothing for rows already in the log when a batch is written again', async () => {
+    const first = varied(30, 1_000);
+    await writeSettlementBatch(app.services.db, first.map(settled), [], undefined, new Date());
+    const before = await rollupAndLog(app.services.db);
+    // The replayed batch holds the 30 stored rows and 5 new ones: only the new ones count.
+    const again = [...first, ...varied(5, 2_000)];
+    await writeSettlementBatch(app.services.db, again.map(settled), [], undefined, new Date());
+    const after = await rollupAndLog(app.services.db);
+    expect(after.rollup).toEqual(after.log);
+    const total = (rows: unknown[]) => (rows as Array<{ requests: number }>).reduce((sum, row) => sum + row.requests, 0);
+    expect(total(after.rollup) - total(before.rollup)).toBe(5);
+  });
+});
+
+describe('the rollup migration', () => {
+  let storage: Awaited<ReturnType<typeof freshStorage>>;
+  let db: Database;
+  let earlier: string;
+
+  beforeAll(async () => {
+    storage = await freshStorage();
+    db = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
+    earlier = mkdtempSync(join(tmpdir(), 'junction-migrations-'));
+    for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_/.test(name) && Number(name.slice(0, 4)) < 21)) copyFileSync(join(MIGRATIONS_DIR, file), join(earlier, file));
+  });
+  afterAll(async () => {
+    await db?.close();
+    await storage?.drop();
+    rmSync(earlier, { recursive: true, force: true });
+  });
+
+  it('backfills the rollups from a log written before they existed, then keeps them with new rows', async () => {
+    await migrate(db, earlier);
+    const owners = [randomUUID(), randomUUID()];
+    await db.query(
+      `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, model, requested_model, status, cost_micros, created_at)
+       SELECT 'gen-old-' || g, ($1::uuid[])[1 + g % 2], CASE WHEN g % 3 = 0 THEN NULL ELSE ($2::uuid[])[1 + g % 2] END, 'req', 'chat.completions',
+         CASE WHEN g % 4 = 0 THEN NULL ELSE 'model-' || (g % 5) END, CASE WHEN g % 8 = 0 THEN NULL ELSE 'asked-' || (g % 3) END,
+         (ARRAY['success', 'upstream_error', 'rejected', 'deferred_billing', 'client_closed'])[1 + g % 5], (g * 7) % 500,
+         timestamptz '2026-09-01T00:00:00Z' + g * interval '17 minutes'
+       FROM generate_series(1, 5000) g`,
+      [owners, [randomUUID(), randomUUID()]],
+    );
+    expect(await migrate(db)).toContain('0021_usage_rollups');
+    const backfilled = await rollupAndLog(db);
+    expect(backfilled.rollup.length).toBeGreaterThan(100);
+    expect(backfilled.rollup).toEqual(backfilled.log);
+
+    await db.query(
+      `INSERT INTO usage_log (id, account_id, request_id, endpoint, model, status, cost_micros, created_at)
+       SELECT 'gen-new-' || g, $1::uuid, 'req', 'chat.completions', 'model-1', 'success', 11, timestamptz '2026-09-02T10:00:00Z' FROM generate_series(1, 50) g`,
+      [owners[0]],
+    );
+    const kept = await rollupAndLog(db);
+    expect(kept.rollup).toEqual(kept.log);
+  });
+});
