@@ -80,7 +80,7 @@ export async function handleStateful(state: StatefulState, method: string, path:
 }
 
 function uploadFile(state: StatefulState, body: unknown, response: ServerResponse): void {
-  const form = body as Multipart;
+  const form = (body ?? {}) as Multipart;
   const file = form.files?.find((entry) => entry.field === 'file');
   if (!file || !form.fields?.['purpose']) {
     return json(response, 400, { error: { message: "Missing 'file' or 'purpose'", type: 'invalid_request_error', param: null, code: null } });
