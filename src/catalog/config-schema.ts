@@ -27,11 +27,11 @@ const usdTo = (extraDigits: number, divisor = 1n) =>
 const perMillion = usdTo(0);
 const TierSchema = z
   .strictObject({
-    above_input_tokens: z.number().int().nonnegative(),
-    input: perMillion.optional(),
-    output: perMillion.optional(),
-    cached_input: perMillion.optional(),
-    cache_write: perMillion.optional(),
+    above_input_tokens: z.number().int().nonnegative().describe('The tier applies to calls with more input tokens than this.'),
+    input: perMillion.optional().describe('USD per million input tokens in this tier.'),
+    output: perMillion.optional().describe('USD per million output tokens in this tier.'),
+    cached_input: perMillion.optional().describe('USD per million cached input tokens in this tier.'),
+    cache_write: perMillion.optional().describe('USD per million tokens written to the cache in this tier.'),
   })
   .transform(
     (tier): PriceTier => ({
@@ -47,20 +47,17 @@ const TierSchema = z
 
 const PricesSchema = z
   .strictObject({
-    /** USD per million input tokens. */
-    input: perMillion.optional(),
-    output: perMillion.optional(),
-    cached_input: perMillion.optional(),
-    cache_write: perMillion.optional(),
-    audio_input: perMillion.optional(),
-    input_tiers: z.array(TierSchema).optional(),
-    /** USD per image; used when the quality/size combination is not in image_variants. */
-    per_image: usdTo(0).optional(),
-    /** USD per image keyed `quality/size` (e.g. `hd/1024x1792`) or `size`. */
-    image_variants: z.record(z.string().min(1), usdTo(0)).optional(),
-    per_million_characters: perMillion.optional(),
-    /** USD per minute of audio → µUSD per million seconds (× 10^6, ÷ 60). */
-    per_audio_minute: usdTo(6, 60n).optional(),
+    input: perMillion.optional().describe('USD per million input tokens.'),
+    output: perMillion.optional().describe('USD per million output tokens.'),
+    cached_input: perMillion.optional().describe('USD per million input tokens read from the provider\'s cache.'),
+    cache_write: perMillion.optional().describe('USD per million input tokens written to the provider\'s cache.'),
+    audio_input: perMillion.optional().describe('USD per million audio input tokens.'),
+    input_tiers: z.array(TierSchema).optional().describe('Prices that replace the ones above for long inputs.'),
+    per_image: usdTo(0).optional().describe('USD per image, when the quality and size are not in `image_variants`.'),
+    image_variants: z.record(z.string().min(1), usdTo(0)).optional().describe('USD per image keyed `quality/size` (e.g. `hd/1024x1792`) or `size`.'),
+    per_million_characters: perMillion.optional().describe('USD per million input characters (speech).'),
+    // Stored as µUSD per million seconds (× 10^6, ÷ 60).
+    per_audio_minute: usdTo(6, 60n).optional().describe('USD per minute of audio (transcription, translation).'),
   })
   .transform(
     (prices): ModelPrices =>
@@ -79,15 +76,14 @@ const PricesSchema = z
   );
 
 const ModelFieldsSchema = {
-  display_name: z.string().min(1).optional(),
-  upstream_name: z.string().min(1).optional(),
-  capabilities: z.array(z.enum(CAPABILITIES)).optional(),
-  context_length: z.number().int().positive().optional(),
-  max_output_tokens: z.number().int().positive().optional(),
-  prices: PricesSchema.optional(),
-  media_params_schema: z.record(z.string(), z.unknown()).optional(),
-  /** Unix seconds shown as `created` in the models list. */
-  created: z.number().int().nonnegative().optional(),
+  display_name: z.string().min(1).optional().describe('The name the models list shows.'),
+  upstream_name: z.string().min(1).optional().describe('The model name sent to the provider, when it differs from the id (a fine-tune, a deployment).'),
+  capabilities: z.array(z.enum(CAPABILITIES)).optional().describe('What the model can do; a call needing another capability is refused.'),
+  context_length: z.number().int().positive().optional().describe('Input and output tokens the model holds.'),
+  max_output_tokens: z.number().int().positive().optional().describe('The most output tokens one call may ask for; reservations assume it when a call sets no cap.'),
+  prices: PricesSchema.optional().describe('What a call costs; a model without prices is free.'),
+  media_params_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of a media model\'s parameters, shown in the models list and the console\'s Try form.'),
+  created: z.number().int().nonnegative().optional().describe('Unix seconds shown as `created` in the models list.'),
 };
 
 type ModelFieldsInput = {
@@ -114,7 +110,7 @@ const toModelOverride = (fields: ModelFieldsInput) =>
   });
 
 const ModelOverrideSchema = z
-  .strictObject({ ...ModelFieldsSchema, disabled: z.boolean().optional() })
+  .strictObject({ ...ModelFieldsSchema, disabled: z.boolean().optional().describe('Removes the model from the catalog.') })
   .transform((fields) => ({ ...toModelOverride(fields), disabled: fields.disabled ?? false }));
 export type ModelOverride = z.output<typeof ModelOverrideSchema>;
 
@@ -126,20 +122,23 @@ export const RESERVED_PROVIDER_IDS = ['openai', 'anthropic', 'google'] as const;
 const CompatibleModelSchema = z.union([
   z.string().min(1).transform((name) => ({ name, override: toModelOverride({}) })),
   z
-    .strictObject({ name: z.string().min(1), ...ModelFieldsSchema })
+    .strictObject({ name: z.string().min(1).describe('The provider\'s model name; the catalog id is `<provider>/<name>`.'), ...ModelFieldsSchema })
     .transform(({ name, ...fields }) => ({ name, override: toModelOverride(fields) })),
 ]);
 
 const CompatibleProviderSchema = z
   .strictObject({
-    kind: z.literal('openai-compatible'),
-    base_url: z.url({ protocol: /^https?$/ }),
-    /** Name of the environment variable holding the key; the key itself never goes in the file. */
-    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    query: z.record(z.string(), z.string()).optional(),
-    timeout_ms: z.number().int().positive().optional(),
-    models: z.array(CompatibleModelSchema).default([]),
+    kind: z.literal('openai-compatible').describe('The wire format the provider speaks.'),
+    base_url: z.url({ protocol: /^https?$/ }).describe('The provider\'s API root, e.g. `http://localhost:11434/v1`.'),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional()
+      .describe('The environment variable holding the provider\'s key (the key never goes in the file); the provider is skipped while it is unset.'),
+    headers: z.record(z.string(), z.string()).optional().describe('Headers sent with every call (Azure\'s `api-key`, say).'),
+    query: z.record(z.string(), z.string()).optional().describe('Query parameters added to every call (Azure\'s `api-version`, say).'),
+    timeout_ms: z.number().int().positive().optional().describe('Per-attempt wait for the response headers; `JUNCTION_UPSTREAM_TIMEOUT_MS` when unset.'),
+    models: z.array(CompatibleModelSchema).default([]).describe('The provider\'s models: a name (chat, free), or an object with the fields below.'),
   })
   .transform((provider) => ({
     kind: provider.kind,
@@ -152,7 +151,7 @@ const CompatibleProviderSchema = z
   }));
 export type CompatibleProviderConfig = z.output<typeof CompatibleProviderSchema>;
 
-const PlanSchema = z.strictObject({ models: z.array(z.string().min(1)) });
+const PlanSchema = z.strictObject({ models: z.array(z.string().min(1)).describe('Model ids, aliases or `*` globs the plan\'s accounts may call.') });
 
 export const CatalogConfigSchema = z
   .strictObject({
@@ -166,17 +165,24 @@ export const CatalogConfigSchema = z
           }),
         CompatibleProviderSchema,
       )
-      .default({}),
-    models: z.record(z.string().regex(MODEL_ID, 'model ids look like provider/model'), ModelOverrideSchema).default({}),
+      .default({})
+      .describe('OpenAI-compatible servers by provider id; `openai`, `anthropic` and `google` come from the environment.'),
+    models: z
+      .record(z.string().regex(MODEL_ID, 'model ids look like provider/model'), ModelOverrideSchema)
+      .default({})
+      .describe('Catalog entries to override or add, by `provider/model` id.'),
     aliases: z
       .record(
         z.string().regex(/^[^/\s]+$/, 'alias names cannot contain "/" or spaces, so they never shadow a model id'),
         z.string().regex(MODEL_ID, 'an alias points at a provider/model id'),
       )
-      .default({}),
-    plans: z.record(z.string().min(1), PlanSchema).default({}),
-    // The same file carries the credit currencies' USD rates (see src/credits/currency-rates.ts).
-    currencies: CurrencyRatesSchema.default({}),
+      .default({})
+      .describe('Short names for model ids (`fast: openai/gpt-4o-mini`).'),
+    plans: z
+      .record(z.string().min(1), PlanSchema)
+      .default({})
+      .describe('Which models each plan\'s accounts may call; without a `default` plan, `default` allows the whole catalog.'),
+    currencies: CurrencyRatesSchema.default({}).describe('USD value of one unit of each credit currency (`EUR: 1.08`); `JUNCTION_FX_RATES` wins.'),
   });
 
 export type CatalogConfig = z.output<typeof CatalogConfigSchema>;

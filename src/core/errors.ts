@@ -4,35 +4,36 @@
  * front-end that caught it (OpenAI, Anthropic or Google).
  */
 
-type ErrorSpec = { status: number; type: string };
+/** Its HTTP status, the OpenAI-shaped error `type`, and what it means (docs/gateway.md's table is made from it). */
+type ErrorSpec = { status: number; type: string; meaning: string };
 
 export const ERROR_CODES = {
-  invalid_request: { status: 400, type: 'invalid_request_error' },
-  invalid_api_key: { status: 401, type: 'authentication_error' },
-  key_expired: { status: 401, type: 'authentication_error' },
-  key_disabled: { status: 401, type: 'authentication_error' },
-  not_signed_in: { status: 401, type: 'authentication_error' },
-  insufficient_credits: { status: 402, type: 'insufficient_quota' },
-  forbidden: { status: 403, type: 'permission_error' },
-  wrong_key_kind: { status: 403, type: 'permission_error' },
-  key_limit_exceeded: { status: 403, type: 'insufficient_quota' },
-  model_not_allowed: { status: 403, type: 'permission_error' },
-  not_found: { status: 404, type: 'not_found_error' },
-  model_not_found: { status: 404, type: 'not_found_error' },
-  previous_response_not_found: { status: 404, type: 'not_found_error' },
-  method_not_allowed: { status: 405, type: 'invalid_request_error' },
-  conflict: { status: 409, type: 'invalid_request_error' },
-  request_too_large: { status: 413, type: 'invalid_request_error' },
-  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
-  rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
-  upstream_rate_limited: { status: 429, type: 'rate_limit_error' },
-  client_closed_request: { status: 499, type: 'api_error' },
-  internal_error: { status: 500, type: 'api_error' },
-  upstream_error: { status: 502, type: 'api_error' },
-  provider_not_configured: { status: 503, type: 'api_error' },
-  agent_unavailable: { status: 503, type: 'api_error' },
-  service_unavailable: { status: 503, type: 'api_error' },
-  upstream_timeout: { status: 504, type: 'api_error' },
+  invalid_request: { status: 400, type: 'invalid_request_error', meaning: 'The request is malformed or a field is invalid; `param` names the field.' },
+  invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'No key, or a key Junction does not know.' },
+  key_expired: { status: 401, type: 'authentication_error', meaning: "The key's `expires_at` has passed." },
+  key_disabled: { status: 401, type: 'authentication_error', meaning: 'The key was disabled or deleted.' },
+  not_signed_in: { status: 401, type: 'authentication_error', meaning: 'The console needs a session (sign in).' },
+  insufficient_credits: { status: 402, type: 'insufficient_quota', meaning: "The account's credit cannot cover the call's worst-case cost." },
+  forbidden: { status: 403, type: 'permission_error', meaning: 'The caller may not do this (a role, a CSRF check, an operator-only setting).' },
+  wrong_key_kind: { status: 403, type: 'permission_error', meaning: 'This kind of key does not reach this endpoint (model, agent and provisioning keys each have their own).' },
+  key_limit_exceeded: { status: 403, type: 'insufficient_quota', meaning: 'A daily, monthly or total spend limit of the key is reached; the message names the window and when it resets.' },
+  model_not_allowed: { status: 403, type: 'permission_error', meaning: "The key's allowlist or the account's plan leaves this model out." },
+  not_found: { status: 404, type: 'not_found_error', meaning: "No such object for this caller (another account's objects answer this too)." },
+  model_not_found: { status: 404, type: 'not_found_error', meaning: 'No such model or agent in the catalog.' },
+  previous_response_not_found: { status: 404, type: 'not_found_error', meaning: 'The `previous_response_id` does not exist for this key, or was not stored.' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', meaning: 'The route exists, but not with this method.' },
+  conflict: { status: 409, type: 'invalid_request_error', meaning: 'The change conflicts with the current state (a taken id, the last owner, a used link).' },
+  request_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The body or an upload is larger than the route accepts.' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', meaning: "The body's content type is not one the route reads." },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', meaning: "The key's `rate_limit_rpm` is reached; `Retry-After` says when to retry." },
+  upstream_rate_limited: { status: 429, type: 'rate_limit_error', meaning: 'The provider still answered 429 after the retries; `Retry-After` carries its wait.' },
+  client_closed_request: { status: 499, type: 'api_error', meaning: 'The client went away before the answer (logged, never sent).' },
+  internal_error: { status: 500, type: 'api_error', meaning: 'A bug: the request could not be served. Logged with its request id.' },
+  upstream_error: { status: 502, type: 'api_error', meaning: 'The provider failed (5xx, refused or cut the connection) after the retries and fallbacks.' },
+  provider_not_configured: { status: 503, type: 'api_error', meaning: "The model's provider has no credentials on this server." },
+  agent_unavailable: { status: 503, type: 'api_error', meaning: "The agent's definition is refused (its file or stored version has problems, named in the message)." },
+  service_unavailable: { status: 503, type: 'api_error', meaning: 'The database cannot be used right now, or the server is draining; `Retry-After` says when to retry.' },
+  upstream_timeout: { status: 504, type: 'api_error', meaning: 'The provider sent no response headers within its timeout.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
