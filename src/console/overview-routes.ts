@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { microsToUsd } from '../core/money.ts';
+import { dailyRequests, dailySpendByKey, dailySpendByModel, spendTotals } from '../billing/usage-rollups.ts';
 import { getCreditSummary } from '../credits/credit-repository.ts';
 import type { Database } from '../store/database.ts';
+import { reportingReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import type { Overview } from './contract/overview.ts';
 
@@ -10,7 +12,7 @@ export type OverviewDeps = { db: Database; now: () => Date; settle: () => Promis
 const DAYS = 30;
 const dayKey = (date: Date): string => date.toISOString().slice(0, 10);
 
-/** Balance, spend today and this month, and 30 days of spend (by model, by key), requests and errors. */
+/** Balance, spend today and this month, and 30 days of spend (by model, by key), requests and errors, from the daily rollups. */
 export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): Promise<void> {
   app.get('/overview', { preHandler: requireConsoleUser(deps.db, deps.now) }, async (request): Promise<Overview> => {
     const accountId = consoleCaller(request).accountId;
@@ -21,31 +23,14 @@ export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): 
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
     const days = Array.from({ length: DAYS }, (_, index) => dayKey(new Date(since.getTime() + index * 86_400_000)));
 
-    const [credit, byModel, byKey, requests, spend] = await Promise.all([
-      getCreditSummary(deps.db, accountId),
-      deps.db.query<{ day: string; name: string; spend: number }>(
-        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, COALESCE(model, requested_model, 'unknown') AS name, sum(cost_micros)::bigint AS spend
-         FROM usage_log WHERE account_id = $1 AND created_at >= $2 AND cost_micros > 0 GROUP BY 1, 2 ORDER BY 1, 2`,
-        [accountId, since],
-      ),
-      deps.db.query<{ day: string; name: string; spend: number }>(
-        `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, COALESCE(k.name, 'console and operator') AS name, sum(u.cost_micros)::bigint AS spend
-         FROM usage_log u LEFT JOIN api_keys k ON k.id = u.key_id
-         WHERE u.account_id = $1 AND u.created_at >= $2 AND u.cost_micros > 0 GROUP BY 1, 2 ORDER BY 1, 2`,
-        [accountId, since],
-      ),
-      deps.db.query<{ day: string; requests: number; errors: number }>(
-        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS requests,
-           (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors
-         FROM usage_log WHERE account_id = $1 AND created_at >= $2 GROUP BY 1 ORDER BY 1`,
-        [accountId, since],
-      ),
-      deps.db.query<{ today: number; month: number }>(
-        `SELECT COALESCE(sum(cost_micros) FILTER (WHERE created_at >= $2), 0)::bigint AS today, COALESCE(sum(cost_micros), 0)::bigint AS month
-         FROM usage_log WHERE account_id = $1 AND created_at >= $3`,
-        [accountId, today, monthStart],
-      ),
-    ]);
+    // One reading connection for the page's queries, in turn: a page never takes several.
+    const [credit, byModel, byKey, requests, spend] = await reportingReadsOf(deps.db).session(async (reads) => [
+      await getCreditSummary(reads, accountId),
+      await dailySpendByModel(reads, accountId, since),
+      await dailySpendByKey(reads, accountId, since),
+      await dailyRequests(reads, accountId, since),
+      await spendTotals(reads, accountId, today, monthStart),
+    ] as const);
     const point = (row: { day: string; name: string; spend: number }) => ({ day: row.day, name: row.name, spend_usd: microsToUsd(Number(row.spend)) });
     return {
       balance: {
@@ -55,12 +40,12 @@ export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): 
         reserved_usd: microsToUsd(credit.reservedMicros),
         by_currency: credit.byCurrency.map((entry) => ({ currency: entry.currency, amount: entry.amount, usd: microsToUsd(Number(entry.usdMicros)) })),
       },
-      spend_today_usd: microsToUsd(Number(spend.rows[0]?.today ?? 0)),
-      spend_month_usd: microsToUsd(Number(spend.rows[0]?.month ?? 0)),
+      spend_today_usd: microsToUsd(spend.today),
+      spend_month_usd: microsToUsd(spend.month),
       days,
-      spend_by_model: byModel.rows.map(point),
-      spend_by_key: byKey.rows.map(point),
-      requests: requests.rows.map((row) => ({ day: row.day, requests: row.requests, errors: row.errors })),
+      spend_by_model: byModel.map(point),
+      spend_by_key: byKey.map(point),
+      requests: requests.map((row) => ({ day: row.day, requests: Number(row.requests), errors: Number(row.errors) })),
     };
   });
 }

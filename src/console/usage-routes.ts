@@ -1,15 +1,17 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { allUsagePages } from '../billing/usage-pages.ts';
 import { listUsage, type UsageFilters, type UsageRow } from '../billing/usage-repository.ts';
 import { JunctionError } from '../core/errors.ts';
 import { microsToUsd } from '../core/money.ts';
 import { parseInput } from '../http/parse-body.ts';
-import type { Database } from '../store/database.ts';
+import type { Database, Queryable } from '../store/database.ts';
+import { type ReportingReads, reportingReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { type UsageEntry, UsageQuerySchema } from './contract/usage.ts';
 
 export type ConsoleUsageDeps = { db: Database; now: () => Date; settle: () => Promise<void> };
 
-const CSV_MAX_ROWS = 50_000;
 const CSV_COLUMNS = ['created_at', 'id', 'key_name', 'endpoint', 'model', 'provider', 'status', 'http_status', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms', 'attempts', 'agent_id', 'agent_run_id'] as const;
 
 const encodeCursor = (row: UsageRow): string => Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
@@ -20,7 +22,7 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   return { createdAt, id };
 }
 
-async function keyNames(db: Database, accountId: string): Promise<Map<string, string>> {
+async function keyNames(db: Queryable, accountId: string): Promise<Map<string, string>> {
   const result = await db.query<{ id: string; name: string }>('SELECT id, name FROM api_keys WHERE account_id = $1', [accountId]);
   return new Map(result.rows.map((row) => [row.id, row.name]));
 }
@@ -58,9 +60,26 @@ function csvField(value: unknown): string {
   return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** The usage log of the session's account: filtered, keyset-paged, exportable as CSV, one row in detail. */
+/** An export's text, produced as its reader asks for it (Readable.from waits for each chunk to be read): one page of rows in memory at a time. */
+async function* exportLines(reads: ReportingReads, accountId: string, filters: Omit<UsageFilters, 'limit'>, format: 'csv' | 'jsonl'): AsyncGenerator<string> {
+  const names = await reads.session((db) => keyNames(db, accountId));
+  if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\n`;
+  for await (const page of allUsagePages(reads, accountId, filters)) {
+    let text = '';
+    for (const row of page) {
+      const entry = toEntry(row, names);
+      text += format === 'csv' ? `${CSV_COLUMNS.map((column) => csvField(entry[column])).join(',')}\n` : `${JSON.stringify(entry)}\n`;
+    }
+    yield text;
+  }
+}
+
+const EXPORT_TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' } as const;
+
+/** The usage log of the session's account: filtered, keyset-paged, exportable whole as CSV or JSON Lines, one row in detail. */
 export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsageDeps): Promise<void> {
   const reader = requireConsoleUser(deps.db, deps.now);
+  const reads = reportingReadsOf(deps.db);
 
   const filtersFrom = (query: unknown): UsageFilters => {
     const input = parseInput(UsageQuerySchema, query, 'query string');
@@ -80,41 +99,43 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
     const accountId = consoleCaller(request).accountId;
     const filters = filtersFrom(request.query);
     await deps.settle();
-    const rows = await listUsage(deps.db, accountId, { ...filters, limit: filters.limit + 1 });
+    const [rows, names] = await reads.session(async (db) => [await listUsage(db, accountId, { ...filters, limit: filters.limit + 1 }), await keyNames(db, accountId)] as const);
     const page = rows.slice(0, filters.limit);
-    const names = await keyNames(deps.db, accountId);
     const last = page.at(-1);
     return { data: page.map((row) => toEntry(row, names)), next_cursor: rows.length > filters.limit && last ? encodeCursor(last) : null };
   });
 
-  app.get('/usage.csv', { preHandler: reader }, async (request, reply) => {
-    const accountId = consoleCaller(request).accountId;
-    const filters = { ...filtersFrom(request.query), limit: CSV_MAX_ROWS };
-    await deps.settle();
-    const rows = await listUsage(deps.db, accountId, filters);
-    const names = await keyNames(deps.db, accountId);
-    const lines = [CSV_COLUMNS.join(',')];
-    for (const row of rows) {
-      const entry = toEntry(row, names);
-      lines.push(CSV_COLUMNS.map((column) => csvField(entry[column])).join(','));
-    }
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="usage-${deps.now().toISOString().slice(0, 10)}.csv"`)
-      .send(`${lines.join('\n')}\n`);
-  });
+  // Every row the filters match, however many: streamed page by page, never cut.
+  for (const format of ['csv', 'jsonl'] as const) {
+    app.get(`/usage.${format}`, { preHandler: reader }, async (request, reply) => {
+      const accountId = consoleCaller(request).accountId;
+      const filters: Omit<UsageFilters, 'limit'> = filtersFrom(request.query);
+      await deps.settle();
+      // The first read is made before the answer starts: a busy or unreachable store is still a 503, not a cut stream.
+      const lines = exportLines(reads, accountId, filters, format);
+      const first = await lines.next();
+      const body = Readable.from((async function* () {
+        if (!first.done) yield first.value;
+        yield* lines;
+      })());
+      return reply
+        .header('content-type', EXPORT_TYPES[format])
+        .header('content-disposition', `attachment; filename="usage-${deps.now().toISOString().slice(0, 10)}.${format}"`)
+        .send(body);
+    });
+  }
 
   app.get('/usage/:id', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;
     const { id } = request.params as { id: string };
-    const result = await deps.db.query<UsageRow>(
+    const result = await reads.session((db) => db.query<UsageRow>(
       `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
          input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts, streamed,
          agent_id, agent_run_id, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
       [id, accountId],
-    );
+    ));
     const row = result.rows[0];
     if (!row) throw new JunctionError('not_found', `No usage row '${id}' in this account.`);
-    return { data: { ...toEntry(row, await keyNames(deps.db, accountId)), upstream_model: row.upstream_model, units: row.units } };
+    return { data: { ...toEntry(row, await reads.session((db) => keyNames(db, accountId))), upstream_model: row.upstream_model, units: row.units } };
   });
 }

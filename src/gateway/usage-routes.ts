@@ -9,6 +9,7 @@ import { parseInput } from '../http/parse-body.ts';
 import type { KeyAuthenticator } from '../keys/key-authenticator.ts';
 import { isUuid } from '../keys/key-repository.ts';
 import type { Database } from '../store/database.ts';
+import { reportingReadsOf } from '../store/reporting-reads.ts';
 
 export type UsageRoutesDeps = { db: Database; authenticator: KeyAuthenticator; settlements: SettlementQueue };
 
@@ -73,7 +74,8 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
     const key = authenticatedKey(request);
     const query = parseInput(UsageQuerySchema, request.query, 'query string');
     await deps.settlements.drain(2_000);
-    const rows = await listUsage(deps.db, key.accountId, {
+    // A reporting read: on the reads' own connections, never in the gateway's way.
+    const rows = await reportingReadsOf(deps.db).session((reads) => listUsage(reads, key.accountId, {
       limit: query.limit + 1,
       ...(query.key_id && { keyId: query.key_id }),
       ...(query.model && { model: query.model }),
@@ -82,7 +84,7 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
       ...(query.from && { from: new Date(query.from) }),
       ...(query.to && { to: new Date(query.to) }),
       ...(query.cursor && { before: decodeCursor(query.cursor) }),
-    });
+    }));
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return { data: page.map(toUsageView), has_more: rows.length > query.limit, next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null };

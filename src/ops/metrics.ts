@@ -5,6 +5,7 @@ import type { UsageRecord } from '../billing/usage-record.ts';
 import { JunctionError } from '../core/errors.ts';
 import { openStreams } from '../http/raw-stream-writer.ts';
 import type { Services } from '../services.ts';
+import { reportingReadsOf } from '../store/reporting-reads.ts';
 import { registerDurabilityMetrics } from './durability-metrics.ts';
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import { totalCounter } from './total-counter.ts';
@@ -47,6 +48,14 @@ export class JunctionMetrics {
         this.set({ state: 'waiting' }, stats.waiting);
       } });
     }
+    const reads = reportingReadsOf(services.db);
+    new Gauge({ name: 'junction_db_read_connections', help: 'Console and reporting reads: their connections (slots on the embedded store) by state', labelNames: ['state'], registers: [this.registry], collect() {
+      const stats = reads.stats();
+      this.set({ state: 'max' }, stats.max);
+      this.set({ state: 'in_use' }, stats.inUse);
+      this.set({ state: 'waiting' }, stats.waiting);
+    } });
+    totalCounter(this.registry, 'junction_db_read_pool_busy_total', 'Console and reporting reads refused (503) because every reading connection stayed in use', () => reads.stats().busyRefusals);
   }
 
   readonly #modelLabel: (model: string | null) => string;

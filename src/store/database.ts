@@ -4,6 +4,7 @@
  * int8 columns come back as JS numbers on both (money is integer micro-USD, far
  * below 2^53), numeric as strings, timestamptz as Date, jsonb as parsed values.
  */
+import type { ReportingReads } from './reporting-reads.ts';
 import type { StoreDurabilityCounts } from './store-durability-counters.ts';
 
 export type QueryResult<Row> = { rows: Row[]; rowCount: number };
@@ -37,6 +38,8 @@ export interface Database extends Queryable {
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
   /** Connection pool use, where there is a pool (PostgreSQL; PGlite is one in-process engine). */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /** Console and reporting reads on connections of their own (PostgreSQL); reportingReadsOf() gives every store's. */
+  readonly reportingReads?: ReportingReads;
   /**
    * CPU seconds the embedded engine's thread has used (PGlite, on Linux; undefined before it
    * opens or after it stops). Its work is the server process's CPU too; PostgreSQL's is its

@@ -1,4 +1,5 @@
 import type { Database, NotificationHandler, Queryable, QueryOptions, QueryResult } from './database.ts';
+import { type ReportingReads, reportingReadsOf } from './reporting-reads.ts';
 import type { StoreDurabilityCounts } from './store-durability-counters.ts';
 
 type PoolStats = { total: number; idle: number; waiting: number };
@@ -18,6 +19,11 @@ export class OpeningDatabase implements Database {
   readonly #opening: Promise<Database>;
   readonly #ready: Promise<Database>;
   #db: Database | undefined;
+  /** The opened store's reporting reads, once it is ready. */
+  readonly reportingReads: ReportingReads = {
+    session: (work) => this.#ready.then((db) => reportingReadsOf(db).session(work)),
+    stats: () => (this.#db ? reportingReadsOf(this.#db).stats() : { max: 0, inUse: 0, waiting: 0, busyRefusals: 0 }),
+  };
 
   constructor(engine: Database['engine'], opening: Promise<Database>, prepare: (db: Database) => Promise<unknown>) {
     this.engine = engine;

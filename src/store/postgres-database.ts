@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { type Database, LOST_NOTIFICATIONS, type NotificationHandler, type Queryable, type QueryOptions, type QueryResult } from './database.ts';
 import { DatabaseUnavailableError, isConnectionError } from './connection-errors.ts';
+import { READ_WAIT_MS, type ReportingReads, type ReportingReadStats } from './reporting-reads.ts';
 import { SCHEMA_LOCK_SQL } from './schema-lock.ts';
 import { type ServerLiveness, StatementWatchdog } from './statement-watchdog.ts';
 import { VECTOR_SESSION_SETTINGS } from './vector-session-settings.ts';
@@ -16,6 +17,10 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 const STALL_MS = 3_000;
 const PROBE_TIMEOUT_MS = 2_500;
+/** Connections for console and reporting reads, beside the pool's: a small share they cannot exceed. */
+const READ_POOL_SIZE = 3;
+/** A console or reporting read (a page of rows, a rollup) is short: one running longer is cancelled. */
+const READ_STATEMENT_TIMEOUT_MS = 15_000;
 
 /** PostgreSQL (with pgvector) through a `pg` pool. */
 export async function openPostgresDatabase(connectionString: string, poolSize = 10): Promise<Database> {
@@ -35,7 +40,21 @@ export async function openPostgresDatabase(connectionString: string, poolSize = 
   // next use; without this listener its error event would crash the process.
   pool.on('error', () => undefined);
   await ensureVectorExtension(pool, poolSize);
-  return new PostgresDatabase(pool, poolSize, connectionString);
+  return new PostgresDatabase(pool, poolSize, connectionString, openReadPool(connectionString));
+}
+
+/** The reporting reads' own pool: its connections cancel long statements, and a full pool refuses after READ_WAIT_MS. */
+function openReadPool(connectionString: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: READ_POOL_SIZE,
+    connectionTimeoutMillis: READ_WAIT_MS,
+    statement_timeout: READ_STATEMENT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /**
@@ -45,12 +64,12 @@ export async function openPostgresDatabase(connectionString: string, poolSize = 
  * cause, and a pool still full tell it apart from a new connection that failed (which
  * carries the server's or the socket's error, or a timeout's cause).
  */
-async function connect(pool: pg.Pool, poolSize: number): Promise<pg.PoolClient> {
+async function connect(pool: pg.Pool, poolSize: number, timeoutMs = CONNECT_TIMEOUT_MS): Promise<pg.PoolClient> {
   const startedAt = performance.now();
   try {
     return await pool.connect();
   } catch (error) {
-    const waitedWholeTimeout = performance.now() - startedAt >= CONNECT_TIMEOUT_MS - 50;
+    const waitedWholeTimeout = performance.now() - startedAt >= timeoutMs - 50;
     const fromConnection = (error as { code?: unknown }).code !== undefined || (error as { cause?: unknown }).cause !== undefined;
     const busy = waitedWholeTimeout && !fromConnection && pool.totalCount >= poolSize;
     throw new DatabaseUnavailableError(busy ? 'busy' : 'unreachable', error);
@@ -114,12 +133,16 @@ class PostgresDatabase implements Database {
   #listener: pg.Client | undefined;
   #closed = false;
   readonly #handlers = new Map<string, Set<NotificationHandler>>();
+  readonly #readPool: pg.Pool;
+  readonly reportingReads: ReportingReads;
 
-  constructor(pool: pg.Pool, poolSize: number, connectionString: string) {
+  constructor(pool: pg.Pool, poolSize: number, connectionString: string, readPool: pg.Pool) {
     this.#pool = pool;
     this.#poolSize = poolSize;
     this.#connectionString = connectionString;
     this.#watchdog = new StatementWatchdog({ stallMs: STALL_MS, checkEveryMs: 250, probe: () => probeServer(connectionString) });
+    this.#readPool = readPool;
+    this.reportingReads = new PooledReads(readPool, this.#watchdog);
   }
 
   async query<Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> {
@@ -224,6 +247,47 @@ class PostgresDatabase implements Database {
     this.#watchdog.stop();
     await this.#listener?.end().catch(() => undefined);
     this.#listener = undefined;
-    await this.#pool.end();
+    await Promise.all([this.#pool.end(), this.#readPool.end()]);
+  }
+}
+
+/** Reporting reads on the read pool: one connection per session, an outage when none is free in time. */
+class PooledReads implements ReportingReads {
+  readonly #pool: pg.Pool;
+  readonly #watchdog: StatementWatchdog;
+  #busyRefusals = 0;
+
+  constructor(pool: pg.Pool, watchdog: StatementWatchdog) {
+    this.#pool = pool;
+    this.#watchdog = watchdog;
+  }
+
+  async session<T>(work: (reads: Queryable) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await connect(this.#pool, READ_POOL_SIZE, READ_WAIT_MS);
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError && error.outage === 'busy') this.#busyRefusals += 1;
+      throw error;
+    }
+    let lost: Error | undefined;
+    const run = async <Row>(sql: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<QueryResult<Row>> => {
+      try {
+        return toResult<Row>(await this.#watchdog.watch(client.query(queryConfig(sql, params, options))));
+      } catch (error) {
+        if (isConnectionError(error)) lost = error as Error;
+        throw error;
+      }
+    };
+    try {
+      return await work({ query: run, exec: async (sql) => void (await run(sql)) });
+    } finally {
+      // A connection that failed is dropped; one that refused a statement is still good.
+      client.release(lost);
+    }
+  }
+
+  stats(): ReportingReadStats {
+    return { max: READ_POOL_SIZE, inUse: this.#pool.totalCount - this.#pool.idleCount, waiting: this.#pool.waitingCount, busyRefusals: this.#busyRefusals };
   }
 }
