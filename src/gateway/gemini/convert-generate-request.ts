@@ -52,7 +52,7 @@ export function convertGenerateBody(body: GenerateContentRequest): ConvertedGene
     if (part.text == null) throw new JunctionError('invalid_request', 'systemInstruction parts must be text.', { param: 'systemInstruction' });
     messages.push({ role: 'system', content: part.text });
   }
-  messages.push(...convertContents(body.contents));
+  messages.push(...geminiContentsToMessages(body.contents));
   const request: Omit<ModelRequest, 'model'> = { messages };
 
   const declarations = (body.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? []);
@@ -94,12 +94,13 @@ export function convertCountTokensBody(body: CountTokensRequest): Omit<ModelRequ
   if (body.contents == null || body.contents.length === 0) {
     throw new JunctionError('invalid_request', 'countTokens needs contents or generateContentRequest.', { param: 'contents' });
   }
-  return { messages: convertContents(body.contents) };
+  return { messages: geminiContentsToMessages(body.contents) };
 }
 
 type PendingCall = { id: string; name: string; answered: boolean };
 
-export function convertContents(contents: Content[]): ModelMessage[] {
+/** A Gemini client's contents → Junction messages; function responses become tool messages answering the calls before them. */
+export function geminiContentsToMessages(contents: Content[]): ModelMessage[] {
   const messages: ModelMessage[] = [];
   const calls: PendingCall[] = [];
   contents.forEach((content, index) => {

@@ -22,7 +22,7 @@ const THINKING_BUDGETS = { minimal: 512, low: 1024, medium: 8192, high: 24576 } 
  * `thought` parts; Anthropic redacted thinking is dropped.
  */
 export function convertGenerateRequest(request: ModelRequest): GeminiGenerateBody {
-  const body: GeminiGenerateBody = { contents: convertContents(request.messages) };
+  const body: GeminiGenerateBody = { contents: messagesToGeminiContents(request.messages) };
   const system = request.messages.flatMap((message) => (message.role === 'system' ? [{ text: message.content }] : []));
   if (system.length > 0) body.systemInstruction = { parts: system };
 
@@ -92,7 +92,7 @@ function convertToolChoice(choice: ToolChoice): NonNullable<GeminiGenerateBody['
 }
 
 /** Messages → alternating user/model contents; function responses ride in user turns. */
-export function convertContents(messages: ModelMessage[]): GeminiContent[] {
+export function messagesToGeminiContents(messages: ModelMessage[]): GeminiContent[] {
   const contents: GeminiContent[] = [];
   // Tool messages may lack a name, but Gemini's functionResponse needs one: remember the
   // name of every call id the assistant made, the latest call winning on reuse (call_0…).
