@@ -26,6 +26,7 @@ import { runSingleStep } from './single-step-run.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
 import { toAbortSignal } from '../core/cancel-signal.ts';
 import { overlay } from '../core/overlay.ts';
+import { agentBounds, tighterBounds } from './run-bounds.ts';
 
 export type AgentRuntimeDeps = {
   db: Database;
@@ -135,7 +136,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
     // Servers a request added get connections of their own, without the server's environment, closed after the run.
     const requestMcp = request.overrides?.mcpServers?.length ? deps.mcp?.forRun() : undefined;
     const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
-    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools], linkedAgents: await linkedAgentsFor(deps, context.key.accountId, agent) });
+    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, bounds: {}, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools], linkedAgents: await linkedAgentsFor(deps, context.key.accountId, agent) });
     // A run that is one model step and is never checkpointed (not resumed, kept or written step by step) needs no graph.
     if (!hooks.hasServerTools && !request.resume && !request.keepThread && request.durability !== 'sync' && !request.onStepSaved) {
       try {
@@ -188,12 +189,15 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       const threads = [threadId];
       const produced = (state.messages ?? []).slice(producedFrom ?? state.initialCount ?? 0);
       const producedBy = produced.map(() => agent.id);
+      // The agents handed to keep the bounds of every agent before them in the turn.
+      let handedBounds = agentBounds(agent);
       // Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far.
       for (let hop = 1; state.handoffTo && !state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
         const target = await deps.subAgent?.(context.key.accountId, state.handoffTo);
         if (!target) break;
         const history = (state.messages ?? []).map(toCanonicalMessage);
-        const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: totalsHolder, startedAt, depth: 0 };
+        const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: totalsHolder, startedAt, bounds: handedBounds, depth: 0 };
+        handedBounds = tighterBounds(handedBounds, agentBounds(target));
         const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target), linkedAgents: await linkedAgentsFor(deps, context.key.accountId, target) });
         const targetThread = `${threadId}~${hop}`;
         threads.push(targetThread);

@@ -20,6 +20,7 @@ import type { McpTool } from './mcp/mcp-servers.ts';
 import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './sub-agents.ts';
 import { toAbortSignal } from '../core/cancel-signal.ts';
 import { overlay } from '../core/overlay.ts';
+import { agentBounds, type RunBounds, tighterBounds } from './run-bounds.ts';
 
 /** One agent's part in a run: the top agent, or a sub-agent it called (depth > 0). */
 export type HookScope = {
@@ -31,6 +32,8 @@ export type HookScope = {
   /** The run's totals, shared by every agent in it. */
   totals: { current: RunTotals };
   startedAt: number;
+  /** The bounds of the agents above this one in the run (none for the run's first agent); its own are added. */
+  bounds: RunBounds;
   depth: number;
   /** The tools of the agent's MCP servers, listed for this run. */
   mcpTools: McpTool[];
@@ -55,7 +58,13 @@ export function createRunHooks(scope: HookScope): RunHooks {
   ];
   const mcpTool = (name: string) => scope.mcpTools.find((tool) => tool.definition.name === name);
   const startedAt = scope.startedAt;
-  const bounds = { seconds: agent.config.maxRunSeconds, costMicros: agent.config.maxRunCostMicros };
+  const bounds = tighterBounds(scope.bounds, agentBounds(agent));
+  /** The caller's signal, and the time bound: a model call or tool still running when it passes is cut. */
+  const boundedSignal = () => {
+    if (bounds.seconds === undefined) return { signal: toAbortSignal(context.signal), deadline: undefined };
+    const deadline = AbortSignal.timeout(Math.max(1, startedAt + bounds.seconds * 1000 - Date.now()));
+    return { signal: AbortSignal.any([toAbortSignal(context.signal), deadline]), deadline };
+  };
   const hooks: RunHooks = {
     instructions: [agent.instructions, request.overrides?.instructions].filter(Boolean).join('\n\n'),
     maxSteps: agent.config.maxSteps,
@@ -86,8 +95,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       emit({ type: 'model-started', step });
       const overrides = request.overrides ?? {};
       // max_run_seconds also cuts a model call that is still streaming: what it produced so far is the answer.
-      const deadline = bounds.seconds === undefined ? undefined : AbortSignal.timeout(Math.max(1, startedAt + bounds.seconds * 1000 - Date.now()));
-      const signal = deadline ? AbortSignal.any([toAbortSignal(context.signal), deadline]) : context.signal;
+      const { signal, deadline } = boundedSignal();
       let partialText = '';
       const model = new PipelineChatModel({
         pipeline: deps.chat,
@@ -135,17 +143,21 @@ export function createRunHooks(scope: HookScope): RunHooks {
         const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
         emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
         const decision = decisions[callId];
+        // Bounds are checked before every tool call too, at any depth: a call past them does not run.
+        const bound = hooks.exceededBound();
         const span = startSpan(`tool ${call.name}`, context.trace, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name });
-        const outcome =
-          decision && !decision.approve
+        const { signal } = boundedSignal();
+        const outcome = bound
+          ? { ok: false, content: `Error: ${call.name} did not run: the run reached its ${bound} bound.`, costMicros: 0, durationMs: 0 }
+          : decision && !decision.approve
             ? { ok: false, content: `The user denied this call of ${call.name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`, costMicros: 0, durationMs: 0 }
             : handoffTarget(agent, call.name, scope.linkedAgents)
               ? { ok: true, content: `Transferred to ${handoffTarget(agent, call.name, scope.linkedAgents)}: that agent answers from here.`, costMicros: 0, durationMs: 0 }
               : isAgentTool(call.name)
-                ? await runSubAgent(scope, agentOfTool(call.name), call.args, config, emit)
+                ? await runSubAgent({ ...scope, bounds }, agentOfTool(call.name), call.args, config, emit)
                 : mcpTool(call.name)
-                  ? await runBilledMcpTool(deps, context, mcpTool(call.name) as McpTool, call.args)
-                  : await runBilledTool(deps, context, call.name, call.args, agent);
+                  ? await runBilledMcpTool(deps, context, mcpTool(call.name) as McpTool, call.args, signal)
+                  : await runBilledTool(deps, context, call.name, call.args, agent, signal);
         span?.setAttributes({ 'junction.cost_usd': outcome.costMicros / 1_000_000, 'junction.tool_ok': outcome.ok });
         endSpan(span, outcome.ok ? undefined : new Error('tool failed'));
         scope.totals.current.toolCostMicros += outcome.costMicros;
@@ -165,7 +177,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
  * key and account first (a refusal goes back to the model as a tool error, and the
  * run goes on), then settled with a usage row of its own.
  */
-export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext, name: string, args: unknown, agent: LoadedAgent) {
+export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext, name: string, args: unknown, agent: LoadedAgent, signal: AbortSignal) {
   const tool = deps.tools.get(name);
   if (!tool) return { ok: false, content: `Error: the tool "${name}" does not exist.`, costMicros: 0, durationMs: 0 };
   const startedAt = performance.now();
@@ -186,7 +198,7 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
       return found.hits.map((hit) => ({ content: hit.content, source: hit.source, collection: hit.collection, score: hit.score }));
     },
   };
-  const outcome = await runTool(tool, args, { signal: toAbortSignal(context.signal), accountId: context.key.accountId, agentId: agent.id, knowledge });
+  const outcome = await runTool(tool, args, { signal, accountId: context.key.accountId, agentId: agent.id, knowledge });
   deps.budgets.settle(
     reservation,
     outcome.costMicros,
@@ -201,7 +213,7 @@ export const mcpToolsFor = async (deps: AgentRuntimeDeps, agent: LoadedAgent): P
   deps.mcp && agent.config.mcpServers.length > 0 ? deps.mcp.tools(agent.config.mcpServers) : [];
 
 /** An MCP call is billed like any server tool: its server's `cost_usd` reserved first, then settled with a usage row. */
-async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, tool: McpTool, args: unknown) {
+async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, tool: McpTool, args: unknown, signal: AbortSignal) {
   const name = tool.definition.name;
   const costMicros = tool.server.costMicros;
   const startedAt = performance.now();
@@ -214,7 +226,7 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
       return { ok: false, content: `Error: the tool "${name}" was not run: ${error.message}`, costMicros: 0, durationMs: 0 };
     }
   }
-  const outcome = await tool.via.call(tool, args, toAbortSignal(context.signal));
+  const outcome = await tool.via.call(tool, args, signal);
   // A call that never reached the server costs nothing.
   const charged = outcome.ok || !outcome.content.startsWith('Error: the MCP server') ? costMicros : 0;
   deps.budgets.settle(

@@ -59,6 +59,10 @@ export function planChat(body: FakeChatBody): ChatPlan {
       results.length === 0
         ? { toolCalls: (body.tools ?? []).map((tool, index) => callOf(tool.function, index)), finishReason: 'tool_calls' }
         : { text: `Tools returned: ${results.map((message) => textOf(message.content)).join(' | ')}`, finishReason: 'stop' };
+  } else if (body.model.includes('loop') && firstTool !== undefined) {
+    // Never done: calls the first declared tool again after every result, for tests of run bounds.
+    const results = messages.filter((message) => message.role === 'tool').length;
+    plan = { toolCalls: [callOf(firstTool, results)], finishReason: 'tool_calls' };
   } else if (body.model.includes('tool') && firstTool !== undefined) {
     const lastToolResult = [...messages].reverse().find((message) => message.role === 'tool');
     plan =

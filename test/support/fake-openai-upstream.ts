@@ -19,6 +19,7 @@
  *   hang                never answers (no headers) until the client gives up: for timeout tests
  *   tools-all           no tool result yet → calls every declared tool in one answer (parallel
  *                       calls); tool messages present → text "Tools returned: <each result> | …"
+ *   loop                calls the first declared tool after every result, never answering (run bounds tests)
  *   tool                no tool result yet → calls the first declared tool with its required
  *                       properties filled (string "fake", number 1, boolean true, array [], object {});
  *                       a tool message present → text "Tool <name> returned: <last tool content>"
