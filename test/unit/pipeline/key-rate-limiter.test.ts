@@ -1,9 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JunctionError } from '../../../src/core/errors.ts';
 import { KeyRateLimiter } from '../../../src/pipeline/rate-limiter.ts';
 
 /** Without Redis: the windows are in the process and answered without a promise. */
 describe('KeyRateLimiter in process', () => {
+  // The windows read Date.now(): the test moves it, so no figure depends on how fast the machine runs.
+  beforeEach(() => vi.useFakeTimers({ toFake: ['Date'], now: new Date('2030-01-01T00:00:00Z') }));
+  afterEach(() => vi.useRealTimers());
+
   it('admits rpm requests a minute, then refuses with Retry-After and the rate headers', async () => {
     const limiter = new KeyRateLimiter(undefined);
     expect(limiter.inProcess).toBe(true);
@@ -12,7 +16,7 @@ describe('KeyRateLimiter in process', () => {
     expect(await limiter.consume('key-1', 3)).toMatchObject({ limit: 3, remaining: 1 });
     const third = limiter.consumeInProcess('key-1', 3);
     expect(third?.remaining).toBe(0);
-    expect(third?.resetMs).toBeGreaterThan(59_000);
+    expect(third?.resetMs).toBe(60_000);
     const refused = (() => {
       try {
         limiter.consumeInProcess('key-1', 3);
@@ -27,6 +31,15 @@ describe('KeyRateLimiter in process', () => {
     // Another key, and the same key under a changed limit, count from zero.
     expect(limiter.consumeInProcess('key-2', 3)?.remaining).toBe(2);
     expect(limiter.consumeInProcess('key-1', 5)?.remaining).toBe(4);
+  });
+
+  it('opens a new window a minute after the first request of the last one', () => {
+    const limiter = new KeyRateLimiter(undefined);
+    limiter.consumeInProcess('key-1', 1);
+    vi.advanceTimersByTime(59_000);
+    expect(() => limiter.consumeInProcess('key-1', 1)).toThrow(JunctionError);
+    vi.advanceTimersByTime(1_000);
+    expect(limiter.consumeInProcess('key-1', 1)).toMatchObject({ remaining: 0, resetMs: 60_000 });
   });
 
   it('counts nothing for a key without a limit', () => {

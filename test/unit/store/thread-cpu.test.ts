@@ -8,10 +8,17 @@ import { ownThreadCpuFile, threadCpuSeconds } from '../../../src/store/thread-cp
 const scratch = mkdtempSync(join(tmpdir(), 'thread-cpu-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** Spins this thread for `ms` of wall time. */
-function spin(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
+/** Spins this thread until its counter shows `seconds` more CPU time (a busy machine only makes that take longer). */
+function spinFor(file: string, seconds: number): number {
+  const before = threadCpuSeconds(file) as number;
+  const gaveUpAt = performance.now() + 10_000;
+  let now = before;
+  // The wall-time cap only ends a hang if the counter never moves; the assertion then fails.
+  while (now - before < seconds && performance.now() < gaveUpAt) {
+    for (let turn = 0; turn < 100_000; turn += 1);
+    now = threadCpuSeconds(file) as number;
+  }
+  return now;
 }
 
 describe('thread CPU time', () => {
@@ -20,10 +27,9 @@ describe('thread CPU time', () => {
     expect(file).toMatch(new RegExp(`^/proc/${process.pid}/task/\\d+/schedstat$`));
     const before = threadCpuSeconds(file as string) as number;
     const wallBefore = performance.now();
-    spin(150);
-    const after = threadCpuSeconds(file as string) as number;
-    // Never more than the wall time that passed; most of it unless the machine took the CPU away.
-    expect(after - before).toBeGreaterThan(0.03);
+    const after = spinFor(file as string, 0.05);
+    // A thread cannot run longer than the time that passed: CPU time never exceeds wall time.
+    expect(after - before).toBeGreaterThanOrEqual(0.05);
     expect(after - before).toBeLessThanOrEqual((performance.now() - wallBefore) / 1000 + 0.01);
   });
 
