@@ -167,7 +167,8 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
   return {
     get: (id) => agents.get(ownedKey({ id, config: { account: undefined } })),
     list: () => [...agents.values()],
-    check: (config) => checkReferences(config, { ...options, agentsDir, knowledgeDir }),
+    // Console agents are checked here too: their messages go to a tenant, so they name no server folder.
+    check: (config) => checkReferences(config, { ...options, agentsDir, knowledgeDir, forTenant: true }),
     errors: () => [...files.values()].flatMap((state) => (state.error ? [state.error] : [])),
     reload,
     close() {
@@ -180,7 +181,7 @@ export async function createAgentRegistry(options: AgentRegistryOptions): Promis
 /** Agent ids are unique per owning account (the `account:` field as written). */
 const ownedKey = (agent: { id: string; config: { account: string | undefined } }): string => `${agent.config.account ?? ''}\u0000${agent.id}`;
 
-type LoadContext = Pick<AgentRegistryOptions, 'tools' | 'isKnownModel'> & { agentsDir: string; knowledgeDir: string };
+type LoadContext = Pick<AgentRegistryOptions, 'tools' | 'isKnownModel'> & { agentsDir: string; knowledgeDir: string; forTenant?: boolean };
 /** A refused file's `account:` is kept (null when unreadable) so only its owner is told why. */
 type LoadResult = { agent: LoadedAgent } | { issues: AgentIssue[]; account: string | undefined | null };
 
@@ -266,7 +267,8 @@ function checkReferences(config: AgentReferences, context: LoadContext): AgentIs
   });
   config.knowledge.forEach((collection, index) => {
     if (collection !== undefined && !isDirectory(join(context.knowledgeDir, collection))) {
-      issues.push({ path: `knowledge[${index}]`, message: `no knowledge collection "${collection}" (expected a folder ${displayPath(join(context.knowledgeDir, collection))})` });
+      const where = context.forTenant ? '' : ` (expected a folder ${displayPath(join(context.knowledgeDir, collection))})`;
+      issues.push({ path: `knowledge[${index}]`, message: `no knowledge collection "${collection}"${where}` });
     }
   });
   return issues;

@@ -26,12 +26,6 @@ const PASSTHROUGH_SHARED = 'pass-through objects live in the one provider accoun
 const KNOWN_OPEN_IN_OTHER_AREAS: Array<{ route: RouteKey; problem: RegExp; owner: string; what: string }> = [
   { route: 'GET /v1/files', problem: /^shows [AB]'s file-/, owner: 'H6 (src/gateway/passthrough)', what: PASSTHROUGH_SHARED },
   { route: 'GET /v1/files/*', problem: /^(a 2xx on the other account’s object|shows [AB]'s passthrough-file-text-)/, owner: 'H6 (src/gateway/passthrough)', what: PASSTHROUGH_SHARED },
-  {
-    route: 'PUT /console/api/agents/:id',
-    problem: /^shows a server secret: \/tmp\/junction-tenants-\w+\/knowledge$/,
-    owner: 'H1 (src/agents/agent-registry.ts checkReferences)',
-    what: 'a console agent naming an unknown knowledge collection is refused with the server’s absolute knowledge folder path in the message',
-  },
   { route: 'GET /v1/responses/*', problem: /^(a 2xx on the other account’s object|shows [AB]'s passthrough-response-text-)/, owner: 'H6 (src/gateway/passthrough)', what: PASSTHROUGH_SHARED },
 ];
 

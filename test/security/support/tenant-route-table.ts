@@ -157,6 +157,7 @@ export const ROUTE_TABLE: RouteTable = {
   'POST /console/api/agents/:id/rollback': { access: admin, baseline: { url: '/console/api/agents/matrix-missing/rollback', payload: { version: 1 } }, probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/rollback`, { version: 1 })] },
   'GET /console/api/usage': { access: member, baseline: { url: '/console/api/usage' }, probes: (victim) => [scanned('usage filtered by the other account’s key', `/console/api/usage?key_id=${victim.keys.model.id}`)] },
   'GET /console/api/usage.csv': { access: member, baseline: { url: '/console/api/usage.csv' }, probes: (victim) => [scanned('usage filtered by the other account’s key', `/console/api/usage.csv?key_id=${victim.keys.model.id}`)] },
+  'GET /console/api/usage.jsonl': { access: member, baseline: { url: '/console/api/usage.jsonl' }, probes: (victim) => [scanned('usage filtered by the other account’s key', `/console/api/usage.jsonl?key_id=${victim.keys.model.id}`)] },
   'GET /console/api/usage/:id': { access: member, baseline: { url: '/console/api/usage/gen-missing' }, probes: (victim) => [denied('usage row', `/console/api/usage/${victim.generationId}`)] },
   'GET /console/api/overview': { access: member, baseline: { url: '/console/api/overview' } },
   'POST /console/api/try/images/generations': { access: member, baseline: { url: '/console/api/try/images/generations', payload: { model: 'openai/none', prompt: 'x' } } },
