@@ -6,12 +6,14 @@
  * - agent: agent turn overhead over the same model call, both endpoints (bench/agent-turn.ts);
  * - knowledge: hybrid search p50/p95 at 100k chunks and recall@10 (bench/knowledge-search.ts);
  * - soak (only with BENCH_SOAK_REQUESTS): RSS and latency after 100k requests and at the end (bench/soak.ts);
+ * - scale (only with BENCH_ONLY=scale): console Overview, Usage filters, a 30-day export and gateway calls under Overview load at N usage rows (bench/scale.ts);
  * - compare (only with BENCH_BASELINE, a git revision): this tree's gateway against that revision's, in rounds turn about (bench/compare-builds.ts).
  *
  * PGlite always; PostgreSQL too when DATABASE_URL is set (each part makes a scratch
  * database and drops it). Options (env): BENCH_ONLY (comma-separated parts),
  * BENCH_SECONDS (3: one throughput round), BENCH_ROUNDS (5), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000), KNOWLEDGE_BENCH_CHUNKS
- * (100000), BENCH_SOAK_REQUESTS, BENCH_BASELINE. BENCH_JSON=1 prints everything as one JSON object on the
+ * (100000), BENCH_SOAK_REQUESTS, BENCH_BASELINE, BENCH_SCALE_ROWS (1000000, PGlite), BENCH_SCALE_ROWS_PG (5000000),
+ * BENCH_SCALE_LOAD_SECONDS (60). BENCH_JSON=1 prints everything as one JSON object on the
  * last line. A run of the first four parts together rewrites the table in docs/benchmarks.md
  * (BENCH_PAGE=0 leaves it), so the page always shows one run whole.
  */
@@ -26,6 +28,7 @@ import { compiledScript } from './compiled-scripts.ts';
 import { type KnowledgeBenchResult, printKnowledgeBench } from './knowledge-search.ts';
 import { type FootprintResult, measureFootprint, printFootprint } from './server-footprint.ts';
 import { type CompareResult, compareBuilds, printComparison } from './compare-builds.ts';
+import { printScale, scale, type ScaleResult } from './scale.ts';
 import { printSoak, soak, type SoakResult } from './soak.ts';
 import { measureThroughput, printThroughput, type ThroughputRow } from './throughput.ts';
 
@@ -36,8 +39,8 @@ const soakRequests = Number(process.env.BENCH_SOAK_REQUESTS ?? 0);
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const baseline = process.env.BENCH_BASELINE || undefined;
-/** Soak and compare run only when asked for: by their option, or by name in BENCH_ONLY. */
-const wanted = (part: string) => (only ? only.includes(part) : part === 'soak' ? soakRequests > 0 : part === 'compare' ? baseline !== undefined : true);
+/** Soak and compare run only when asked for: by their option, or by name in BENCH_ONLY; scale only by name. */
+const wanted = (part: string) => (only ? only.includes(part) : part === 'soak' ? soakRequests > 0 : part === 'compare' ? baseline !== undefined : part !== 'scale');
 const engines: Array<{ engine: 'pglite' | 'postgres'; env: Record<string, string> }> = [
   { engine: 'pglite', env: { DATABASE_URL: '' } },
   ...(databaseUrl ? [{ engine: 'postgres' as const, env: { DATABASE_URL: databaseUrl } }] : []),
@@ -55,6 +58,7 @@ const results: {
   knowledge?: KnowledgeBenchResult[];
   soak?: SoakResult;
   compare?: CompareResult;
+  scale?: ScaleResult[];
 } = { date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version } };
 
 /** The commit measured, marked when the tree has changes not committed. */
@@ -98,6 +102,16 @@ try {
   if (wanted('soak')) {
     results.soak = await soak({ requests: soakRequests || 1_000_000, concurrency, databaseUrl });
     printSoak(results.soak);
+  }
+  if (wanted('scale')) {
+    results.scale = [];
+    const loadSeconds = Number(process.env.BENCH_SCALE_LOAD_SECONDS ?? 60);
+    for (const { engine } of engines) {
+      const rows = Number((engine === 'postgres' ? process.env.BENCH_SCALE_ROWS_PG : process.env.BENCH_SCALE_ROWS) ?? (engine === 'postgres' ? 5_000_000 : 1_000_000));
+      const result = await scale({ databaseUrl: engine === 'postgres' ? databaseUrl : undefined, rows, loadSeconds });
+      results.scale.push(result);
+      printScale(result);
+    }
   }
 } finally {
   await stopAll();

@@ -74,9 +74,14 @@ export function UsagePage() {
     <>
       <div className="section-header">
         <h1>Usage</h1>
-        <a className="button button-secondary" href={`/console/api/usage.csv?${csvParams}`} download>
-          Export CSV
-        </a>
+        <div className="section-actions">
+          <a className="button button-secondary" href={`/console/api/usage.csv?${csvParams}`} download>
+            Export CSV
+          </a>
+          <a className="button button-secondary" href={`/console/api/usage.jsonl?${csvParams}`} download>
+            Export JSON Lines
+          </a>
+        </div>
       </div>
       <form className="card filters" onSubmit={apply} aria-label="Usage filters">
         <SelectField label="Key" name="key_id" defaultValue="">
