@@ -110,7 +110,16 @@ export type AgentRunResult = {
   pendingApprovals?: ApprovalInterrupt['calls'];
 };
 
-export type AgentRun = { runId: string; events: AsyncIterable<RunEvent>; result(): AgentRunResult | undefined };
+export type AgentRun = {
+  runId: string;
+  events: AsyncIterable<RunEvent>;
+  result(): AgentRunResult | undefined;
+  /** What the run has used so far; once `events` ended (or threw), every step it billed, cancelled ones included. */
+  totals(): RunTotals | undefined;
+};
+
+/** How long a stopped run waits for its model calls to settle (they were aborted with it, so they end at once). */
+const SETTLE_WAIT_MS = 5_000;
 
 /**
  * Runs one turn of an agent through the compiled LangGraph graph (or, for an agent
@@ -130,13 +139,21 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
 
   // Shared with sub-agents: their model and tool costs are this run's.
   const totalsHolder = { current: emptyTotals(agent.config.model) };
+  const inFlight = new Set<Promise<unknown>>();
+  /** A run that fails or is cancelled mid-step still counts that step: the pipeline billed it. */
+  const settleInFlight = async () => {
+    if (inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, SETTLE_WAIT_MS)))]);
+    clearTimeout(timer);
+  };
 
   let result: AgentRunResult | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
     // Servers a request added get connections of their own, without the server's environment, closed after the run.
     const requestMcp = request.overrides?.mcpServers?.length ? deps.mcp?.forRun() : undefined;
     const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
-    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, startedAt, bounds: {}, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools], linkedAgents: await linkedAgentsFor(deps, context.key.accountId, agent) });
+    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, inFlight, startedAt, bounds: {}, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools], linkedAgents: await linkedAgentsFor(deps, context.key.accountId, agent) });
     // A run that is one model step and is never checkpointed (not resumed, kept or written step by step) needs no graph.
     if (!hooks.hasServerTools && !request.resume && !request.keepThread && request.durability !== 'sync' && !request.onStepSaved) {
       try {
@@ -145,6 +162,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         setResult(totalsHolder.current, state, produced, produced.map(() => agent.id), []);
         endRunSpan(totalsHolder.current, state);
       } catch (error) {
+        await settleInFlight();
         endSpan(runSpan, error);
         throw error;
       } finally {
@@ -196,7 +214,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
         const target = await deps.subAgent?.(context.key.accountId, state.handoffTo);
         if (!target) break;
         const history = (state.messages ?? []).map(toCanonicalMessage);
-        const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: totalsHolder, startedAt, bounds: handedBounds, depth: 0 };
+        const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: totalsHolder, inFlight, startedAt, bounds: handedBounds, depth: 0 };
         handedBounds = tighterBounds(handedBounds, agentBounds(target));
         const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target), linkedAgents: await linkedAgentsFor(deps, context.key.accountId, target) });
         const targetThread = `${threadId}~${hop}`;
@@ -218,6 +236,7 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       setResult(totals, state, produced, producedBy, pendingApprovals);
       endRunSpan(totals, state);
     } catch (error) {
+      await settleInFlight();
       endSpan(runSpan, error);
       throw error;
     } finally {
@@ -245,6 +264,6 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
       ...(pendingApprovals.length > 0 && { pendingApprovals }),
     };
   };
-  return { runId, events: events(), result: () => result };
+  return { runId, events: events(), result: () => result, totals: () => totalsHolder.current };
 }
 

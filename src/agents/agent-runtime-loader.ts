@@ -19,5 +19,5 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
     run = runner.runAgent(deps, { ...request, runId });
     yield* run.events;
   };
-  return { runId, events: events(), result: () => run?.result() };
+  return { runId, events: events(), result: () => run?.result(), totals: () => run?.totals() };
 }

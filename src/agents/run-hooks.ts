@@ -31,6 +31,8 @@ export type HookScope = {
   request: Pick<AgentRunRequest, 'history' | 'input' | 'overrides'>;
   /** The run's totals, shared by every agent in it. */
   totals: { current: RunTotals };
+  /** Model calls still running, shared by every agent in the run: a run that stops waits for them, so what they billed is in its totals. */
+  inFlight: Set<Promise<unknown>>;
   startedAt: number;
   /** The bounds of the agents above this one in the run (none for the run's first agent); its own are added. */
   bounds: RunBounds;
@@ -125,11 +127,15 @@ export function createRunHooks(scope: HookScope): RunHooks {
           emit({ type: 'model-finished', step, model: outcome.model.id, generationId: outcome.generationId, usage: outcome.usage, costMicros: outcome.costMicros });
         },
       });
+      const answer = model.respond(messages);
+      scope.inFlight.add(answer);
       try {
-        return await model.respond(messages);
+        return await answer;
       } catch (error) {
         if (deadline?.aborted && !context.signal.aborted) return new AIMessage({ content: partialText });
         throw error;
+      } finally {
+        scope.inFlight.delete(answer);
       }
     },
     requiresApproval: (name) => agent.config.approvalTools.includes(name) || mcpTool(name)?.server.requireApproval === true,

@@ -6,6 +6,7 @@ import type { CallContext } from '../../pipeline/call-context.ts';
 import type { Database } from '../../store/database.ts';
 import type { AgentDirectory } from '../agent-directory.ts';
 import type { AgentRuntimeDeps } from '../agent-runner.ts';
+import type { RunTotals } from '../run-totals.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
 import type { StopReason } from '../durable/background-runs.ts';
 import { dropEventsAfter, finishRun, type RunRow, type RunSnapshot, RunSnapshotSchema, saveProgress } from '../durable/run-repository.ts';
@@ -76,6 +77,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
     return { entry: { owner, agentId: row.agent_id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros }, prepared };
   };
 
+  let runTotals: (() => RunTotals | undefined) | undefined;
   try {
     const requested = await deps.agents.find(row.account_id, row.agent_id);
     if (!requested) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
@@ -100,6 +102,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
       keepThread: true,
       onStepSaved: () => flush(true),
     });
+    runTotals = run.totals;
     for await (const event of run.events) send(encoder.encode(event));
     const result = run.result();
     if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
@@ -123,14 +126,17 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
     const cancelled = reason === 'cancelled';
     const failure = asJunctionFailure(error);
     if (!cancelled && failure.status >= 500) deps.logger.error({ err: error, runId: row.id }, 'background run failed');
-    const usage = wireUsage(encoder.totals.usage, encoder.totals);
+    // The runner's totals include a step cut short by the stop, whose usage event never streamed (the pipeline billed it).
+    const ran = runTotals?.();
+    const totals = ran && ran.modelCostMicros + ran.toolCostMicros >= encoder.totals.modelCostMicros + encoder.totals.toolCostMicros ? ran : encoder.totals;
+    const usage = wireUsage(totals.usage, totals);
     const resource = responseResource(
       request.settings,
       state({ status: cancelled ? 'cancelled' : 'failed', completedAt: null, output: encoder.output, usage, error: cancelled ? null : { code: failure.code, message: failure.message }, incompleteReason: null }),
     );
     send([...(cancelled ? [] : [encoder.error(failure)]), encoder.terminal(resource)]);
     await flush(true).catch(() => undefined);
-    const costMicros = encoder.totals.modelCostMicros + encoder.totals.toolCostMicros;
+    const costMicros = totals.modelCostMicros + totals.toolCostMicros;
     const { entry } = await entryFor(resource, costMicros).catch(() => ({ entry: undefined }));
     await db.transaction(async (tx) => {
       if (!(await finishRun(tx, row.id, holderId, resource.status))) return;
