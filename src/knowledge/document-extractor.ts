@@ -191,7 +191,9 @@ export class DocumentExtractor {
       if (!slot.job) return;
       const fileName = basename(slot.job.path);
       const outOfHeap = (error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.#fail(slot, outOfHeap ? outOfMemory(fileName) : new ExtractionFailure('unreadable', `'${fileName}' could not be read (${error?.message ?? 'the extraction stopped'}).`));
+      // A thread that ended before it was ready failed to start: the server's fault, not the file's.
+      if (!slot.ready) this.#fail(slot, new ExtractionFailure('stopped', `The document extraction thread could not start (${error?.message ?? 'it ended'}).`));
+      else this.#fail(slot, outOfHeap ? outOfMemory(fileName) : new ExtractionFailure('unreadable', `'${fileName}' could not be read (${error?.message ?? 'the extraction stopped'}).`));
     });
     return worker;
   }

@@ -72,4 +72,17 @@ describe('the extraction pool', () => {
       await extractor.close();
     }
   }, 60_000);
+
+  it('answers out_of_memory (413) when a thread passes its heap limit, and starts a fresh one', async () => {
+    const extractor = new DocumentExtractor({ maxHeapMb: 64, limits: { maxTextChars: 1e9, maxChunks: 1e9 } });
+    try {
+      await extractor.extract({ path: 'warm.md', content: Buffer.from('# Warm\n\nup') });
+      const failure = await extractor.extract({ path: 'big.md', content: Buffer.from('Customers may return a kettle within 45 days.\n\n'.repeat(600_000)) }).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ kind: 'out_of_memory', message: "'big.md' needs more memory to extract than one document may use." });
+      expect(extractionError(failure as ExtractionFailure).status).toBe(413);
+      expect((await extractor.extract({ path: 'after.md', content: Buffer.from('# After\n\nfine') })).chunks).toHaveLength(1);
+    } finally {
+      await extractor.close();
+    }
+  }, 60_000);
 });
