@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { JunctionError } from '../core/errors.ts';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-nesting-depth.ts';
-import { findUnstorableText, unstorableTextError } from './unstorable-text.ts';
+import { deepJsonError } from './json-nesting-depth.ts';
+import { unstorableValueError } from './unstorable-text.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,15 +47,12 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     const body = typeof raw === 'string' ? raw : raw.toString('utf8');
     // The blank test first: routeOptions builds a new object on every read.
     if (body.trim() === '' && (BODYLESS_METHODS.has(request.method) || request.routeOptions.config?.bodyOptional)) return done(null, undefined);
-    if (exceedsJsonDepth(body)) {
-      return done(new JunctionError('invalid_request', `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
-    }
+    const tooDeep = deepJsonError(body, 'request body');
+    if (tooDeep) return done(tooDeep, undefined);
     parse(request, body, (error, value) => {
       if (error) return done(error, undefined);
-      if (UNSTORABLE_ESCAPE.test(body)) {
-        const found = findUnstorableText(value, { allowNul: forwardsBodyText(request.routeOptions.url) });
-        if (found) return done(unstorableTextError('request body', found.path, found.reason), undefined);
-      }
+      const unstorable = UNSTORABLE_ESCAPE.test(body) ? unstorableValueError(value, 'request body', { allowNul: forwardsBodyText(request.routeOptions.url) }) : undefined;
+      if (unstorable) return done(unstorable, undefined);
       done(null, value);
     });
   });

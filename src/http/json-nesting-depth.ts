@@ -1,3 +1,5 @@
+import { JunctionError } from '../core/errors.ts';
+
 /**
  * How deep a JSON body may nest. Parsing a deeper one is cheap, but every recursive
  * walk after it (JSON.stringify when forwarding, structuredClone, schema validation)
@@ -31,6 +33,12 @@ export function exceedsJsonDepth(text: string, max = MAX_JSON_DEPTH): boolean {
     }
   }
   return false;
+}
+
+/** The 400 for a JSON text from `where` that nests deeper than MAX_JSON_DEPTH, if it does. */
+export function deepJsonError(text: string, where: string): JunctionError | undefined {
+  if (!exceedsJsonDepth(text)) return undefined;
+  return new JunctionError('invalid_request', `The ${where} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`);
 }
 
 /** The index of the quote closing the string opened at `start` (or the text's end). */

@@ -65,3 +65,9 @@ export function unstorableTextError(where: string, path: string[], reason: Unsto
   const suffix = reason === 'nul' ? ', which cannot be stored' : '';
   return new JunctionError('invalid_request', `The ${where} holds ${DESCRIPTION[reason]}${param ? ` at '${param}'` : ''}${suffix}.`, { param });
 }
+
+/** The 400 for the first unstorable text in a parsed JSON value from `where`, if there is one. */
+export function unstorableValueError(value: unknown, where: string, options: { allowNul: boolean } = { allowNul: false }): JunctionError | undefined {
+  const found = findUnstorableText(value, options);
+  return found && unstorableTextError(where, found.path, found.reason);
+}

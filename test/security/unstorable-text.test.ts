@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { issueSetupLink } from '../../src/console/session-routes.ts';
 import { registerErrorHandlers } from '../../src/http/error-handler.ts';
@@ -59,6 +60,42 @@ describe(`NUL on the Agents API (${engineName()})`, () => {
     // The same turn without the NUL is answered.
     const clean = JSON.parse(JSON.stringify(payload).replaceAll('\\u0000', '')) as object;
     expect((await gateway.app.inject({ method: 'POST', url, headers: bearer(keys.agent), payload: clean })).statusCode).toBe(200);
+  });
+});
+
+describe(`the Responses WebSocket (${engineName()})`, () => {
+  it('applies the same rules to each message: NUL, lone surrogates and deep JSON are a 400 error event, before any model call', async () => {
+    const socket = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: bearer(keys.agent) });
+    const messages: Array<{ type: string; status?: number; error?: { param: string | null; message: string } }> = [];
+    const waiters: Array<() => void> = [];
+    socket.on('message', (data) => {
+      messages.push(JSON.parse(data.toString()) as (typeof messages)[number]);
+      waiters.shift()?.();
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const turn = async (text: string) => {
+      const from = messages.length;
+      socket.send(text);
+      for (;;) {
+        const last = messages.slice(from).find((message) => ['error', 'response.completed', 'response.failed'].includes(message.type));
+        if (last) return last;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    try {
+      const upstreamBefore = gateway.openai.requests.length;
+      const rowsBefore = await usageRows();
+      expect(await turn('{"type":"response.create","model":"echo","input":"x\\u0000y"}')).toMatchObject({ type: 'error', status: 400, error: { param: 'input' } });
+      expect(await turn('{"type":"response.create","model":"echo","input":[{"role":"user","content":"\\ud800"}]}')).toMatchObject({ type: 'error', status: 400, error: { param: 'input.0.content' } });
+      const deep = await turn(`{"type":"response.create","model":"echo","input":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+      expect(deep).toMatchObject({ type: 'error', status: 400 });
+      expect(deep.error?.message).toMatch(/deeper than 128 levels/);
+      expect(gateway.openai.requests.length).toBe(upstreamBefore);
+      expect(await usageRows()).toBe(rowsBefore);
+      expect((await turn('{"type":"response.create","model":"echo","input":"xy"}')).type).toBe('response.completed');
+    } finally {
+      socket.close();
+    }
   });
 });
 

@@ -3,7 +3,9 @@ import type { WebSocket } from 'ws';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { apiKeyFromRequest } from '../../http/api-key-from-request.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
+import { deepJsonError } from '../../http/json-nesting-depth.ts';
 import { parseInput } from '../../http/parse-body.ts';
+import { unstorableValueError } from '../../http/unstorable-text.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
 import { ConnectionResponses } from './connection-responses.ts';
 import { startForegroundResponse } from './foreground-response.ts';
@@ -89,12 +91,17 @@ function serveSocket(deps: AgentsApiDeps, socket: WebSocket, request: FastifyReq
 /** A `response.create` message as a CreateResponse body, or a 400 naming what is wrong. */
 function parseMessage(text: string | undefined) {
   if (text === undefined) throw new JunctionError('invalid_request', 'Send each message as JSON text, not binary.');
+  // The HTTP body parser's edge rules, for a text that never passes through it.
+  const tooDeep = deepJsonError(text, 'message');
+  if (tooDeep) throw tooDeep;
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch {
     throw new JunctionError('invalid_request', 'The message is not valid JSON.');
   }
+  const unstorable = unstorableValueError(message, 'message');
+  if (unstorable) throw unstorable;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new JunctionError('invalid_request', 'The message must be a JSON object.');
   const { type, ...body } = message as Record<string, unknown>;
   if (type !== 'response.create') throw new JunctionError('invalid_request', `Unknown message type ${JSON.stringify(type)}; send {"type": "response.create", ...}.`, { param: 'type' });
