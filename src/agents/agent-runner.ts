@@ -128,7 +128,7 @@ const SETTLE_WAIT_MS = 5_000;
  * tool call with a cost is reserved and settled against the same key. `events` streams
  * the run as it happens; `result()` is there once `events` is drained.
  */
-export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
+export function runAgentGraph(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
   const runId = request.runId ?? newRunId();
   const threadId = request.resume?.threadId ?? runId;
   const { agent } = request;

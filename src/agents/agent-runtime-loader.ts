@@ -10,13 +10,16 @@ import { newRunId } from './run-id.ts';
 let runner: Promise<typeof import('./agent-runner.ts')> | undefined;
 export const loadAgentRunner = () => (runner ??= import('./agent-runner.ts'));
 
-/** `runAgent` with the runner's contract; the run starts when `events` is first read, as there. */
+/**
+ * The entry every route calls: `runAgentGraph`'s contract, with the runtime imported at
+ * the first run; the run starts when `events` is first read, as there.
+ */
 export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
   const runId = request.runId ?? newRunId();
   let run: AgentRun | undefined;
   const events = async function* (): AsyncGenerator<RunEvent> {
     const runner = await loadAgentRunner();
-    run = runner.runAgent(deps, { ...request, runId });
+    run = runner.runAgentGraph(deps, { ...request, runId });
     yield* run.events;
   };
   return { runId, events: events(), result: () => run?.result(), totals: () => run?.totals() };
