@@ -70,7 +70,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
       await v1.register(mediaRoutes, { authenticator, unary });
       await v1.register(usageRoutes, { db, authenticator, settlements });
       await v1.register(messagesRoutes, { authenticator, chat, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
-      await v1.register(passthroughRoutes, { authenticator, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
+      await v1.register(passthroughRoutes, { db, authenticator, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
       // @google/genai 3 calls `/v1/models/{model}:{method}` by default.
       await v1.register(geminiMethodRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
     },

@@ -15,6 +15,14 @@
  *   GET    /v1/responses/{id}      the stored response (a background one is already completed)
  *   POST   /v1/responses/compact   a `response.compaction` of the input, with usage (output: 1 token)
  *   POST   /v1/batches             → a batch object, status `validating`
+ *   GET    /v1/responses/{id}/input_items, POST /v1/responses/{id}/cancel, DELETE /v1/responses/{id}
+ *   assistants, threads, vector_stores, batches: create (POST), list (GET, every object,
+ *                                  like the one provider account all tenants share), GET,
+ *                                  modify (POST) and DELETE by id; POST /v1/batches/{id}/cancel;
+ *   POST   /v1/threads/{id}/messages, /v1/threads/{id}/runs (and /v1/threads/runs, which
+ *                                  creates the thread): `stream: true` sends thread.* events;
+ *                                  a run completes at once with usage; GET /v1/threads/{id}/runs/{run_id}
+ *   POST   /v1/vector_stores/{id}/files → a vector_store.file whose id is the file's
  *
  * Usage, deterministic like the chat fake: input_tokens = ceil(characters of `instructions`
  * and all input text / 4); output_tokens = whitespace-separated words of the answer
@@ -27,14 +35,22 @@ type Json = Record<string, unknown>;
 type StoredFile = { object: Json; data: Buffer };
 type Multipart = { fields: Record<string, string>; files: Array<{ field: string; filename: string; data: Buffer }> };
 
-export type StatefulState = { files: Map<string, StoredFile>; responses: Map<string, Json>; counter: number };
+export type StatefulState = { files: Map<string, StoredFile>; responses: Map<string, Json>; objects: Map<string, Json>; counter: number };
 
-export const createStatefulState = (): StatefulState => ({ files: new Map(), responses: new Map(), counter: 0 });
+export const createStatefulState = (): StatefulState => ({ files: new Map(), responses: new Map(), objects: new Map(), counter: 0 });
 
-export const isStatefulPath = (path: string): boolean => /^\/v1\/(files|responses|batches)(\/|$)/.test(path);
+export const isStatefulPath = (path: string): boolean => /^\/v1\/(files|responses|batches|assistants|threads|vector_stores)(\/|$)/.test(path);
+
+/** Id prefix and `object` of the families kept in `objects`. */
+const GENERIC: Record<string, { prefix: string; object: string }> = {
+  assistants: { prefix: 'asst_fake', object: 'assistant' },
+  threads: { prefix: 'thread_fake', object: 'thread' },
+  vector_stores: { prefix: 'vs_fake', object: 'vector_store' },
+  batches: { prefix: 'batch_fake', object: 'batch' },
+};
 
 export async function handleStateful(state: StatefulState, method: string, path: string, body: unknown, response: ServerResponse): Promise<void> {
-  const segments = path.split('/').slice(2); // ['files', id?, 'content'?]
+  const segments = path.split('/').slice(2).map(decodeURIComponent); // ['files', id?, 'content'?], decoded as OpenAI does
   const [family, id, action] = segments;
   if (family === 'files') {
     if (method === 'POST' && id === undefined) return uploadFile(state, body, response);
@@ -57,26 +73,91 @@ export async function handleStateful(state: StatefulState, method: string, path:
   if (family === 'responses') {
     if (method === 'POST' && id === undefined) return createResponse(state, body, response);
     if (method === 'POST' && id === 'compact') return compactResponse(state, body, response);
-    if (method === 'GET' && id !== undefined && action === undefined) {
-      const stored = state.responses.get(id);
-      return stored ? json(response, 200, stored) : notFound(response, `Response with id '${id}' not found.`);
+    const stored = id === undefined ? undefined : state.responses.get(id);
+    if (id !== undefined && !stored) return notFound(response, `Response with id '${id}' not found.`);
+    if (stored && method === 'GET' && action === undefined) return json(response, 200, stored);
+    if (stored && method === 'GET' && action === 'input_items') return json(response, 200, { object: 'list', data: stored['input_items'] ?? [], has_more: false, first_id: null, last_id: null });
+    if (stored && method === 'POST' && action === 'cancel') return json(response, 200, { ...stored, status: 'cancelled' });
+    if (stored && method === 'DELETE' && action === undefined) {
+      state.responses.delete(stored['id'] as string);
+      return json(response, 200, { id: stored['id'], object: 'response', deleted: true });
     }
   }
-  if (family === 'batches' && method === 'POST' && id === undefined) {
-    state.counter += 1;
-    const request = (body ?? {}) as Json;
-    return json(response, 200, {
-      id: `batch_fake${state.counter}`,
-      object: 'batch',
-      endpoint: request['endpoint'] ?? '/v1/chat/completions',
-      input_file_id: request['input_file_id'] ?? null,
-      completion_window: request['completion_window'] ?? '24h',
-      status: 'validating',
-      created_at: Math.floor(Date.now() / 1000),
-      request_counts: { total: 0, completed: 0, failed: 0 },
-    });
-  }
+  if (family !== undefined && GENERIC[family]) return handleGeneric(state, family, method, segments.slice(1), (body ?? {}) as Json, response);
   return json(response, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error', param: null, code: null } });
+}
+
+function handleGeneric(state: StatefulState, family: string, method: string, rest: string[], request: Json, response: ServerResponse): Promise<void> | void {
+  const { prefix, object } = GENERIC[family] ?? { prefix: 'obj_fake', object: 'object' };
+  const [id, sub, subId] = rest;
+  const create = (fields: Json): Json => {
+    state.counter += 1;
+    const created = { id: `${prefix}${state.counter}`, object, created_at: Math.floor(Date.now() / 1000), metadata: {}, ...fields };
+    state.objects.set(created.id, created);
+    return created;
+  };
+  if (family === 'threads' && id === 'runs' && method === 'POST') return startRun(state, create({}), request, response, true);
+  if (id === undefined && method === 'POST') {
+    const fields = family === 'batches' ? { endpoint: '/v1/chat/completions', input_file_id: null, completion_window: '24h', ...request, status: 'validating', request_counts: { total: 0, completed: 0, failed: 0 } } : request;
+    return json(response, 200, create(fields));
+  }
+  if (id === undefined && method === 'GET') {
+    const data = [...state.objects.values()].filter((entry) => entry['object'] === object);
+    return json(response, 200, { object: 'list', data, has_more: false, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null });
+  }
+  const stored = id === undefined ? undefined : state.objects.get(id);
+  if (!stored || stored['object'] !== object) return notFound(response, `No ${object} found with id '${id ?? ''}'.`);
+  if (sub === undefined && method === 'GET') return json(response, 200, stored);
+  if (sub === undefined && method === 'POST') return json(response, 200, Object.assign(stored, request));
+  if (sub === undefined && method === 'DELETE') {
+    state.objects.delete(stored['id'] as string);
+    return json(response, 200, { id: stored['id'], object: `${object}.deleted`, deleted: true });
+  }
+  if (family === 'batches' && sub === 'cancel' && method === 'POST') return json(response, 200, Object.assign(stored, { status: 'cancelling' }));
+  if (family === 'threads' && sub === 'messages' && method === 'POST' && subId === undefined) {
+    state.counter += 1;
+    const message = { id: `msg_fake${state.counter}`, object: 'thread.message', thread_id: stored['id'], role: request['role'] ?? 'user', content: request['content'] ?? '', attachments: request['attachments'] ?? [] };
+    state.objects.set(message.id, message);
+    return json(response, 200, message);
+  }
+  if (family === 'threads' && sub === 'messages' && method === 'GET' && subId === undefined) {
+    const data = [...state.objects.values()].filter((entry) => entry['object'] === 'thread.message' && entry['thread_id'] === stored['id']);
+    return json(response, 200, { object: 'list', data, has_more: false, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null });
+  }
+  if (family === 'threads' && sub === 'runs' && method === 'POST' && subId === undefined) return startRun(state, stored, request, response, false);
+  const run = subId === undefined ? undefined : state.objects.get(subId);
+  if (family === 'threads' && sub === 'runs' && method === 'GET' && run?.['thread_id'] === stored['id']) return json(response, 200, run);
+  if (family === 'vector_stores' && sub === 'files' && method === 'POST' && subId === undefined) {
+    return json(response, 200, { id: request['file_id'], object: 'vector_store.file', vector_store_id: stored['id'], status: 'completed', created_at: Math.floor(Date.now() / 1000) });
+  }
+  return notFound(response, `Invalid URL (${method} /${family}/${rest.join('/')})`);
+}
+
+/** A run that completes at once, with chat-style usage; `stream: true` sends thread.* events. */
+async function startRun(state: StatefulState, thread: Json, request: Json, response: ServerResponse, newThread: boolean): Promise<void> {
+  state.counter += 1;
+  const run = {
+    id: `run_fake${state.counter}`,
+    object: 'thread.run',
+    created_at: Math.floor(Date.now() / 1000),
+    thread_id: thread['id'],
+    assistant_id: request['assistant_id'] ?? null,
+    model: typeof request['model'] === 'string' ? request['model'] : 'test-echo',
+    status: 'completed',
+    usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+  };
+  state.objects.set(run.id, run);
+  if (request['stream'] !== true) return json(response, 200, run);
+  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  const send = async (event: string, data: Json) => {
+    response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    await sleep(1);
+  };
+  if (newThread) await send('thread.created', thread);
+  await send('thread.run.created', { ...run, status: 'queued', usage: null });
+  await send('thread.run.completed', run);
+  response.write('event: done\ndata: [DONE]\n\n');
+  response.end();
 }
 
 function uploadFile(state: StatefulState, body: unknown, response: ServerResponse): void {

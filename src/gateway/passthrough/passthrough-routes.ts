@@ -22,8 +22,14 @@ import { forwardToProvider, responseHeaders } from './forward-request.ts';
 import { admitPassthrough, isDeferredBilling, PASSTHROUGH_PROVIDER, type PassthroughGate, reportsUsage } from './passthrough-gate.ts';
 import { priceReportedUsage } from './upstream-decided-model.ts';
 import { UsageTap } from './usage-tap.ts';
+import type { Queryable } from '../../store/database.ts';
+import { ObjectTap } from './object-tap.ts';
+import { ownedList } from './owned-list.ts';
+import { forgetObject } from './passthrough-owners.ts';
+import { recordFound, requireOwnedReferences } from './passthrough-ownership.ts';
+import { pathTarget, type PathTarget } from './referenced-ids.ts';
 
-export type PassthroughDeps = AdmissionDeps & { authenticator: KeyAuthenticator; providers: ProviderRegistry };
+export type PassthroughDeps = AdmissionDeps & { db: Queryable; authenticator: KeyAuthenticator; providers: ProviderRegistry };
 
 /** OpenAI's stateful API families, passed through with every sub-path and method. */
 export const PASSTHROUGH_FAMILIES = ['assistants', 'threads', 'files', 'vector_stores', 'batches', 'responses'] as const;
@@ -35,6 +41,10 @@ const METHODS: Dispatcher.HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE
  * is replaced by the provider key, and the answer — JSON, SSE or bytes — streams back
  * as it came. Where an answer reports token usage (/responses, runs) it is billed like
  * the same tokens on /v1/chat/completions; every call gets a usage row.
+ *
+ * The provider account is shared by every tenant, so each object a call creates is
+ * recorded as its account's (passthrough-owners.ts): a call naming another account's
+ * object answers 404, and `GET /v1/{family}` lists the account's own objects.
  */
 export async function passthroughRoutes(app: FastifyInstance, deps: PassthroughDeps): Promise<void> {
   // Bodies stay streams here (multipart uploads go upstream unbuffered); this plugin's
@@ -61,7 +71,9 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
 
   const body = await readBody(request);
   let gate: PassthroughGate;
+  let target: PathTarget;
   try {
+    target = pathTarget(path);
     gate = await admitPassthrough(deps, context, { method, path, json: body.json, bodyBytes: body.bytes });
   } catch (error) {
     if (isJunctionError(error)) {
@@ -78,6 +90,21 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
       context.key,
     );
 
+  const accountId = context.key.accountId;
+  try {
+    if (target.objectId === undefined && path !== `/${target.family}` && method !== 'POST') throw new JunctionError('not_found', `No such endpoint: ${method} /v1${path}.`);
+    await requireOwnedReferences(deps.db, accountId, target, body.json);
+    if (method === 'GET' && path === `/${target.family}`) {
+      const list = await ownedList(deps.db, accountId, target.family, request.url.split(/\?(.*)/s, 2)[1]);
+      if (gate.rateLimit) reply.headers(rateLimitHeaders(gate.rateLimit));
+      settle('success', 200, gate.model, undefined, 0);
+      return reply.send(list);
+    }
+  } catch (error) {
+    if (isJunctionError(error)) settle('rejected', error.status, gate.model, undefined, 0, false, error.code);
+    throw error;
+  }
+
   const upstreamBody = gate.rewriteModelTo && body.json ? Buffer.from(JSON.stringify({ ...body.json, model: gate.rewriteModelTo })) : body.payload;
   const billable = reportsUsage(method, path);
   let response: Dispatcher.ResponseData;
@@ -93,15 +120,25 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   const contentType = String(response.headers['content-type'] ?? '');
   const streamed = contentType.includes('text/event-stream');
   const tap = billable && response.statusCode < 300 ? new UsageTap(contentType) : undefined;
+  const objects = showsObjects(path, response.statusCode, contentType) ? new ObjectTap(contentType) : undefined;
+  const owner = { accountId, keyId: context.key.id };
   const out = new RawStreamWriter(reply, responseHeaders(response.headers), response.statusCode);
   let status: UsageStatus = response.statusCode < 400 ? 'success' : 'upstream_error';
   try {
     for await (const chunk of response.body) {
       if (out.closed) throw new JunctionError('client_closed_request', 'The client closed the connection.');
-      // The client's copy first: metering never delays or alters the bytes.
-      await out.write(chunk as Uint8Array);
+      // An object's id reaches the client only once it is recorded as the caller's.
+      const release = objects ? objects.push(chunk as Uint8Array) : [chunk as Uint8Array];
+      if (objects) await recordFound(deps.db, owner, objects.takeFound());
+      for (const piece of release) await out.write(piece);
       tap?.push(chunk as Uint8Array);
     }
+    if (objects) {
+      const last = objects.finish();
+      await recordFound(deps.db, owner, last);
+      for (const piece of last.rest) await out.write(piece);
+    }
+    if (method === 'DELETE' && target.isObject && target.objectId !== undefined && response.statusCode < 300) await forgetObject(deps.db, accountId, target.objectId);
     out.end();
   } catch (error) {
     status = context.signal.aborted ? 'client_closed' : 'upstream_error';
@@ -135,6 +172,13 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   }
   return reply;
 }
+
+/**
+ * Whether an answer is the provider's own objects, read for ids to record: a 2xx JSON or
+ * SSE answer, never a file's content (tenant bytes that could spell any id).
+ */
+const showsObjects = (path: string, statusCode: number, contentType: string): boolean =>
+  statusCode < 300 && decodeURIComponent(path.split('/').at(-1) ?? '') !== 'content' && (contentType.includes('application/json') || contentType.includes('text/event-stream'));
 
 /**
  * The path after `/v1` for upstream, with the query minus `key` (a caller's key never
