@@ -155,6 +155,21 @@ export async function claimPause(db: Queryable, threadId: string): Promise<boole
   return result.rowCount > 0;
 }
 
+/**
+ * Cancels a run paused for approval, and marks its response cancelled, in one statement:
+ * false when it is not paused (an approval took it first, or it was never paused).
+ */
+export async function cancelPausedRun(db: Queryable, runId: string): Promise<boolean> {
+  const result = await db.query<{ id: string }>(
+    `WITH run AS (UPDATE agent_runs SET status = 'cancelled', updated_at = now() WHERE id = $1 AND status = 'requires_action' RETURNING response_id, account_id, key_id),
+          response AS (UPDATE responses SET status = 'cancelled' FROM run WHERE responses.id = run.response_id AND responses.account_id = run.account_id AND responses.key_id = run.key_id)
+     SELECT response_id AS id FROM run`,
+    [runId],
+  );
+  // rows, not rowCount: for a SELECT over a data-modifying CTE PGlite reports the rows the CTE changed.
+  return result.rows.length > 0;
+}
+
 /** Records (or moves to a newer response) the pause of a thread, in the transaction that stores the response. */
 export async function upsertPause(tx: Queryable, pause: { threadId: string; responseId: string; accountId: string; keyId: string; agentId: string; request: unknown }): Promise<void> {
   await tx.query(

@@ -5,7 +5,7 @@ import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
-import { cancelUnheldRun, findRunByResponse, readEvents, requestCancel, RUN_ACTIVE, type RunRow, RunSnapshotSchema } from '../durable/run-repository.ts';
+import { cancelPausedRun, cancelUnheldRun, findRunByResponse, readEvents, requestCancel, RUN_ACTIVE, type RunRow, RunSnapshotSchema } from '../durable/run-repository.ts';
 import { StoredRunRequestSchema, streamRunEvents } from './background-response.ts';
 import type { OutputItem, StreamEvent } from './response-items.ts';
 import { type ResponseSettings, type ResponseState, responseResource, wireUsage } from './response-resource.ts';
@@ -25,7 +25,8 @@ const isActive = (row: RunRow) => RUN_ACTIVE.some((status) => status === row.sta
 /**
  * `GET /responses/{id}` (the response as it stands; `?stream=true&starting_after=N`
  * replays a background response's events and follows it) and
- * `POST /responses/{id}/cancel` (background responses only; ends `cancelled`).
+ * `POST /responses/{id}/cancel` (background responses, and any response waiting for
+ * approval; ends `cancelled`).
  */
 export async function backgroundResponseRoutes(app: FastifyInstance, deps: AgentsApiDeps): Promise<void> {
   const ownerOf = (request: FastifyRequest) => {
@@ -67,6 +68,11 @@ export async function backgroundResponseRoutes(app: FastifyInstance, deps: Agent
     if (!run) {
       await getResponse(deps.db, owner, id); // 404 when unknown
       throw new JunctionError('invalid_request', 'Only background responses can be cancelled.', { param: 'response_id' });
+    }
+    // A run paused for approval ends here: no later approval can resume it.
+    if (run.status === 'requires_action' && (await cancelPausedRun(deps.db, run.id))) {
+      await deps.runtime.checkpointer?.deleteThread(run.id);
+      return currentResource(owner, id, await findRunByResponse(deps.db, owner, id));
     }
     if (isActive(run)) {
       // Nobody holds it (its process died and no other took it over yet): cancelled here. Else its holder stops it.

@@ -31,7 +31,8 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
   if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
   const pause = await findRunByResponse(db, owner, body.previous_response_id);
   if (!pause || pause.status !== 'requires_action') {
-    throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (none was asked, or it was answered already).`, { param: 'previous_response_id' });
+    const why = pause?.status === 'cancelled' ? 'it was cancelled, so its approvals can no longer be answered' : 'none was asked, or it was answered already';
+    throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (${why}).`, { param: 'previous_response_id' });
   }
   const { approvals } = PauseSchema.parse(pause.request);
   const decisions: ApprovalDecisions = {};
