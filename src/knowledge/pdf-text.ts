@@ -15,7 +15,8 @@ export async function pdfText(fileName: string, content: Uint8Array, limits: Ext
   const budget = startInflationBudget(limits.maxInflatedStreamBytes);
   const inflatedTooFar = () =>
     new ExtractionFailure('inflates_too_large', `'${fileName}' holds a compressed stream that inflates past ${Math.round(limits.maxInflatedStreamBytes / 1024 / 1024)} MB.`);
-  const pdf = await getDocumentProxy(new Uint8Array(content)).catch((error: unknown) => {
+  // Verbosity 0 (errors only): pdf.js's warnings about a damaged file would go to the server's output, outside its log.
+  const pdf = await getDocumentProxy(new Uint8Array(content), { verbosity: 0 }).catch((error: unknown) => {
     throw unreadable(fileName, error);
   });
   try {
