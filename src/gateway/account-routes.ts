@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { microsToUsd } from '../core/money.ts';
 import { getCreditSummary } from '../credits/credit-repository.ts';
 import type { KeyAuthenticator } from '../keys/key-authenticator.ts';
+import { KeyKindSchema } from '../keys/key-kind.ts';
 import { findKeyByLookupId } from '../keys/key-repository.ts';
 import { authenticatedKey, requireKey } from '../http/auth-hook.ts';
 import type { Database } from '../store/database.ts';
@@ -27,7 +28,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
 
   app.get(
     '/credits',
-    { preHandler: requireKey(deps.authenticator, { kinds: ['model', 'provisioning', 'agent'] }) },
+    { preHandler: requireKey(deps.authenticator, { kinds: KeyKindSchema.options }) },
     async (request) => {
       const caller = authenticatedKey(request);
       const summary = await getCreditSummary(deps.db, caller.accountId);
