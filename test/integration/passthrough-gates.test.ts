@@ -46,10 +46,12 @@ beforeEach(() => {
 
 describe('pass-through edges', () => {
   it("keeps the caller's credentials and cookies from the upstream, and the provider's from the caller", async () => {
+    // A list is answered from Junction's own records (per account), so a creation goes upstream here.
     const response = await app.app.inject({
-      method: 'GET',
-      url: `/v1/files?key=${key}&limit=2`,
-      headers: { ...bearer(key), cookie: 'session=caller', 'x-api-key': key, 'x-goog-api-key': key },
+      method: 'POST',
+      url: `/v1/assistants?key=${key}&limit=2`,
+      headers: { ...bearer(key), cookie: 'session=caller', 'x-api-key': key, 'x-goog-api-key': key, 'content-type': 'application/json' },
+      payload: '{}',
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['set-cookie']).toBeUndefined();
@@ -57,7 +59,7 @@ describe('pass-through edges', () => {
     expect(response.headers['openai-project']).toBeUndefined();
     expect(response.headers['x-request-id']).toBeDefined();
     const [forwarded] = reached;
-    expect(forwarded?.url).toBe('/v1/files?limit=2');
+    expect(forwarded?.url).toBe('/v1/assistants?limit=2');
     expect(forwarded?.headers.authorization).toBe('Bearer sk-provider');
     expect(forwarded?.headers.cookie).toBeUndefined();
     expect(forwarded?.headers['x-api-key']).toBeUndefined();

@@ -22,12 +22,7 @@ import { type Finding, formatFindings, runMatrix } from './support/tenant-matrix
  * Holes found by this suite in files other helpers own, left out of the assertion until
  * their fix lands (each is printed when it shows up). Empty this list when they do.
  */
-const PASSTHROUGH_SHARED = 'pass-through objects live in the one provider account every tenant shares, with no owner recorded: any model key lists, reads (and could delete) another account’s files and responses';
-const KNOWN_OPEN_IN_OTHER_AREAS: Array<{ route: RouteKey; problem: RegExp; owner: string; what: string }> = [
-  { route: 'GET /v1/files', problem: /^shows [AB]'s file-/, owner: 'H6 (src/gateway/passthrough)', what: PASSTHROUGH_SHARED },
-  { route: 'GET /v1/files/*', problem: /^(a 2xx on the other account’s object|shows [AB]'s passthrough-file-text-)/, owner: 'H6 (src/gateway/passthrough)', what: PASSTHROUGH_SHARED },
-  { route: 'GET /v1/responses/*', problem: /^(a 2xx on the other account’s object|shows [AB]'s passthrough-response-text-)/, owner: 'H6 (src/gateway/passthrough)', what: PASSTHROUGH_SHARED },
-];
+const KNOWN_OPEN_IN_OTHER_AREAS: Array<{ route: RouteKey; problem: RegExp; owner: string; what: string }> = [];
 
 let world: TenantWorld;
 let routes: RegisteredRoute[];
