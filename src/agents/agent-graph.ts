@@ -24,6 +24,12 @@ export type RunHooks = {
   requiresApproval(name: string): boolean;
   /** Whether a tool name is one of the agent's own (server-side) tools. */
   isServerTool(name: string): boolean;
+  /**
+   * Whether a tool name is one the request declared for the client to run: only those end
+   * the run for the client. A call to any other name the run does not have (made up, or on
+   * an MCP server that is down) runs here as an error result, and the run goes on.
+   */
+  isClientTool(name: string): boolean;
   /** Whether the agent has any server-side tool (without one, a run is a single model step). */
   hasServerTools: boolean;
   /** What the run has used so far; kept in the checkpointed state, so a resumed run goes on counting. */
@@ -84,7 +90,7 @@ export async function modelStep(state: Pick<State, 'messages' | 'context' | 'ste
   // A bound reached during the call (its time ran out, or it cost the rest of the budget) ends the run here;
   // a cost bound only matters if the run would go on (the answer calls tools), time cuts the call itself.
   const bound = hooks.exceededBound();
-  const callsTools = (answer.tool_calls ?? []).some((call) => hooks.isServerTool(call.name));
+  const callsTools = (answer.tool_calls ?? []).some((call) => !hooks.isClientTool(call.name));
   // The last allowed step is asked for an answer (tool_choice none); a model that calls tools anyway hit max_steps.
   const reached = bound === 'max_run_seconds' || (bound && callsTools) ? bound : step >= hooks.maxSteps && callsTools ? 'max_steps' : undefined;
   return { messages: [answer], steps: step, totals: hooks.totals(), ...(reached && { stoppedBy: reached }) };
@@ -110,13 +116,13 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
   return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions, config), totals: hooks.totals(), ...(handoffTo && { handoffTo }) };
 }
 
-/** After a model call: run its server-side tool calls, or stop (an answer, only client-side calls, or the step bound). */
+/** After a model call: run its calls that are not the client's, or stop (an answer, only client-side calls, or the step bound). */
 function afterModel(state: State, config: LangGraphRunnableConfig): 'tools' | typeof END {
   const hooks = hooksOf(config);
   const last = state.messages.at(-1);
   const calls = last instanceof AIMessage ? (last.tool_calls ?? []) : [];
   if (state.stoppedBy || calls.length === 0 || state.steps >= hooks.maxSteps) return END;
-  return calls.some((call) => hooks.isServerTool(call.name)) ? 'tools' : END;
+  return calls.some((call) => !hooks.isClientTool(call.name)) ? 'tools' : END;
 }
 
 /**
@@ -130,7 +136,7 @@ function afterTools(state: State, config: LangGraphRunnableConfig): 'model' | ty
   const calls = answer instanceof AIMessage ? (answer.tool_calls ?? []) : [];
   if (state.handoffTo) return END; // the runner goes on with the agent it was handed to
   if (hooks.exceededBound()) return 'model'; // the model node records the bound and ends the run
-  return calls.some((call) => !hooks.isServerTool(call.name)) ? END : 'model';
+  return calls.some((call) => hooks.isClientTool(call.name)) ? END : 'model';
 }
 
 /** load history → retrieve → model → tools → model … → answer. */

@@ -8,7 +8,8 @@ import type { CallContext } from '../pipeline/call-context.ts';
 import { newGenerationId } from '../pipeline/generation-id.ts';
 import { usageLogEntry } from '../pipeline/usage-log-entry.ts';
 import { runTool } from '../tools/run-tool.ts';
-import type { RunHooks } from './agent-graph.ts';
+import type { ApprovalDecisions, RunHooks } from './agent-graph.ts';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { LoadedAgent } from './agent-registry.ts';
 import type { AgentRunRequest, AgentRuntimeDeps } from './agent-runner.ts';
 import { toLangChainMessage } from './langchain-messages.ts';
@@ -21,6 +22,8 @@ import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './s
 import { toAbortSignal } from '../core/cancel-signal.ts';
 import { overlay } from '../core/overlay.ts';
 import { agentBounds, type RunBounds, tighterBounds } from './run-bounds.ts';
+
+type ToolOutcome = { ok: boolean; content: string; costMicros: number; durationMs: number };
 
 /** One agent's part in a run: the top agent, or a sub-agent it called (depth > 0). */
 export type HookScope = {
@@ -67,6 +70,19 @@ export function createRunHooks(scope: HookScope): RunHooks {
     const deadline = AbortSignal.timeout(Math.max(1, startedAt + bounds.seconds * 1000 - Date.now()));
     return { signal: AbortSignal.any([toAbortSignal(context.signal), deadline]), deadline };
   };
+  /** One call of a model answer that is not the client's: refused (bound, unknown name, denial) or run and billed. */
+  const runCall = async (name: string, args: unknown, decision: ApprovalDecisions[string] | undefined, bound: string | undefined, config: LangGraphRunnableConfig, emit: (event: RunEvent) => void): Promise<ToolOutcome> => {
+    const refused = (content: string) => ({ ok: false, content, costMicros: 0, durationMs: 0 });
+    if (bound) return refused(`Error: ${name} did not run: the run reached its ${bound} bound.`);
+    if (!hooks.isServerTool(name)) return refused(`Error: there is no tool "${name}" in this run; use one of the tools you were given.`);
+    if (decision && !decision.approve) return refused(`The user denied this call of ${name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`);
+    const handedTo = handoffTarget(agent, name, scope.linkedAgents);
+    if (handedTo) return { ok: true, content: `Transferred to ${handedTo}: that agent answers from here.`, costMicros: 0, durationMs: 0 };
+    if (isAgentTool(name)) return runSubAgent({ ...scope, bounds }, agentOfTool(name), args, config, emit);
+    const { signal } = boundedSignal();
+    const mcp = mcpTool(name);
+    return mcp ? runBilledMcpTool(deps, context, mcp, args, signal) : runBilledTool(deps, context, name, args, agent, signal);
+  };
   const hooks: RunHooks = {
     instructions: [agent.instructions, request.overrides?.instructions].filter(Boolean).join('\n\n'),
     maxSteps: agent.config.maxSteps,
@@ -77,6 +93,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
       return undefined;
     },
     isServerTool: (name) => serverTools.some((tool) => tool.name === name),
+    isClientTool: (name) => clientTools.some((tool) => tool.name === name) && !serverTools.some((tool) => tool.name === name),
     hasServerTools: serverTools.length > 0,
     initialMessages: async () => [...request.history, ...request.input].map(toLangChainMessage),
     retrieve: async (given) => {
@@ -143,8 +160,8 @@ export function createRunHooks(scope: HookScope): RunHooks {
     runTools: async (message, step, given, decisions, config) => {
       const emit = scope.emit ?? given;
       const results: ToolMessage[] = [];
-      // Only the agent's own tools run here; a client-side call in the same answer is left for the client.
-      for (const call of (message.tool_calls ?? []).filter((entry) => hooks.isServerTool(entry.name))) {
+      // Every call but the client's runs here (a name the run does not have is an error result); a client-side call is left for the client.
+      for (const call of (message.tool_calls ?? []).filter((entry) => !hooks.isClientTool(entry.name))) {
         const callId = call.id ?? '';
         const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
         emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
@@ -152,18 +169,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
         // Bounds are checked before every tool call too, at any depth: a call past them does not run.
         const bound = hooks.exceededBound();
         const span = startSpan(`tool ${call.name}`, context.trace, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name });
-        const { signal } = boundedSignal();
-        const outcome = bound
-          ? { ok: false, content: `Error: ${call.name} did not run: the run reached its ${bound} bound.`, costMicros: 0, durationMs: 0 }
-          : decision && !decision.approve
-            ? { ok: false, content: `The user denied this call of ${call.name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`, costMicros: 0, durationMs: 0 }
-            : handoffTarget(agent, call.name, scope.linkedAgents)
-              ? { ok: true, content: `Transferred to ${handoffTarget(agent, call.name, scope.linkedAgents)}: that agent answers from here.`, costMicros: 0, durationMs: 0 }
-              : isAgentTool(call.name)
-                ? await runSubAgent({ ...scope, bounds }, agentOfTool(call.name), call.args, config, emit)
-                : mcpTool(call.name)
-                  ? await runBilledMcpTool(deps, context, mcpTool(call.name) as McpTool, call.args, signal)
-                  : await runBilledTool(deps, context, call.name, call.args, agent, signal);
+        const outcome = await runCall(call.name, call.args, decision, bound, config, emit);
         span?.setAttributes({ 'junction.cost_usd': outcome.costMicros / 1_000_000, 'junction.tool_ok': outcome.ok });
         endSpan(span, outcome.ok ? undefined : new Error('tool failed'));
         scope.totals.current.toolCostMicros += outcome.costMicros;

@@ -59,6 +59,13 @@ export function planChat(body: FakeChatBody): ChatPlan {
       results.length === 0
         ? { toolCalls: (body.tools ?? []).map((tool, index) => callOf(tool.function, index)), finishReason: 'tool_calls' }
         : { text: `Tools returned: ${results.map((message) => textOf(message.content)).join(' | ')}`, finishReason: 'stop' };
+  } else if (body.model.includes('phantom')) {
+    // Calls a tool by a name it was never given, then reports what came back.
+    const result = [...messages].reverse().find((message) => message.role === 'tool');
+    plan =
+      result === undefined
+        ? { toolCalls: [{ id: 'call_fake_0', name: 'made_up_tool', arguments: '{}' }], finishReason: 'tool_calls' }
+        : { text: `Tool made_up_tool returned: ${textOf(result.content)}`, finishReason: 'stop' };
   } else if (body.model.includes('loop') && firstTool !== undefined) {
     // Never done: calls the first declared tool again after every result, for tests of run bounds.
     const results = messages.filter((message) => message.role === 'tool').length;

@@ -19,6 +19,7 @@
  *   hang                never answers (no headers) until the client gives up: for timeout tests
  *   tools-all           no tool result yet → calls every declared tool in one answer (parallel
  *                       calls); tool messages present → text "Tools returned: <each result> | …"
+ *   phantom             calls `made_up_tool` (declared or not); a tool message present → "Tool made_up_tool returned: …"
  *   loop                calls the first declared tool after every result, never answering (run bounds tests)
  *   tool                no tool result yet → calls the first declared tool with its required
  *                       properties filled (string "fake", number 1, boolean true, array [], object {});
