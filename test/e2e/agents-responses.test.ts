@@ -19,7 +19,9 @@ import { FAKE_REASONING } from '../support/fake-openai-chat.ts';
 // checkout on its own uses the copy of the same file in test/fixtures.
 const SHARED_SPEC = resolve(import.meta.dirname, '../../../shared/reference/open-responses.openapi.json');
 const SPEC_PATH = existsSync(SHARED_SPEC) ? SHARED_SPEC : resolve(import.meta.dirname, '../fixtures/open-responses/openapi.json');
-const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as { components: { schemas: Record<string, { properties?: { type?: { enum?: string[] } } }> } };
+const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as { components: { schemas: Record<string, { properties?: { type?: { enum?: string[] } }; oneOf?: unknown[] }> } };
+// The spec's prose allows extension items whose type carries a provider prefix (`junction:tool_call`); its closed union does not say so.
+spec.components.schemas.ItemField?.oneOf?.push({ type: 'object', required: ['type', 'id', 'status'], properties: { type: { type: 'string', pattern: '^[a-z][a-z0-9_-]*:' }, id: { type: 'string' }, status: { type: 'string' } } });
 // The OpenAPI keywords (discriminator, example, x-*) are not JSON Schema: non-strict mode skips them.
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addSchema({ $id: 'open-responses', components: spec.components });
@@ -188,12 +190,11 @@ describe('plain answers', () => {
 });
 
 describe('tool steps', () => {
-  it('streams a server-side tool step as it happens: call opens before the tool runs, result follows, cost is billed', async () => {
+  it('streams a server-side tool step as it happens: one junction:tool_call item open while the tool runs, done with its output, billed', async () => {
     const { events, response } = await stream({ model: 'helper', input: 'shout it' });
-    expect(response.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
-    const [call, result, answer] = response.output;
-    expect(call).toMatchObject({ name: 'echo_upper', arguments: '{"text":"fake"}', status: 'completed' });
-    expect(result).toMatchObject({ call_id: call?.call_id, output: 'FAKE', status: 'completed' });
+    expect(response.output.map((item) => item.type)).toEqual(['junction:tool_call', 'message']);
+    const [call, answer] = response.output;
+    expect(call).toMatchObject({ name: 'echo_upper', arguments: '{"text":"fake"}', output: 'FAKE', status: 'completed' });
     expect(textOf(answer)).toBe('Tool echo_upper returned: FAKE');
     const callEvents = events.filter((event) => event.item_id === call?.id || (event.item as Item | undefined)?.id === call?.id).map((event) => event.type);
     expect(callEvents).toEqual(['response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done']);
@@ -429,7 +430,7 @@ describe('WebSocket mode', () => {
     const second = expectValidTurn(secondTurn);
     expect(second.id).not.toBe(first.id);
     expect(types(secondTurn)).toContain('response.function_call_arguments.done');
-    expect(second.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
+    expect(second.output.map((item) => item.type)).toEqual(['junction:tool_call', 'message']);
     // Stored and continued like an HTTP response.
     connection.create({ model: 'echo', input: 'and again', previous_response_id: first.id });
     const third = expectValidTurn(await connection.next());

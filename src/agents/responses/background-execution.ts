@@ -11,6 +11,7 @@ import { runAgent } from '../agent-runtime-loader.ts';
 import type { StopReason } from '../durable/background-runs.ts';
 import { dropEventsAfter, finishRun, type RunRow, type RunSnapshot, RunSnapshotSchema, saveProgress } from '../durable/run-repository.ts';
 import { asJunctionFailure, type StoredRunRequest, StoredRunRequestSchema } from './background-response.ts';
+import type { McpToolOf } from './mcp-tool-names.ts';
 import { approvalItems, recordPause } from './response-approvals.ts';
 import { ResponseEventEncoder } from './response-event-encoder.ts';
 import type { OutputItem, StreamEvent } from './response-items.ts';
@@ -44,8 +45,10 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
 
   const owner = { accountId: row.account_id, keyId: row.key_id };
   const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id: row.response_id, createdAt: request.created_at, ...fields });
+  let mcpToolOf: McpToolOf | undefined;
   const encoder = new ResponseEventEncoder({
     isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name),
+    mcpToolOf: (name) => mcpToolOf?.(name),
     snapshot: (status, output) => responseResource(request.settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
     resume: snapshot ? { sequence: snapshot.sequence, output: snapshot.output as OutputItem[], totals: snapshot.totals } : { sequence: SUBMITTED_SEQUENCE, output: [], totals: emptyEncoderTotals() },
   });
@@ -86,6 +89,7 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
     assertActive(key, new Date());
     const prepared = await prepareResponse(db, requested, owner, request.body, prepareOptions(deps));
     const { agent } = prepared;
+    mcpToolOf = prepared.mcpToolOf;
     send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
     const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };
     const checkpointed = (await deps.runtime.checkpointer?.hasCheckpoint(row.id)) ?? false;

@@ -47,7 +47,7 @@ export type ForegroundResponse = {
  */
 export async function startForegroundResponse(deps: AgentsApiDeps, request: ForegroundRequest): Promise<ForegroundResponse> {
   const { owner, body, context } = request;
-  const { agent, continuation, turn, overrides, settings, clientTools, resume } = request.prepared;
+  const { agent, continuation, turn, overrides, settings, clientTools, resume, mcpToolOf } = request.prepared;
   const id = newResponseId();
   const createdAt = unixNow();
   const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id, createdAt, ...fields });
@@ -69,6 +69,7 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
   });
   const encoder = new ResponseEventEncoder({
     isClientTool: (name) => clientTools.has(name),
+    mcpToolOf,
     snapshot: (status, output) => responseResource(settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
   });
 

@@ -4,26 +4,41 @@ import { JunctionError } from '../../core/errors.ts';
 import type { Database, Queryable } from '../../store/database.ts';
 import type { ApprovalDecisions } from '../agent-graph.ts';
 import { claimPause, findRunByResponse, upsertPause } from '../durable/run-repository.ts';
-import type { ApprovalRequestItem, OutputItem } from './response-items.ts';
-import type { CreateResponseRequest } from './response-request-schema.ts';
+import { findPauseByApprovalRequest } from './approval-pause-repository.ts';
+import type { ApprovalRequestItem, McpApprovalRequestItem, OutputItem } from './response-items.ts';
+import type { CreateResponseRequest, InputItem } from './response-request-schema.ts';
 
 /**
  * Human approval across two requests. A run that pauses on a LangGraph interrupt keeps
  * its checkpoints (thread id = its run id) and an `agent_runs` row in status
  * `requires_action` that ties the paused thread to the response showing the approval
- * requests. The next request names that response (`previous_response_id`) and answers
- * every request with a `junction:approval_response`; the thread resumes with the
- * decisions, exactly once (claiming the pause is one conditional update).
+ * requests. The next request answers every request — with a `junction:approval_response`
+ * naming that response (`previous_response_id`), or with OpenAI's `mcp_approval_response`,
+ * which may instead come inside the client's whole history (the Agents SDK's default):
+ * then the pause is found by its request ids, and answers to pauses already resumed are
+ * history. The thread resumes with the decisions exactly once (claiming the pause is one
+ * conditional update).
  */
 
 const PauseSchema = z.object({ approvals: z.array(z.object({ id: z.string(), call_id: z.string(), name: z.string() })) });
 
-export type ApprovalResume = { threadId: string; decisions: ApprovalDecisions };
+export type ApprovalResume = {
+  threadId: string;
+  decisions: ApprovalDecisions;
+  /** The response that asked: the one the resumed run continues. */
+  responseId: string;
+  /** The answers came inside a resent history, whose other items the paused thread already holds. */
+  inHistory: boolean;
+};
+
+type Answer = { item: Extract<InputItem, { type: 'junction:approval_response' | 'mcp_approval_response' }>; index: number };
 
 /** The resume a request asks for, checked against the pause it names; undefined for an ordinary request. */
 export async function approvalResume(db: Database, owner: ConversationOwner, body: CreateResponseRequest): Promise<ApprovalResume | undefined> {
-  const answers = body.input.flatMap((item, index) => (item.type === 'junction:approval_response' ? [{ item, index }] : []));
+  const answers = body.input.flatMap((item, index): Answer[] => (item.type === 'junction:approval_response' || item.type === 'mcp_approval_response' ? [{ item, index }] : []));
   if (answers.length === 0) return undefined;
+  const inHistory = !body.previous_response_id && answers.every(({ item }) => item.type === 'mcp_approval_response');
+  if (inHistory) return resumeFromHistory(db, owner, body, answers);
   if (answers.length !== body.input.length) {
     throw new JunctionError('invalid_request', 'Approval responses resume a paused run and cannot be sent together with other input items.', { param: 'input' });
   }
@@ -34,28 +49,44 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
     const why = pause?.status === 'cancelled' ? 'it was cancelled, so its approvals can no longer be answered' : 'none was asked, or it was answered already';
     throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (${why}).`, { param: 'previous_response_id' });
   }
-  const { approvals } = PauseSchema.parse(pause.request);
+  return { threadId: pause.id, responseId: body.previous_response_id, decisions: decide(PauseSchema.parse(pause.request).approvals, answers, `response '${body.previous_response_id}'`), inHistory: false };
+}
+
+async function resumeFromHistory(db: Database, owner: ConversationOwner, body: CreateResponseRequest, answers: Answer[]): Promise<ApprovalResume | undefined> {
+  for (const { item } of answers.toReversed()) {
+    const pause = await findPauseByApprovalRequest(db, owner, item.approval_request_id);
+    if (!pause) continue;
+    if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
+    const approvals = PauseSchema.parse(pause.request).approvals;
+    const ids = new Set(approvals.map((approval) => approval.id));
+    return { threadId: pause.id, responseId: pause.response_id, decisions: decide(approvals, answers.filter((answer) => ids.has(answer.item.approval_request_id)), `response '${pause.response_id}'`), inHistory: true };
+  }
+  return undefined;
+}
+
+function decide(approvals: z.infer<typeof PauseSchema>['approvals'], answers: Answer[], where: string): ApprovalDecisions {
   const decisions: ApprovalDecisions = {};
   for (const { item, index } of answers) {
-    if (item.type !== 'junction:approval_response') continue;
     const request = approvals.find((approval) => approval.id === item.approval_request_id);
-    if (!request) throw new JunctionError('invalid_request', `No approval request '${item.approval_request_id}' in response '${body.previous_response_id}'.`, { param: `input.${index}.approval_request_id` });
+    if (!request) throw new JunctionError('invalid_request', `No approval request '${item.approval_request_id}' in ${where}.`, { param: `input.${index}.approval_request_id` });
     decisions[request.call_id] = { approve: item.approve, ...(item.reason && { reason: item.reason }) };
   }
   const unanswered = approvals.filter((approval) => !(approval.call_id in decisions));
   if (unanswered.length > 0) {
     throw new JunctionError('invalid_request', `Answer every approval request of the response; missing: ${unanswered.map((approval) => approval.id).join(', ')}.`, { param: 'input' });
   }
-  return { threadId: pause.id, decisions };
+  return decisions;
 }
 
 export { claimPause };
 
-export const approvalItems = (output: readonly OutputItem[]): ApprovalRequestItem[] =>
-  output.filter((item): item is ApprovalRequestItem => item.type === 'junction:approval_request');
+type WaitingItem = ApprovalRequestItem | McpApprovalRequestItem;
+
+export const approvalItems = (output: readonly OutputItem[]): WaitingItem[] =>
+  output.filter((item): item is WaitingItem => item.type === 'junction:approval_request' || item.type === 'mcp_approval_request');
 
 /** Records (or moves to a newer response) the pause of a thread, in the transaction that stores the response. */
-export async function recordPause(tx: Queryable, pause: { threadId: string; responseId: string; owner: ConversationOwner; agentId: string; items: ApprovalRequestItem[] }): Promise<void> {
+export async function recordPause(tx: Queryable, pause: { threadId: string; responseId: string; owner: ConversationOwner; agentId: string; items: WaitingItem[] }): Promise<void> {
   const request = { approvals: pause.items.map((item) => ({ id: item.id, call_id: item.call_id, name: item.name })) };
   await upsertPause(tx, { threadId: pause.threadId, responseId: pause.responseId, accountId: pause.owner.accountId, keyId: pause.owner.keyId, agentId: pause.agentId, request });
 }

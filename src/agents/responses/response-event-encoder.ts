@@ -1,27 +1,35 @@
 import type { JunctionError } from '../../core/errors.ts';
 import type { FinishReason, ModelStreamEvent, Usage } from '../../core/model-types.ts';
 import type { RunEvent } from '../run-events.ts';
+import type { McpToolOf } from './mcp-tool-names.ts';
 import {
   type ApprovalRequestItem,
   type FunctionCallItem,
   type ItemStatus,
+  type McpApprovalRequestItem,
+  type McpCallItem,
   type MessageItem,
   newItemId,
   type OutputItem,
   type ReasoningItem,
+  type ServerToolCallItem,
   type StreamEvent,
 } from './response-items.ts';
 
 type Open =
   | { kind: 'message'; index: number; item: MessageItem; text: string }
   | { kind: 'reasoning'; index: number; item: ReasoningItem; text: string }
-  /** A client tool call streaming from the model (`streamIndex`), or a server tool call while its tool runs. */
-  | { kind: 'function_call'; index: number; item: FunctionCallItem; streamIndex: number | null };
+  /** A client tool call streaming from the model. */
+  | { kind: 'function_call'; index: number; item: FunctionCallItem; streamIndex: number }
+  /** A server tool call while its tool runs. */
+  | { kind: 'server_call'; index: number; item: ServerToolCallItem | McpCallItem; callId: string };
 
 type BufferedCall = { callId: string; name: string; arguments: string };
 
 export type ResponseEncoderOptions = {
   isClientTool(name: string): boolean;
+  /** The MCP server behind a server tool's name: its steps show as `mcp_call` items. */
+  mcpToolOf?: McpToolOf;
   /** The response as it stands, for `response.created` / `response.in_progress`. */
   snapshot(status: 'in_progress', output: OutputItem[]): Record<string, unknown>;
   /** Go on from a response as it stood at a step boundary (a background run resumed by another process). */
@@ -33,11 +41,11 @@ export type ResponseEncoderOptions = {
  * accumulates `output`, so a non-streaming response (which drains the same events)
  * carries exactly the items a stream would have shown.
  *
- * Items are strictly sequential: one is open at a time. A server-side tool call is
- * buffered while the model streams it and opened when the tool starts, then closed
- * when the tool returns and followed by its `function_call_output`; so a client sees
- * "this tool is running" for exactly as long as it runs, and two parallel calls never
- * interleave. Client tool calls stream their arguments as the model writes them.
+ * One item streams at a time. A server-side tool call is buffered while the model
+ * streams it, added (`junction:tool_call` or `mcp_call`) when the tool starts and done,
+ * carrying its output, when the tool returns; so a client sees "this tool is running"
+ * for exactly as long as it runs, even while a parallel call or a sub-agent's steps
+ * show after it. Client tool calls stream their arguments as the model writes them.
  */
 export class ResponseEventEncoder {
   readonly output: OutputItem[] = [];
@@ -48,6 +56,9 @@ export class ResponseEventEncoder {
   #open: Open | undefined;
   #stepFinish: FinishReason | undefined;
   #serverCalls = new Map<number, BufferedCall>();
+  /** Server calls whose tools still run while other items show (parallel calls, a sub-agent's steps): done when they return. */
+  #running = new Map<string, Extract<Open, { kind: 'server_call' }>>();
+  #ending = false;
 
   constructor(options: ResponseEncoderOptions) {
     this.#options = options;
@@ -99,7 +110,7 @@ export class ResponseEventEncoder {
         return [...this.#close('completed', 'commentary'), ...this.#startServerCall(event.callId, event.name, event.arguments)];
       case 'tool-finished':
         this.totals.toolCostMicros += event.costMicros;
-        return this.#finishServerCall(event.callId, event.output);
+        return this.#finishServerCall(event.callId, event.output, event.ok);
       case 'knowledge-retrieved':
         // No spec item fits and the item union is closed; retrieval shows in the answer's grounding only.
         return [];
@@ -121,20 +132,26 @@ export class ResponseEventEncoder {
         this.totals.modelCostMicros += event.costMicros;
         return [];
       case 'tool-started':
-        return [...this.#close('completed', 'commentary'), ...this.#openCall({ callId: event.callId, name: event.name, streamIndex: null, agent, arguments: event.arguments })];
+        return [...this.#close('completed', 'commentary'), ...this.#startServerCall(event.callId, event.name, event.arguments, agent)];
       case 'tool-finished':
         this.totals.toolCostMicros += event.costMicros;
-        return this.#finishServerCall(event.callId, event.output, agent);
+        return this.#finishServerCall(event.callId, event.output, event.ok);
       default:
         return [];
     }
   }
 
-  /** At the end of a run: closes what is open and shows server tool calls that never ran (step bound reached). */
+  /** At the end of a run: closes what is open and shows server tool calls that never ran (step bound reached; no output). */
   closeAll(): StreamEvent[] {
+    this.#ending = true;
     const events = this.#close(this.#stepFinish?.unified === 'length' ? 'incomplete' : 'completed');
+    for (const running of this.#running.values()) {
+      running.item.status = 'incomplete';
+      events.push(this.#event('response.output_item.done', { output_index: running.index, item: clone(running.item) }));
+    }
+    this.#running.clear();
     for (const call of this.#serverCalls.values()) {
-      events.push(...this.#startServerCall(call.callId, call.name, call.arguments), ...this.#close('completed'));
+      events.push(...this.#startServerCall(call.callId, call.name, call.arguments), ...this.#close('incomplete'));
     }
     this.#serverCalls.clear();
     return events;
@@ -145,7 +162,10 @@ export class ResponseEventEncoder {
     const events = this.#close('completed');
     for (const call of calls) {
       for (const [index, buffered] of this.#serverCalls) if (buffered.callId === call.callId) this.#serverCalls.delete(index);
-      const item: ApprovalRequestItem = { type: 'junction:approval_request', id: newItemId.approvalRequest(), status: 'completed', call_id: call.callId, name: call.name, arguments: call.arguments };
+      const mcp = this.#options.mcpToolOf?.(call.name);
+      const item: ApprovalRequestItem | McpApprovalRequestItem = mcp
+        ? { type: 'mcp_approval_request', id: newItemId.mcpApprovalRequest(), status: 'completed', server_label: mcp.serverLabel, name: mcp.tool, arguments: call.arguments, call_id: call.callId }
+        : { type: 'junction:approval_request', id: newItemId.approvalRequest(), status: 'completed', call_id: call.callId, name: call.name, arguments: call.arguments };
       const index = this.output.length;
       this.output.push(item);
       events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
@@ -223,43 +243,46 @@ export class ResponseEventEncoder {
     return this.#event(type, { item_id: open.item.id, output_index: open.index, content_index: 0, delta });
   }
 
-  #openCall(call: { callId: string; name: string; streamIndex: number | null; agent?: string; arguments?: string }): StreamEvent[] {
+  #openCall(call: { callId: string; name: string; streamIndex: number }): StreamEvent[] {
     const index = this.output.length;
-    const item: FunctionCallItem = { type: 'function_call', id: newItemId.functionCall(), call_id: call.callId, name: call.name, arguments: call.arguments ?? '', status: 'in_progress', ...(call.agent && { agent: call.agent }) };
+    const item: FunctionCallItem = { type: 'function_call', id: newItemId.functionCall(), call_id: call.callId, name: call.name, arguments: '', status: 'in_progress' };
     this.output.push(item);
     this.#open = { kind: 'function_call', index, item, streamIndex: call.streamIndex };
     return [this.#event('response.output_item.added', { output_index: index, item: clone(item) })];
   }
 
-  /** The call item opens as the tool starts, with its arguments at once; it stays open while the tool runs. */
-  #startServerCall(callId: string, name: string, args: string): StreamEvent[] {
+  /**
+   * The call item opens as the tool starts, with its arguments at once; it stays open while
+   * the tool runs. Its arguments stream with the spec's function-call argument events, which
+   * clients draw calls with (an SDK that accumulates them does so for `function_call` only).
+   */
+  #startServerCall(callId: string, name: string, args: string, agent?: string): StreamEvent[] {
     for (const [index, call] of this.#serverCalls) if (call.callId === callId && call.name === name) this.#serverCalls.delete(index);
-    const events = this.#openCall({ callId, name, streamIndex: null });
-    const open = this.#open;
-    if (open?.kind !== 'function_call') return events;
-    open.item.arguments = args;
-    if (args) events.push(this.#event('response.function_call_arguments.delta', { item_id: open.item.id, output_index: open.index, delta: args }));
-    events.push(this.#event('response.function_call_arguments.done', { item_id: open.item.id, output_index: open.index, arguments: args }));
+    const index = this.output.length;
+    const mcp = agent ? undefined : this.#options.mcpToolOf?.(name);
+    const item: ServerToolCallItem | McpCallItem = mcp
+      ? { type: 'mcp_call', id: newItemId.mcpCall(), server_label: mcp.serverLabel, name: mcp.tool, arguments: '', output: null, error: null, status: 'in_progress' }
+      : { type: 'junction:tool_call', id: newItemId.serverToolCall(), call_id: callId, name, arguments: '', output: null, status: 'in_progress', ...(agent && { agent }) };
+    this.output.push(item);
+    this.#open = { kind: 'server_call', index, item, callId };
+    const at = { item_id: item.id, output_index: index };
+    const events = [this.#event('response.output_item.added', { output_index: index, item: clone(item) })];
+    item.arguments = args;
+    if (args) events.push(this.#event('response.function_call_arguments.delta', { ...at, delta: args }));
+    events.push(this.#event('response.function_call_arguments.done', { ...at, arguments: args }));
     return events;
   }
 
-  #finishServerCall(callId: string, output: string, agent?: string): StreamEvent[] {
+  #finishServerCall(callId: string, output: string, ok: boolean): StreamEvent[] {
     const open = this.#open;
-    const events: StreamEvent[] = [];
-    if (open?.kind === 'function_call' && open.streamIndex === null && open.item.call_id === callId) {
-      open.item.status = 'completed';
-      events.push(this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) }));
-      this.#open = undefined;
-    } else {
-      events.push(...this.#close('completed'));
-    }
-    const index = this.output.length;
-    const item = { type: 'function_call_output' as const, id: newItemId.functionCallOutput(), call_id: callId, output, status: 'in_progress' as ItemStatus, ...(agent && { agent }) };
-    this.output.push(item);
-    events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
-    item.status = 'completed';
-    events.push(this.#event('response.output_item.done', { output_index: index, item: clone(item) }));
-    return events;
+    const call = open?.kind === 'server_call' && open.callId === callId ? open : this.#running.get(callId);
+    if (!call) return [];
+    call.item.output = output;
+    if (call.item.type === 'mcp_call' && !ok) call.item.error = output;
+    if (call === open) return this.#close('completed');
+    this.#running.delete(callId);
+    call.item.status = 'completed';
+    return [this.#event('response.output_item.done', { output_index: call.index, item: clone(call.item) })];
   }
 
   /**
@@ -295,10 +318,16 @@ export class ResponseEventEncoder {
       }
       case 'function_call': {
         open.item.status = status;
+        return [this.#event('response.function_call_arguments.done', { ...at, arguments: open.item.arguments }), this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) })];
+      }
+      case 'server_call': {
+        if (open.item.output === null && !this.#ending) {
+          this.#running.set(open.callId, open);
+          return [];
+        }
         // A server call already sent its arguments when its tool started.
-        const events = open.streamIndex === null ? [] : [this.#event('response.function_call_arguments.done', { ...at, arguments: open.item.arguments })];
-        events.push(this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) }));
-        return events;
+        open.item.status = status;
+        return [this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) })];
       }
     }
   }

@@ -1,5 +1,6 @@
 import { JunctionError } from '../../core/errors.ts';
 import type { AssistantPart, ModelMessage, UserPart } from '../../core/model-types.ts';
+import { mcpToolName } from '../mcp/mcp-server-config.ts';
 import { type CreateResponseRequest, type InputItem, InputItemSchema } from './response-request-schema.ts';
 
 /**
@@ -75,8 +76,24 @@ export function toRunInput(input: CreateResponseRequest['input'], context: Input
         messages.push({ role: 'user', content: [{ type: 'text', text: `${COMPACTION_PREFIX}${context.openCompaction(item.encrypted_content, `${param}.encrypted_content`)}` }] });
         continue;
       case 'junction:approval_response':
+      case 'mcp_approval_response':
         // Not a message: it resumes the paused run (response-approvals.ts).
         continue;
+      case 'mcp_list_tools':
+      case 'mcp_approval_request':
+        continue;
+      case 'mcp_call':
+      case 'junction:tool_call': {
+        // A step the server ran, sent back as history: the call and its result, as they happened.
+        if (item.output == null) continue;
+        const callId = item.type === 'mcp_call' ? (item.id ?? `mcp_${messages.length}`) : item.call_id;
+        const name = item.type === 'mcp_call' ? mcpToolName(item.server_label, item.name) : item.name;
+        toolNames.set(callId, name);
+        (assistant ??= []).push({ type: 'tool-call', id: callId, name, arguments: item.arguments });
+        flushAssistant();
+        messages.push({ role: 'tool', toolCallId: callId, name, content: item.output });
+        continue;
+      }
       case 'item_reference':
         // Resolved above; a reference to a reference cannot be stored.
         throw new JunctionError('invalid_request', `Item reference '${item.id}' cannot be resolved.`, { param });

@@ -3,10 +3,9 @@ import { randomHex } from '../../core/random-hex.ts';
 /**
  * Output items and streaming events in the Open Responses wire shape (snake_case on
  * purpose: these objects are the wire). Only what an agent run produces is typed.
- * Server-side tool steps use the spec's own `function_call` / `function_call_output`
- * items: the schema's `ItemField` union is closed, so a `junction:` extension item
- * would make `output` invalid, and a client tells server steps apart by the tool name
- * (it did not declare that tool).
+ * `function_call` is reserved for calls the client must run: a step the server ran is
+ * an item clients know not to execute — OpenAI's `mcp_call` for an MCP tool, else the
+ * spec's provider-prefixed extension item `junction:tool_call` (call and result in one).
  */
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
@@ -19,15 +18,30 @@ export type MessageItem = { type: 'message'; id: string; status: ItemStatus; rol
 export type ReasoningItem = { type: 'reasoning'; id: string; summary: []; content: ReasoningTextPart[] };
 /** `agent`: set on the tool steps a sub-agent took (its id, or a path for nested agents). */
 export type FunctionCallItem = { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus; agent?: string };
-export type FunctionCallOutputItem = { type: 'function_call_output'; id: string; call_id: string; output: string; status: ItemStatus; agent?: string };
+/** A tool the server ran (built-in, file, knowledge, handoff, sub-agent): `output` is null until it returns. */
+export type ServerToolCallItem = { type: 'junction:tool_call'; id: string; call_id: string; name: string; arguments: string; output: string | null; status: ItemStatus; agent?: string };
+/** An MCP tool the server called, in OpenAI's shape (`name` is the server's tool name). */
+export type McpCallItem = {
+  type: 'mcp_call';
+  id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+  output: string | null;
+  error: string | null;
+  status: ItemStatus;
+  agent?: string;
+};
 
 /**
  * A server tool call waiting for a person (Open Responses extension item: provider prefix).
  * The response completes with it last; the caller answers with a `junction:approval_response`.
  */
 export type ApprovalRequestItem = { type: 'junction:approval_request'; id: string; status: 'completed'; call_id: string; name: string; arguments: string };
+/** The same wait for an MCP tool, in OpenAI's shape; answered with an `mcp_approval_response`. */
+export type McpApprovalRequestItem = { type: 'mcp_approval_request'; id: string; status: 'completed'; server_label: string; name: string; arguments: string; call_id: string };
 
-export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | FunctionCallOutputItem | ApprovalRequestItem;
+export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | ServerToolCallItem | McpCallItem | ApprovalRequestItem | McpApprovalRequestItem;
 
 export type StreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
@@ -36,6 +50,8 @@ export const newItemId = {
   message: () => randomId('msg'),
   reasoning: () => randomId('rs'),
   functionCall: () => randomId('fc'),
-  functionCallOutput: () => randomId('fco'),
+  serverToolCall: () => randomId('tc'),
+  mcpCall: () => randomId('mcp'),
   approvalRequest: () => randomId('apr'),
+  mcpApprovalRequest: () => randomId('mcpr'),
 };

@@ -9,6 +9,7 @@ import { requestMcpServers } from '../mcp/request-mcp-servers.ts';
 import type { TenantMcpPolicy } from '../mcp/tenant-mcp-policy.ts';
 import type { CompactionSeal } from './compaction-seal.ts';
 import type { ConnectionResponses } from './connection-responses.ts';
+import { mcpToolResolver, runMcpLabels } from './mcp-tool-names.ts';
 import { approvalResume } from './response-approvals.ts';
 import { toRunInput } from './response-input.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
@@ -46,19 +47,23 @@ export async function prepareResponse(
 ) {
   const { lookup = async () => undefined, mcpPolicy = { allowlist: [], allowPrivate: false }, remembered, compactions } = options;
   const mcpServers = requestMcpServers(body, mcpPolicy);
+  const resume = await approvalResume(db, owner, body);
+  // Answers found inside a resent history continue the response that asked.
+  const previousResponseId = body.previous_response_id ?? (resume?.inHistory ? resume.responseId : null);
   const previousInMemory = body.previous_response_id ? remembered?.get(body.previous_response_id) : undefined;
   if (previousInMemory && body.store !== false) {
     throw new JunctionError('invalid_request', "A response kept in this connection's memory (store: false) is continued with store: false too: its history was never stored.", { param: 'store' });
   }
   const continuation = previousInMemory
     ? { ...newConversation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } }
-    : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId: body.previous_response_id ?? null });
+    : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId });
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
   const agent = await activeAgent(requested, continuation.path, (agentId) => lookup(owner.accountId, agentId));
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
   const openCompaction = compactions ? (encrypted: string, param: string) => compactions.open(owner.accountId, encrypted, param) : undefined;
-  const turn = toRunInput(body.input, { history: continuation.history, references, ...(openCompaction && { openCompaction }) });
-  const resume = await approvalResume(db, owner, body);
+  const read = toRunInput(body.input, { history: continuation.history, references, ...(openCompaction && { openCompaction }) });
+  // A resent history is already in the paused thread: only the answers are new.
+  const turn = resume?.inHistory ? { messages: [], instructions: read.instructions } : read;
   if (turn.messages.length === 0 && !resume) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
   return {
     agent,
@@ -66,6 +71,7 @@ export async function prepareResponse(
     turn,
     overrides: { ...runOverrides(body, agent, turn.instructions), ...(mcpServers.length > 0 && { mcpServers }) },
     settings: effectiveSettings(body, requested),
+    mcpToolOf: mcpToolResolver(runMcpLabels(agent, body)),
     clientTools: new Set((body.tools ?? []).flatMap((tool) => (tool.type === 'function' ? [tool.name] : []))),
     /** Set when the request answers the approvals a paused run waits for. */
     resume,

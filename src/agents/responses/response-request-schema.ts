@@ -88,6 +88,40 @@ export const ApprovalResponseItemSchema = z.strictObject({
   id: z.string().nullish(),
 });
 export type ApprovalResponseItem = z.infer<typeof ApprovalResponseItemSchema>;
+/** OpenAI's answer to an `mcp_approval_request` (what the openai SDKs and @openai/agents send). */
+export const McpApprovalResponseItemSchema = z.strictObject({
+  type: z.literal('mcp_approval_response'),
+  approval_request_id: z.string().min(1).max(100),
+  approve: z.boolean(),
+  reason: z.string().max(10_000).nullish(),
+  id: z.string().nullish(),
+});
+
+/*
+ * Steps the server ran, as a client that keeps its own history (the Agents SDK without
+ * previous_response_id) sends them back: read as the calls and results they were.
+ * Loose: clients add fields of their own (`caller`, `providerData` leftovers).
+ */
+const McpCallInputSchema = z.looseObject({
+  type: z.literal('mcp_call'),
+  id: z.string().nullish(),
+  server_label: z.string().min(1).max(64),
+  name: z.string().min(1).max(128),
+  arguments: z.string().max(TEXT_LIMIT),
+  output: z.string().max(TEXT_LIMIT).nullish(),
+  error: z.unknown().optional(),
+});
+const ServerToolCallInputSchema = z.looseObject({
+  type: z.literal('junction:tool_call'),
+  id: z.string().nullish(),
+  call_id: CALL_ID,
+  name: z.string().regex(NAME, 'must match ^[a-zA-Z0-9_-]{1,64}$'),
+  arguments: z.string().max(TEXT_LIMIT),
+  output: z.string().max(TEXT_LIMIT).nullish(),
+});
+/** Listing and approval-request items say nothing the model needs: accepted and skipped. */
+const McpListToolsInputSchema = z.looseObject({ type: z.literal('mcp_list_tools'), id: z.string().nullish() });
+const McpApprovalRequestInputSchema = z.looseObject({ type: z.literal('mcp_approval_request'), id: z.string().min(1) });
 
 /** A `compaction` item as POST /responses/compact returned it, passed back as is. */
 const CompactionItemSchema = z.strictObject({
@@ -97,7 +131,20 @@ const CompactionItemSchema = z.strictObject({
   created_by: z.string().optional(),
 });
 
-const KNOWN_ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction', 'junction:approval_response'];
+const KNOWN_ITEM_TYPES = [
+  'message',
+  'function_call',
+  'function_call_output',
+  'reasoning',
+  'item_reference',
+  'compaction',
+  'junction:approval_response',
+  'junction:tool_call',
+  'mcp_approval_response',
+  'mcp_approval_request',
+  'mcp_call',
+  'mcp_list_tools',
+];
 
 /**
  * One input item. The type may be left out on a message (`{role, content}`, as the
@@ -108,9 +155,26 @@ export const InputItemSchema = z.preprocess(
     if (typeof value !== 'object' || value === null || Array.isArray(value) || 'type' in value) return value;
     return { ...value, type: 'role' in value ? 'message' : 'item_reference' };
   },
-  z.discriminatedUnion('type', [MessageItemSchema, FunctionCallItemSchema, FunctionCallOutputItemSchema, ReasoningItemSchema, ItemReferenceSchema, CompactionItemSchema, ApprovalResponseItemSchema], {
-    error: (issue) => (issue.code === 'invalid_union' ? `unsupported item type (supported: ${KNOWN_ITEM_TYPES.join(', ')})` : undefined),
-  }),
+  z.discriminatedUnion(
+    'type',
+    [
+      MessageItemSchema,
+      FunctionCallItemSchema,
+      FunctionCallOutputItemSchema,
+      ReasoningItemSchema,
+      ItemReferenceSchema,
+      CompactionItemSchema,
+      ApprovalResponseItemSchema,
+      McpApprovalResponseItemSchema,
+      McpCallInputSchema,
+      ServerToolCallInputSchema,
+      McpListToolsInputSchema,
+      McpApprovalRequestInputSchema,
+    ],
+    {
+      error: (issue) => (issue.code === 'invalid_union' ? `unsupported item type (supported: ${KNOWN_ITEM_TYPES.join(', ')})` : undefined),
+    },
+  ),
 );
 export type InputItem = z.infer<typeof InputItemSchema>;
 

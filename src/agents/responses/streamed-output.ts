@@ -32,12 +32,12 @@ export function applyStreamedEvents(output: readonly OutputItem[], events: reado
       }
       case 'response.function_call_arguments.delta': {
         const item = items[index];
-        if (item?.type === 'function_call' && typeof event['delta'] === 'string') item.arguments += event['delta'];
+        if (item && 'arguments' in item && typeof event['delta'] === 'string') item.arguments += event['delta'];
         break;
       }
       case 'response.function_call_arguments.done': {
         const item = items[index];
-        if (item?.type === 'function_call' && typeof event['arguments'] === 'string') item.arguments = event['arguments'];
+        if (item && 'arguments' in item && typeof event['arguments'] === 'string') item.arguments = event['arguments'];
         break;
       }
     }

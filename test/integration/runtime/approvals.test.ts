@@ -26,7 +26,7 @@ async function paused(): Promise<{ response: Resource; request: Item }> {
   const request = json.output.at(-1) as Item;
   expect(request).toMatchObject({ type: 'junction:approval_request', status: 'completed', call_id: 'call_fake_0', name: 'echo_upper', arguments: '{"text":"fake"}' });
   expect(request.id).toMatch(/^apr_/);
-  expect(json.output.some((item) => item.type === 'function_call_output')).toBe(false);
+  expect(json.output.some((item) => item.type === 'junction:tool_call')).toBe(false);
   return { response: json, request };
 }
 
@@ -39,9 +39,9 @@ describe(`approvals on ${engineName()}`, () => {
     const resumed = await post({ model: 'approver', previous_response_id: response.id, input: [answer] });
     expect(resumed.status).toBe(200);
     expect(resumed.json.status).toBe('completed');
-    expect(resumed.json.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
-    expect(resumed.json.output[1]?.output).toBe('FAKE');
-    expect(resumed.json.output[2]?.content?.[0]?.text).toBe('Tool echo_upper returned: FAKE');
+    expect(resumed.json.output.map((item) => item.type)).toEqual(['junction:tool_call', 'message']);
+    expect(resumed.json.output[0]?.output).toBe('FAKE');
+    expect(resumed.json.output[1]?.content?.[0]?.text).toBe('Tool echo_upper returned: FAKE');
     expect(resumed.json.usage?.cost_details.tool_cost).toBe(0.002);
     expect(await toolCalls()).toBe(before + 1);
     // The same answer again: the pause was taken.
@@ -56,7 +56,7 @@ describe(`approvals on ${engineName()}`, () => {
     const { response, request } = await paused();
     const resumed = await post({ model: 'approver', previous_response_id: response.id, input: [{ type: 'junction:approval_response', approval_request_id: request.id, approve: false, reason: 'not today' }] });
     expect(resumed.json.status).toBe('completed');
-    const output = resumed.json.output.find((item) => item.type === 'function_call_output')?.output ?? '';
+    const output = resumed.json.output.find((item) => item.type === 'junction:tool_call')?.output ?? '';
     expect(output).toContain('denied');
     expect(output).toContain('not today');
     expect(resumed.json.output.at(-1)?.content?.[0]?.text).toContain('not today'); // the fake model repeats the tool result it got

@@ -63,7 +63,7 @@ async function startProcess(): Promise<{ child: ChildProcess; url: string }> {
 }
 const cli = async (...args: string[]) => (await run(process.execPath, [join(ROOT, 'bin/junction.js'), ...args], { env, timeout: 60_000 })).stdout;
 
-type Resource = { id: string; status: string; output: Array<{ type: string }>; usage: { cost_details: { tool_cost: number; model_cost: number } } | null };
+type Resource = { id: string; status: string; output: Array<{ type: string; output?: string | null }>; usage: { cost_details: { tool_cost: number; model_cost: number } } | null };
 
 describe(`background run on ${engineName()}`, () => {
   it('is resumed from its last checkpoint by a second process after the first is killed, and finishes once', async () => {
@@ -77,7 +77,7 @@ describe(`background run on ${engineName()}`, () => {
     // Kill it once the tool step is checkpointed, while the second model step streams (the slow fake pads each step with text).
     let seen: Resource | undefined;
     // Generous deadlines: these are real processes on a shared, loaded machine.
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && !seen?.output.some((item) => item.type === 'function_call_output'); ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && !seen?.output.some((item) => item.type === 'junction:tool_call' && typeof item.output === 'string'); ) {
       await new Promise((resolve) => setTimeout(resolve, 25));
       seen = (await (await fetch(`${first.url}/agents/v1/responses/${created.id}`, { headers })).json()) as Resource;
     }
@@ -105,7 +105,7 @@ describe(`background run on ${engineName()}`, () => {
       done = (await (await fetch(`${second.url}/agents/v1/responses/${created.id}`, { headers })).json()) as Resource;
     }
     expect(done?.status).toBe('completed');
-    expect(done?.output.map((item) => item.type)).toEqual(['message', 'function_call', 'function_call_output', 'message']);
+    expect(done?.output.map((item) => item.type)).toEqual(['message', 'junction:tool_call', 'message']);
     expect(done?.usage?.cost_details.tool_cost).toBe(0.002);
     // The first model step ran once: the resumed run went on from the checkpoint after the tool.
     expect(upstream.requests.filter((request) => !JSON.stringify(request.body).includes('"role":"tool"')).length).toBe(1);
@@ -116,7 +116,7 @@ describe(`background run on ${engineName()}`, () => {
       .filter((frame) => frame.startsWith('event:'))
       .map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as { type: string; sequence_number: number; item?: { type: string } });
     expect(replay.map((event) => event.sequence_number)).toEqual(replay.map((_, index) => index));
-    expect(replay.filter((event) => event.type === 'response.output_item.added').map((event) => event.item?.type)).toEqual(['message', 'function_call', 'function_call_output', 'message']);
+    expect(replay.filter((event) => event.type === 'response.output_item.added').map((event) => event.item?.type)).toEqual(['message', 'junction:tool_call', 'message']);
     expect(replay.filter((event) => event.type.startsWith('response.completed')).length).toBe(1);
 
     const stopped = once(second.child, 'exit');

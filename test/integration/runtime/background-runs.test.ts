@@ -37,8 +37,8 @@ describe(`background responses on ${engineName()}`, () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     const done = await settled(json.id);
     expect(done.status, JSON.stringify(done)).toBe('completed');
-    expect(done.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
-    expect(done.output[1]?.output).toBe('FAKE');
+    expect(done.output.map((item) => item.type)).toEqual(['junction:tool_call', 'message']);
+    expect(done.output[0]?.output).toBe('FAKE');
     expect(done.usage?.cost_details.tool_cost).toBe(0.002);
     await runtime.gateway.settle();
     const rows = await runtime.gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE agent_run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);

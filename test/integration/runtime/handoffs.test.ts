@@ -26,12 +26,11 @@ describe(`handoffs on ${engineName()}`, () => {
     const first = await post({ model: 'triage', input: 'I need a refund' });
     expect(first.status).toBe('completed');
     expect(first.output.map((item) => [item.type, item.name ?? null])).toEqual([
-      ['function_call', 'transfer_to_billing'],
-      ['function_call_output', null],
+      ['junction:tool_call', 'transfer_to_billing'],
       ['message', null],
     ]);
-    expect(first.output[1]?.output).toContain('Transferred to billing');
-    expect(first.output[2]?.content?.[0]?.text).toBe('I need a refund'); // billing's (echo) answer
+    expect(first.output[0]?.output).toContain('Transferred to billing');
+    expect(first.output[1]?.content?.[0]?.text).toBe('I need a refund'); // billing's (echo) answer
     expect(await agentsBilled()).toEqual(['triage', 'billing']);
 
     const second = await post({ model: 'triage', previous_response_id: first.id, input: 'and my invoice' });

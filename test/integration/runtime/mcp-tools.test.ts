@@ -27,7 +27,7 @@ afterAll(async () => {
   folders.remove();
 });
 
-type Item = { type: string; name?: string; output?: string; arguments?: string; content?: Array<{ text: string }> };
+type Item = { type: string; name?: string; server_label?: string; output?: string | null; error?: string | null; arguments?: string; content?: Array<{ text: string }> };
 type Resource = { status: string; output: Item[]; usage: { cost_details: { tool_cost: number } } };
 const send = (body: Record<string, unknown>) =>
   fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -43,10 +43,9 @@ describe(`MCP tools on ${engineName()}`, () => {
     expect(response.status).toBe('completed');
     const offered = gateway.openai.requests.at(-2)?.body as { tools?: Array<{ function: { name: string } }> };
     expect(offered.tools?.map((tool) => tool.function.name)).toEqual(['mcp_orders__lookup_order']);
-    expect(response.output.map((item) => [item.type, item.name ?? item.output])).toEqual([
-      ['function_call', 'mcp_orders__lookup_order'],
-      ['function_call_output', 'order fake: shipped'],
-      ['message', undefined],
+    expect(response.output.map((item) => [item.type, item.server_label, item.name, item.output])).toEqual([
+      ['mcp_call', 'orders', 'lookup_order', 'order fake: shipped'],
+      ['message', undefined, undefined, undefined],
     ]);
     expect(mcp.calls).toEqual([{ tool: 'lookup_order', args: { order_id: 'fake' } }]);
     expect(response.usage.cost_details.tool_cost).toBe(0.001);
@@ -59,7 +58,7 @@ describe(`MCP tools on ${engineName()}`, () => {
     const tool = { type: 'mcp', server_label: 'orders', server_url: mcp.url, headers: { Authorization: 'Bearer orders-secret' }, allowed_tools: ['lookup_order'] };
     const before = mcp.calls.length;
     const response = await post('look it up', { model: 'plain', tools: [tool] });
-    expect(response.output.find((item) => item.type === 'function_call_output')?.output).toBe('order fake: shipped');
+    expect(response.output.find((item) => item.type === 'mcp_call')?.output).toBe('order fake: shipped');
     expect(mcp.calls.length).toBe(before + 1);
     expect((response as unknown as { tools: Array<Record<string, unknown>> }).tools).toEqual([{ type: 'mcp', server_label: 'orders', server_url: mcp.url, allowed_tools: ['lookup_order'], require_approval: 'never' }]);
     const refused = await send({ model: 'plain', input: 'x', tools: [{ ...tool, server_url: mcp.url.replace('127.0.0.1', 'localhost') }] });
@@ -75,8 +74,9 @@ describe(`MCP tools on ${engineName()}`, () => {
     await mcp.close();
     const response = await post('and now?');
     expect(response.status).toBe('completed');
-    const output = response.output.find((item) => item.type === 'function_call_output')?.output ?? '';
-    expect(output).toContain('could not run lookup_order');
+    const call = response.output.find((item) => item.type === 'mcp_call');
+    expect(call?.output ?? '').toContain('could not run lookup_order');
+    expect(call?.error).toBe(call?.output);
     expect(response.usage.cost_details.tool_cost).toBe(0);
     // Next run: the server is still down, so its tools are left out and the model answers without them.
     const later = await post('anyone?');

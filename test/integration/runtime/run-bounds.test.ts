@@ -10,7 +10,7 @@ const runtime = useRuntimeGateway({
   roomy: 'name: Roomy\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\nmax_run_cost_usd: 5\nmax_run_seconds: 60\n',
 });
 
-type Resource = { id: string; status: string; incomplete_details: { reason: string } | null; output: Array<{ type: string; content?: Array<{ text: string }> }>; usage: { cost: number; cost_details: { tool_cost: number; model_cost: number } } };
+type Resource = { id: string; status: string; incomplete_details: { reason: string } | null; output: Array<{ type: string; status?: string; output?: string | null; content?: Array<{ text: string }> }>; usage: { cost: number; cost_details: { tool_cost: number; model_cost: number } } };
 const post = async (body: Record<string, unknown>) => {
   const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
   return (await response.json()) as Resource;
@@ -27,7 +27,7 @@ describe(`run bounds on ${engineName()}`, () => {
     expect(response.status).toBe('incomplete');
     expect(response.incomplete_details).toEqual({ reason: 'max_run_cost_usd' });
     // The first model step called the tool; the budget was gone then, so the tool never ran and no second step either.
-    expect(response.output.map((item) => item.type)).toEqual(['function_call']);
+    expect(response.output.map((item) => [item.type, item.status, item.output])).toEqual([['junction:tool_call', 'incomplete', null]]);
     expect(response.usage.cost_details.tool_cost).toBe(0);
     expect(response.usage.cost_details.model_cost).toBeGreaterThan(0);
     expect(await billed('thrifty')).toMatchObject({ n: 1 });
@@ -55,6 +55,6 @@ describe(`run bounds on ${engineName()}`, () => {
     const response = await post({ model: 'roomy', input: 'shout' });
     expect(response.status).toBe('completed');
     expect(response.incomplete_details).toBeNull();
-    expect(response.output.map((item) => item.type)).toEqual(['function_call', 'function_call_output', 'message']);
+    expect(response.output.map((item) => item.type)).toEqual(['junction:tool_call', 'message']);
   });
 });

@@ -17,12 +17,13 @@ describe(`sub-agents on ${engineName()}`, () => {
     const json = (await response.json()) as Resource;
     expect(response.status, JSON.stringify(json)).toBe(200);
     expect(json.status).toBe('completed');
-    const ask = json.output.find((item) => item.type === 'function_call' && item.name === 'ask_helper');
+    const ask = json.output.find((item) => item.type === 'junction:tool_call' && item.name === 'ask_helper');
     expect(ask?.agent).toBeUndefined();
     expect(JSON.parse(ask?.arguments ?? '{}')).toEqual({ message: 'fake' });
     const inner = json.output.filter((item) => item.agent === 'helper').map((item) => [item.type, item.name ?? item.output]);
-    expect(inner).toEqual([['function_call', 'echo_upper'], ['function_call_output', 'FAKE']]);
-    const answer = json.output.find((item) => item.type === 'function_call_output' && !item.agent)?.output;
+    expect(inner).toEqual([['junction:tool_call', 'echo_upper']]);
+    expect(json.output.find((item) => item.agent === 'helper')?.output).toBe('FAKE');
+    const answer = ask?.output;
     expect(answer).toBe('Tool echo_upper returned: FAKE');
     expect(json.output.at(-1)?.content?.[0]?.text).toBe('Tool ask_helper returned: Tool echo_upper returned: FAKE');
 
