@@ -114,10 +114,14 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
       // The first read is made before the answer starts: a busy or unreachable store is still a 503, not a cut stream.
       const lines = exportLines(reads, accountId, filters, format);
       const first = await lines.next();
-      const body = Readable.from((async function* () {
-        if (!first.done) yield first.value;
-        yield* lines;
-      })());
+      // One page ahead at most: a slow client holds back the reads instead of filling memory.
+      const body = Readable.from(
+        (async function* () {
+          if (!first.done) yield first.value;
+          yield* lines;
+        })(),
+        { highWaterMark: 1 },
+      );
       return reply
         .header('content-type', EXPORT_TYPES[format])
         .header('content-disposition', `attachment; filename="usage-${deps.now().toISOString().slice(0, 10)}.${format}"`)
