@@ -52,9 +52,11 @@ describe(`upload bombs on ${engineName()}`, () => {
     expect(response.statusCode).toBe(413);
     expect(errorOf(response)).toMatchObject({ code: 'request_too_large', param: 'file' });
     expect(errorOf(response).message).toContain("'bomb.pdf'");
-    expect(elapsed).toBeLessThan(20_000);
+    // Bounds on time are the behaviour here: the old code held every account for 50-120 s.
+    // They are generous, so a loaded machine cannot fail them, and far below that stall.
+    expect(elapsed).toBeLessThan(30_000);
     expect(latencies.length).toBeGreaterThan(3);
-    expect(Math.max(...latencies)).toBeLessThan(500);
+    expect(Math.max(...latencies)).toBeLessThan(3_000);
     // The pool recovers: an ordinary PDF right after is indexed.
     const next = await upload('warranty.pdf', minimalPdf('Warranty lasts two years', 'Warranty'));
     expect(next.statusCode).toBe(201);
