@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/account-repository.ts';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
-import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
+import { startGateway, type GatewayHarness, UPSTREAM_KEYS } from '../support/gateway-harness.ts';
 import { multipartBody } from './support/tenant-multipart-body.ts';
 
 /**
@@ -131,6 +131,20 @@ describe('pass-through objects of another account', () => {
     }
   });
 
+  it('answer 404 to ids no object could have, without a database error', async () => {
+    const requests: Call[] = [
+      { method: 'GET', url: `/v1/files/${'f'.repeat(5_000)}` },
+      { method: 'POST', url: '/v1/responses', body: { model: 'test-echo', input: 'x', previous_response_id: 'resp_\u0000' } },
+      { method: 'POST', url: '/v1/vector_stores', body: { file_ids: ['file-\u0000', 'x'.repeat(10_000)] } },
+    ];
+    for (const request of requests) {
+      const response = await call(b, request);
+      expect(response.statusCode, `${request.method} ${request.url.slice(0, 40)}: ${response.body}`).toBe(404);
+    }
+    const tooMany = await call(b, { method: 'POST', url: '/v1/vector_stores', body: { file_ids: Array.from({ length: 10_001 }, (_, index) => `file-${index}`) } });
+    expect(tooMany.statusCode).toBe(400);
+  });
+
   it('are left out of every list', async () => {
     await uploadFile(b, 'b own file');
     for (const family of ['files', 'assistants', 'vector_stores', 'batches', 'responses', 'threads']) {
@@ -166,7 +180,7 @@ describe('pass-through objects of the own account', () => {
     expect(run.json()).toMatchObject({ id: created.run, thread_id: created.thread });
   });
 
-  it('are listed, newest first, with honest paging', async () => {
+  it('are listed with honest paging, and leave the list once deleted', async () => {
     const assistants = await created200<{ data: Array<{ id: string }>; has_more: boolean }>(aOther, { method: 'GET', url: '/v1/assistants' });
     expect(assistants.data.map((item) => item.id)).toContain(created.assistant);
     const second = await uploadFile(a, 'second');
@@ -182,20 +196,26 @@ describe('pass-through objects of the own account', () => {
     expect(ahead.data.map((item) => item.id)).toEqual([second]);
     expect(next.has_more).toBe(false);
     expect((await call(a, { method: 'GET', url: '/v1/files?limit=0' })).statusCode).toBe(400);
+
+    // Deleted by the account's other key, it leaves the list and is found no more.
+    expect((await call(aOther, { method: 'DELETE', url: `/v1/files/${second}` })).statusCode).toBe(200);
+    const left = await created200<{ data: Array<{ id: string }> }>(a, { method: 'GET', url: '/v1/files' });
+    expect(left.data.map((item) => item.id)).toEqual([created.file]);
+    expect((await call(a, { method: 'GET', url: `/v1/files/${second}` })).statusCode).toBe(404);
   });
 
-  it('leave the lists once deleted, and are found no more', async () => {
-    const file = await uploadFile(a, 'to delete');
-    expect((await call(aOther, { method: 'DELETE', url: `/v1/files/${file}` })).statusCode).toBe(200);
-    const files = await created200<{ data: Array<{ id: string }> }>(a, { method: 'GET', url: '/v1/files' });
-    expect(files.data.map((item) => item.id)).not.toContain(file);
-    expect((await call(a, { method: 'GET', url: `/v1/files/${file}` })).statusCode).toBe(404);
-  });
+});
 
-  it('does not let file content claim an object for its account', async () => {
-    const unowned = 'file-legacy-unowned';
-    const file = await uploadFile(b, JSON.stringify({ id: unowned, object: 'file' }));
-    expect((await call(b, { method: 'GET', url: `/v1/files/${file}/content` })).statusCode).toBe(200);
-    expect((await call(b, { method: 'GET', url: `/v1/files/${unowned}` })).statusCode).toBe(404);
+describe('pass-through objects Junction did not create', () => {
+  it('answer 404 to every account, and file content cannot claim them', async () => {
+    // Made with the provider key directly (by the operator, or before owners were recorded).
+    const form = multipartBody({ field: 'file', filename: 'legacy.txt', content: 'legacy secret' }, { purpose: 'assistants' });
+    const direct = await fetch(`${gateway.openai.url}/files`, { method: 'POST', headers: { authorization: `Bearer ${UPSTREAM_KEYS.openai}`, ...form.headers }, body: form.payload });
+    const legacy = ((await direct.json()) as { id: string }).id;
+    for (const key of [a, b]) expect((await call(key, { method: 'GET', url: `/v1/files/${legacy}/content` })).statusCode).toBe(404);
+    // A file whose bytes look like a file object, read back, does not make that object B's.
+    const decoy = await uploadFile(b, JSON.stringify({ id: legacy, object: 'file' }));
+    expect((await call(b, { method: 'GET', url: `/v1/files/${decoy}/content` })).statusCode).toBe(200);
+    expect((await call(b, { method: 'GET', url: `/v1/files/${legacy}` })).statusCode).toBe(404);
   });
 });

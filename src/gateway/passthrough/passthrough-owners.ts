@@ -11,11 +11,19 @@ export type PassthroughOwner = { accountId: string; keyId: string };
 /** An object seen in an upstream answer: its provider id, kind (`object`) and body. */
 export type SeenObject = { id: string; kind: string; snapshot: Record<string, unknown> };
 
+/** Longer than any provider id: such a string is nobody's object, and is not looked up. */
+const MAX_ID_LENGTH = 256;
+
+/** Whether a string could be a stored id: text columns cannot hold NUL. */
+const isStorableId = (id: string): boolean => id.length <= MAX_ID_LENGTH && !id.includes('\u0000');
+
 /** The ids among `ids` that this account does not own (missing ones included). */
 export async function unownedIds(db: Queryable, accountId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const unique = [...new Set(ids)];
-  const { rows } = await db.query<{ upstream_id: string }>('SELECT upstream_id FROM passthrough_objects WHERE account_id = $1 AND upstream_id = ANY($2::text[])', [accountId, unique]);
+  const lookup = unique.filter(isStorableId);
+  if (lookup.length === 0) return unique;
+  const { rows } = await db.query<{ upstream_id: string }>('SELECT upstream_id FROM passthrough_objects WHERE account_id = $1 AND upstream_id = ANY($2::text[])', [accountId, lookup]);
   const owned = new Set(rows.map((row) => row.upstream_id));
   return unique.filter((id) => !owned.has(id));
 }
@@ -36,7 +44,7 @@ export async function recordObjects(db: Queryable, owner: PassthroughOwner, obje
     `INSERT INTO passthrough_objects (upstream_id, account_id, created_by_key_id, kind, snapshot)
      SELECT object ->> 'id', $1, $2, object ->> 'kind', object -> 'snapshot' FROM jsonb_array_elements($3::jsonb) AS object
      ON CONFLICT (upstream_id) ${onConflict}`,
-    [owner.accountId, owner.keyId, JSON.stringify(dedupe(objects))],
+    [owner.accountId, owner.keyId, JSON.stringify(dedupe(objects.filter((object) => isStorableId(object.id))))],
   );
 }
 

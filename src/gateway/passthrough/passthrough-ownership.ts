@@ -4,6 +4,9 @@ import type { FoundObjects } from './object-tap.ts';
 import { type PassthroughOwner, recordObjects, unownedIds } from './passthrough-owners.ts';
 import { bodyReferences, type PathTarget } from './referenced-ids.ts';
 
+/** More ids than any provider call takes (a file batch takes 2,000 files at most). */
+const MAX_REFERENCES = 10_000;
+
 /**
  * Refuses a pass-through call that names, in its path or its JSON body, an object its
  * account does not own: 404 `not_found`, the same answer as for an id that does not
@@ -11,6 +14,7 @@ import { bodyReferences, type PathTarget } from './referenced-ids.ts';
  */
 export async function requireOwnedReferences(db: Queryable, accountId: string, target: PathTarget, json: Record<string, unknown> | undefined): Promise<void> {
   const references = bodyReferences(json);
+  if (references.length > MAX_REFERENCES) throw new JunctionError('invalid_request', `The body names ${references.length} object ids; at most ${MAX_REFERENCES} are accepted in one call.`);
   const ids = [...(target.objectId === undefined ? [] : [target.objectId]), ...references.map((reference) => reference.id)];
   const unowned = await unownedIds(db, accountId, ids);
   const first = unowned[0];
