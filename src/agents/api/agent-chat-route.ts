@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type NewMessage, newMessageId } from '../../conversations/conversation-repository.ts';
 import { recordTurn, resolveContinuation } from '../../conversations/conversation-service.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { agentRunFailure } from '../agent-run-failure.ts';
 import type { AssistantPart, ModelMessage, Usage } from '../../core/model-types.ts';
 import { ChatChunkEncoder } from '../../gateway/chat-completions/chat-chunk-encoder.ts';
 import { callContextFrom } from '../../gateway/call-context-from-request.ts';
@@ -122,7 +123,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
       for (const chunk of encoder.finish(result.costMicros, true, result.usage)) await sse.sendJson(chunk);
       sse.end('data: [DONE]\n\n');
     } catch (error) {
-      const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The agent run failed.', { cause: error });
+      const failure = agentRunFailure(error);
       if (failure.status >= 500) request.log.error({ err: error }, 'agent run failed');
       if (billed.any) await sse.sendJson(encoder.usageOnly(billed.costMicros, billed.usage));
       await sse.send(failure.toOpenAIBody());

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ConversationOwner } from '../../conversations/conversation-repository.ts';
 import { newResponseId } from '../../conversations/response-repository.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { agentRunFailure } from '../agent-run-failure.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentsApiDeps } from '../api/agents-api-deps.ts';
@@ -93,5 +94,5 @@ export async function streamRunEvents(deps: AgentsApiDeps, reply: FastifyReply, 
   return reply;
 }
 
-export const asJunctionFailure = (error: unknown): JunctionError => (isJunctionError(error) ? error : new JunctionError('internal_error', 'The agent run failed.', { cause: error }));
+export const asJunctionFailure = (error: unknown): JunctionError => agentRunFailure(error);
 export type { RunRow };

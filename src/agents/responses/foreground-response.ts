@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { newResponseId } from '../../conversations/response-repository.ts';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { agentRunFailure } from '../agent-run-failure.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { Queryable } from '../../store/database.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
@@ -110,7 +111,7 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
   };
 
   const asFailure = (error: unknown): JunctionError => {
-    const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The agent run failed.', { cause: error });
+    const failure = agentRunFailure(error);
     if (failure.status >= 500) request.log.error({ err: error }, 'agent response failed');
     return failure;
   };

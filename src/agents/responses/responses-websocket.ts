@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { agentRunFailure } from '../agent-run-failure.ts';
 import { apiKeyFromRequest } from '../../http/api-key-from-request.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { deepJsonError } from '../../http/json-nesting-depth.ts';
@@ -79,7 +80,7 @@ function serveSocket(deps: AgentsApiDeps, socket: WebSocket, request: FastifyReq
         (failure, encoder) => ({ ...encoder.error(failure), status: failure.status }),
       );
     } catch (error) {
-      const failure = isJunctionError(error) ? error : new JunctionError('internal_error', 'The response could not be run.', { cause: error });
+      const failure = agentRunFailure(error, 'The response could not be run.');
       if (failure.status >= 500) request.log.error({ err: error }, 'websocket response failed');
       // However it failed, a continuation forgets the unstored response it named (the spec's retry rule).
       if (continued) remembered.forget(continued);
