@@ -71,3 +71,19 @@ export function unstorableValueError(value: unknown, where: string, options: { a
   const found = findUnstorableText(value, options);
   return found && unstorableTextError(where, found.path, found.reason);
 }
+
+/** Text made storable: lone surrogates become U+FFFD and NULs are dropped. */
+const storableText = (text: string): string => (unstorableReason(text) ? text.toWellFormed().replaceAll('\u0000', '') : text);
+
+/**
+ * A JSON.stringify replacer that makes every string and key storable, for JSON that
+ * Junction keeps but did not check at its edge (a provider's answer): one odd
+ * character there must not fail the write and cut the client's answer off.
+ */
+export function storableJsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.every((key) => !unstorableReason(key))) return value;
+  return Object.fromEntries(keys.map((key) => [storableText(key), (value as Record<string, unknown>)[key]]));
+}

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { issueSetupLink } from '../../src/console/session-routes.ts';
 import { ORIGIN, sessionCookieOf, sessionFrom, signIn, type ConsoleSession } from '../support/console-session.ts';
@@ -19,6 +20,7 @@ import { seededRandom } from './support/seeded-random.ts';
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_206);
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000);
+const WEBSOCKET_MESSAGES = 300;
 const PASSWORD = 'correct horse battery staple';
 const CREDENTIAL_KINDS = ['none', 'model', 'agent', 'provisioning', 'console'] as const;
 type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
@@ -66,29 +68,34 @@ const madeBillableCall = (before: number[]): boolean =>
   upstreams().some((requests, index) => requests.slice(before[index]).some((request) => !FREE_UPSTREAM_PATH.test(request.path)));
 
 type Served = { requestId: string; what: string };
-type Outcome = { route: RouteEntry; credential: CredentialKind; request: HostileRequest; response: LightMyRequestResponse; ms: number };
+type Outcome = { route: RouteEntry; credential: CredentialKind; request: HostileRequest; response: LightMyRequestResponse | undefined; failure?: string; ms: number };
 
 let sent = 0;
 async function send(route: RouteEntry, credential: CredentialKind, request: HostileRequest): Promise<Outcome> {
   sent += 1;
   const startedAt = performance.now();
-  const response = await gateway.app.inject({
-    method: request.method as 'GET',
-    url: request.url,
-    headers: request.headers,
-    // Each request from its own address, so login rate limits never lock the fuzz's own sign-in out.
-    remoteAddress: `10.${(sent >> 16) & 255}.${(sent >> 8) & 255}.${sent & 255}`,
-    ...(request.payload !== undefined && { payload: request.payload }),
-  });
-  return { route, credential, request, response, ms: performance.now() - startedAt };
+  try {
+    const response = await gateway.app.inject({
+      method: request.method as 'GET',
+      url: request.url,
+      headers: request.headers,
+      // Each request from its own address, so login rate limits never lock the fuzz's own sign-in out.
+      remoteAddress: `10.${(sent >> 16) & 255}.${(sent >> 8) & 255}.${sent & 255}`,
+      ...(request.payload !== undefined && { payload: request.payload }),
+    });
+    return { route, credential, request, response, ms: performance.now() - startedAt };
+  } catch (error) {
+    // The server cut the answer off (a client sees a reset connection): as much a failure as a 5xx.
+    return { route, credential, request, response: undefined, failure: String(error), ms: performance.now() - startedAt };
+  }
 }
 
-const isServed = (outcome: Outcome): boolean => outcome.response.statusCode >= 200 && outcome.response.statusCode < 300;
+const isServed = (outcome: Outcome): boolean => outcome.response !== undefined && outcome.response.statusCode >= 200 && outcome.response.statusCode < 300;
 /** Token counting calls a provider but is free by design, without a usage row. */
 const countsTokens = (outcome: Outcome): boolean => FREE_UPSTREAM_PATH.test(outcome.request.url);
 const servedCall = (outcome: Outcome): Served => ({
-  requestId: String(outcome.response.headers['x-request-id']),
-  what: `${outcome.response.statusCode} ${outcome.request.method} ${outcome.route.path} [${outcome.credential}] ${outcome.request.description}`,
+  requestId: String(outcome.response?.headers['x-request-id']),
+  what: `${outcome.response?.statusCode} ${outcome.request.method} ${outcome.route.path} [${outcome.credential}] ${outcome.request.description}`,
 });
 
 type Planned = { route: RouteEntry; credential: CredentialKind };
@@ -112,7 +119,7 @@ async function probeRoutes(routes: RouteEntry[], served: Served[], outcomes: Out
       outcomes.push(outcome);
       if (upstreamCalls().some((count, index) => count > (before[index] ?? 0))) callsUpstream.add(route);
       if (isServed(outcome) && madeBillableCall(before)) served.push(servedCall(outcome));
-      if (![401, 403].includes(outcome.response.statusCode)) kinds.push(kind);
+      if (![401, 403].includes(outcome.response?.statusCode ?? 0)) kinds.push(kind);
       if (route.path.startsWith('/console/api/session')) await keepConsoleSession();
     }
     // A route that serves anyone (sign-in, health) is fuzzed once, not once per credential.
@@ -160,13 +167,13 @@ describe(`hostile input on ${engineName()}`, () => {
     const slowest = outcomes.reduce((worst, outcome) => (outcome.ms > worst.ms ? outcome : worst));
 
     const failures = outcomes
-      .filter((outcome) => outcome.response.statusCode >= 500)
-      .map((outcome) => `${outcome.response.statusCode} ${outcome.request.method} ${outcome.route.path} [${outcome.credential}] ${outcome.request.description} → ${short(outcome.response.body.slice(0, 200))}`);
+      .filter((outcome) => !outcome.response || outcome.response.statusCode >= 500)
+      .map((outcome) => `${outcome.response?.statusCode ?? 'cut off'} ${outcome.request.method} ${outcome.route.path} [${outcome.credential}] ${outcome.request.description} → ${short(outcome.response?.body.slice(0, 200) ?? outcome.failure ?? '')}`);
     const slowestWhat = `${slowest.request.method} ${slowest.route.path} ${slowest.request.description}`;
     process.stdout.write(`fuzz on ${engineName()}: ${TOTAL} hostile requests (after ${outcomes.length - TOTAL} well-formed probes) over ${routes.length} routes (${callsUpstream.size} calling a provider) in ${(elapsed / 1000).toFixed(1)} s, ${served.length} served calls, slowest ${slowest.ms.toFixed(0)} ms (${slowestWhat.slice(0, 160)})\n`);
     expect(failures, `responses ≥ 500:\n${failures.join('\n')}`).toEqual([]);
-    // No single request may hold the event loop (a deep body walked recursively took seconds).
-    expect(slowest.ms, slowestWhat).toBeLessThan(5_000);
+    // No request may hold the server for long (the bound leaves room for a loaded machine).
+    expect(slowest.ms, slowestWhat).toBeLessThan(10_000);
 
     await gateway.settle();
     const ids = served.map((call) => call.requestId);
@@ -175,4 +182,42 @@ describe(`hostile input on ${engineName()}`, () => {
     const unbilled = served.filter((call) => !billed.has(call.requestId)).map((call) => `${call.requestId} ${call.what}`);
     expect(unbilled, `served calls without a usage row:\n${unbilled.join('\n')}`).toEqual([]);
   }, 600_000);
+
+  it(`answers ${WEBSOCKET_MESSAGES} hostile Responses WebSocket messages without a 5xx error event, and bills every completed turn`, async () => {
+    const socket = new WebSocket(`${gateway.baseUrl.replace('http', 'ws')}/agents/v1/responses`, { headers: credentialHeaders('agent') });
+    const events: Array<{ type: string; status?: number }> = [];
+    const waiters: Array<() => void> = [];
+    socket.on('message', (data) => {
+      events.push(JSON.parse(data.toString()) as (typeof events)[number]);
+      waiters.shift()?.();
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const random = seededRandom(SEED + 1);
+    const route: RouteEntry = { method: 'POST', path: '/agents/v1/responses' };
+    const failures: string[] = [];
+    let completed = 0;
+    try {
+      for (let index = 0; index < WEBSOCKET_MESSAGES; index += 1) {
+        const { payload = '', description } = hostileRequest(route, {}, random);
+        // A body becomes a response.create message; anything else is sent as it is.
+        const text = typeof payload === 'string' && payload.startsWith('{') ? `{"type":"response.create",${payload.slice(1)}` : payload;
+        const from = events.length;
+        socket.send(text, { binary: Buffer.isBuffer(text) });
+        let last: (typeof events)[number] | undefined;
+        while (!(last = events.slice(from).find((event) => ['error', 'response.completed', 'response.failed', 'response.incomplete'].includes(event.type)))) {
+          await new Promise<void>((resolve) => waiters.push(resolve));
+        }
+        if ((last.status ?? 0) >= 500 || last.type === 'response.failed') failures.push(`${last.type} ${last.status ?? ''} ${description}`);
+        if (last.type === 'response.completed') completed += 1;
+      }
+    } finally {
+      socket.close();
+    }
+    expect(failures, `failed turns:\n${failures.join('\n')}`).toEqual([]);
+    await gateway.settle();
+    // A WebSocket turn's calls carry the upgrade's request id and the turn's number.
+    const rows = await gateway.services.db.query<{ turns: string }>("SELECT count(DISTINCT request_id) AS turns FROM usage_log WHERE endpoint = 'agents.responses' AND request_id ~ '^req_[0-9a-f]+-[0-9]+$'");
+    expect(completed).toBeGreaterThan(0);
+    expect(Number(rows.rows[0]?.turns)).toBe(completed);
+  }, 300_000);
 });

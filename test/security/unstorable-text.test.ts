@@ -153,6 +153,15 @@ describe(`the gateway's model routes (${engineName()})`, () => {
   });
 });
 
+describe(`pass-through answers that echo unstorable text (${engineName()})`, () => {
+  it('are answered whole, and the object they create stays its account\'s', async () => {
+    const created = await gateway.app.inject({ method: 'POST', url: '/v1/assistants', headers: { ...bearer(keys.model), 'content-type': 'application/json' }, payload: '{"model":"openai/test-echo","metadata":{"k\\u0000":"v\\u0000","s":"\\ud83d"}}' });
+    expect(created.statusCode).toBe(200);
+    const id = created.json<{ id: string }>().id;
+    expect((await gateway.app.inject({ url: `/v1/assistants/${id}`, headers: bearer(keys.model) })).statusCode).toBe(200);
+  });
+});
+
 describe(`JSON nested 100,000 levels deep (${engineName()})`, () => {
   const deepArray = '['.repeat(100_000) + ']'.repeat(100_000);
   const deepObject = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);

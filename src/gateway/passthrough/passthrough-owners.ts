@@ -1,3 +1,4 @@
+import { storableJsonReplacer } from '../../http/unstorable-text.ts';
 import type { Queryable } from '../../store/database.ts';
 
 /**
@@ -44,7 +45,7 @@ export async function recordObjects(db: Queryable, owner: PassthroughOwner, obje
     `INSERT INTO passthrough_objects (upstream_id, account_id, created_by_key_id, kind, snapshot)
      SELECT object ->> 'id', $1, $2, object ->> 'kind', object -> 'snapshot' FROM jsonb_array_elements($3::jsonb) AS object
      ON CONFLICT (upstream_id) ${onConflict}`,
-    [owner.accountId, owner.keyId, JSON.stringify(dedupe(objects.filter((object) => isStorableId(object.id))))],
+    [owner.accountId, owner.keyId, JSON.stringify(dedupe(objects.filter((object) => isStorableId(object.id))), storableJsonReplacer)],
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findUnstorableText, unstorableTextError } from '../../../src/http/unstorable-text.ts';
+import { findUnstorableText, storableJsonReplacer, unstorableTextError } from '../../../src/http/unstorable-text.ts';
 
 describe('findUnstorableText', () => {
   it('names the path of the first NUL in a value, and allows it where NUL is forwarded', () => {
@@ -33,5 +33,12 @@ describe('unstorableTextError', () => {
     expect(error.param).toBe('metadata.k\\u0000');
     expect(error.message).not.toContain('\u0000');
     expect(error.message).toContain('NUL');
+  });
+});
+
+describe('storableJsonReplacer', () => {
+  it('drops NUL and replaces lone surrogates in values and keys, at any depth, and leaves good text alone', () => {
+    const answer = { id: 'asst_1', metadata: { 'k\u0000': 'v\u0000', list: ['\ud800x', 'é 👋'] }, n: 1, ok: null };
+    expect(JSON.parse(JSON.stringify(answer, storableJsonReplacer))).toEqual({ id: 'asst_1', metadata: { k: 'v', list: ['\ufffdx', 'é 👋'] }, n: 1, ok: null });
   });
 });
