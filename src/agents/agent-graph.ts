@@ -38,10 +38,12 @@ export type RunHooks = {
   exceededBound(): string | undefined;
   instructions: string;
   maxSteps: number;
+  /** The path of agents that called this one (`researcher`, `researcher/fetcher`); undefined for the run's own agent. */
+  agentPath?: string;
 };
 
 /** What a paused run asks for: the calls that wait for approval. The interrupt's value. */
-export type ApprovalInterrupt = { kind: 'approval'; calls: Array<{ callId: string; name: string; arguments: string }> };
+export type ApprovalInterrupt = { kind: 'approval'; calls: Array<{ callId: string; name: string; arguments: string; agent?: string }> };
 /** The answer a resumed run gets back from its interrupt, by call id. */
 export type ApprovalDecisions = Record<string, { approve: boolean; reason?: string }>;
 
@@ -111,7 +113,7 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
   const decisions: ApprovalDecisions =
     waiting.length === 0
       ? {}
-      : (interrupt({ kind: 'approval', calls: waiting.map((call) => ({ callId: call.id ?? '', name: call.name, arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args) })) } satisfies ApprovalInterrupt) as ApprovalDecisions);
+      : (interrupt({ kind: 'approval', calls: waiting.map((call) => ({ callId: call.id ?? '', name: call.name, arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args), ...(hooks.agentPath && { agent: hooks.agentPath }) })) } satisfies ApprovalInterrupt) as ApprovalDecisions);
   const handoffTo = (last.tool_calls ?? []).map((call) => hooks.handoffTarget(call.name)).find((target) => target !== undefined);
   return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions, config), totals: hooks.totals(), ...(handoffTo && { handoffTo }) };
 }

@@ -44,6 +44,8 @@ export type HookScope = {
   mcpTools: McpTool[];
   /** Its `agents:` and `handoffs:` as this account owns them (linked-agents.ts). */
   linkedAgents: ReadonlyMap<string, LoadedAgent>;
+  /** The path of agents that called this one, for what it reports (a sub-agent's approval requests); undefined for the run's own agent. */
+  agentPath?: string;
   /** Where a sub-agent's events go (the caller's stream, marked with the agent); the graph's writer otherwise. */
   emit?: (event: RunEvent) => void;
 };
@@ -86,6 +88,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
   const hooks: RunHooks = {
     instructions: [agent.instructions, request.overrides?.instructions].filter(Boolean).join('\n\n'),
     maxSteps: agent.config.maxSteps,
+    ...(scope.agentPath && { agentPath: scope.agentPath }),
     totals: () => structuredClone(scope.totals.current),
     exceededBound: () => {
       if (bounds.seconds !== undefined && Date.now() - startedAt >= bounds.seconds * 1000) return 'max_run_seconds';

@@ -54,6 +54,7 @@ export async function runSubAgent(scope: HookScope, agentId: string, args: unkno
     context: { ...scope.context, agent: { agentId: agent.id, runId: scope.context.agent.runId } },
     request: { history: [], input: [{ role: 'user', content: [{ type: 'text', text: message }] }] },
     depth: scope.depth + 1,
+    agentPath: scope.agentPath ? `${scope.agentPath}/${agentId}` : agentId,
     // Nested calls compose: the caller's emit prefixes its own agent in turn (`researcher/fetcher`).
     emit: (event) => emit({ ...event, agent: event.agent ? `${agentId}/${event.agent}` : agentId }),
   });

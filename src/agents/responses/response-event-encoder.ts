@@ -158,14 +158,16 @@ export class ResponseEventEncoder {
   }
 
   /** A paused run's last items: one approval request per call that waits (those calls are not shown as run). */
-  approvalRequests(calls: ReadonlyArray<{ callId: string; name: string; arguments: string }>): StreamEvent[] {
+  approvalRequests(calls: ReadonlyArray<{ callId: string; name: string; arguments: string; agent?: string }>): StreamEvent[] {
     const events = this.#close('completed');
     for (const call of calls) {
       for (const [index, buffered] of this.#serverCalls) if (buffered.callId === call.callId) this.#serverCalls.delete(index);
       const mcp = this.#options.mcpToolOf?.(call.name);
+      // A sub-agent's request says which agent raised it, as its steps do.
+      const raisedBy = call.agent ? { agent: call.agent } : {};
       const item: ApprovalRequestItem | McpApprovalRequestItem = mcp
-        ? { type: 'mcp_approval_request', id: newItemId.mcpApprovalRequest(), status: 'completed', server_label: mcp.serverLabel, name: mcp.tool, arguments: call.arguments, call_id: call.callId }
-        : { type: 'junction:approval_request', id: newItemId.approvalRequest(), status: 'completed', call_id: call.callId, name: call.name, arguments: call.arguments };
+        ? { type: 'mcp_approval_request', id: newItemId.mcpApprovalRequest(), status: 'completed', server_label: mcp.serverLabel, name: mcp.tool, arguments: call.arguments, call_id: call.callId, ...raisedBy }
+        : { type: 'junction:approval_request', id: newItemId.approvalRequest(), status: 'completed', call_id: call.callId, name: call.name, arguments: call.arguments, ...raisedBy };
       const index = this.output.length;
       this.output.push(item);
       events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));

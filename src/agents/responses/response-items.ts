@@ -37,9 +37,10 @@ export type McpCallItem = {
  * A server tool call waiting for a person (Open Responses extension item: provider prefix).
  * The response completes with it last; the caller answers with a `junction:approval_response`.
  */
-export type ApprovalRequestItem = { type: 'junction:approval_request'; id: string; status: 'completed'; call_id: string; name: string; arguments: string };
+/** `agent`: set when a sub-agent raised the request (its path, as on its steps). */
+export type ApprovalRequestItem = { type: 'junction:approval_request'; id: string; status: 'completed'; call_id: string; name: string; arguments: string; agent?: string };
 /** The same wait for an MCP tool, in OpenAI's shape; answered with an `mcp_approval_response`. */
-export type McpApprovalRequestItem = { type: 'mcp_approval_request'; id: string; status: 'completed'; server_label: string; name: string; arguments: string; call_id: string };
+export type McpApprovalRequestItem = { type: 'mcp_approval_request'; id: string; status: 'completed'; server_label: string; name: string; arguments: string; call_id: string; agent?: string };
 
 export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | ServerToolCallItem | McpCallItem | ApprovalRequestItem | McpApprovalRequestItem;
 
