@@ -98,6 +98,9 @@ const byBody = (): Call[] => [
   { method: 'POST', url: '/v1/responses', body: { model: 'test-echo', input: [{ role: 'user', content: [{ type: 'input_file', file_id: created.file }] }] } },
   { method: 'POST', url: '/v1/responses', body: { model: 'test-echo', input: 'search', tools: [{ type: 'file_search', vector_store_ids: [created.vectorStore] }] } },
   { method: 'POST', url: '/v1/threads/runs', body: { assistant_id: created.assistant, model: 'test-echo' } },
+  // The fake numbers a Response's message like the Response (resp_fakeN → msg_fakeN).
+  { method: 'POST', url: '/v1/responses', body: { model: 'test-echo', input: [{ type: 'item_reference', id: created.response.replace('resp_', 'msg_') }] } },
+  { method: 'POST', url: '/v1/responses', body: { model: 'test-echo', input: [{ type: 'item_reference', id: created.streamedResponse.replace('resp_', 'msg_') }] } },
   { method: 'POST', url: '/v1/vector_stores', body: { name: 'copy', file_ids: [created.file] } },
   { method: 'POST', url: '/v1/batches', body: { input_file_id: created.file, endpoint: '/v1/responses', completion_window: '24h' } },
 ];

@@ -23,7 +23,10 @@ export class ObjectTap {
   #heldBytes = 0;
   #overflowed = false;
   #parser: EventSourceParser | undefined;
-  #found = new Map<string, Json>();
+  /** Each object's latest state, recorded at the end of the answer. */
+  readonly #latest = new Map<string, Json>();
+  /** Objects not seen before in this answer, recorded before the bytes naming them go out. */
+  #fresh = new Map<string, Json>();
 
   constructor(contentType: string) {
     if (contentType.includes('text/event-stream')) {
@@ -47,11 +50,11 @@ export class ObjectTap {
     return released;
   }
 
-  /** The objects found since the last call (SSE), with the ones they imply (see impliedObjects). */
+  /** The objects first seen since the last call (SSE), with the ones they imply (see impliedObjects). */
   takeFound(): FoundObjects {
-    const objects = [...this.#found.values()];
-    this.#found = new Map();
-    return { answered: objects.flatMap(seen), implied: objects.flatMap(impliedObjects) };
+    const objects = [...this.#fresh.values()];
+    this.#fresh = new Map();
+    return found(objects);
   }
 
   /** At the end of the answer: the objects still to record, then the bytes still held. */
@@ -67,7 +70,8 @@ export class ObjectTap {
     }
     const rest = this.#held;
     this.#held = [];
-    return { ...this.takeFound(), rest };
+    this.#fresh = new Map();
+    return { ...found([...this.#latest.values()]), rest };
   }
 
   #onEvent(data: string): void {
@@ -81,11 +85,17 @@ export class ObjectTap {
   }
 
   #keep(value: unknown): void {
-    if (isObject(value) && typeof value['id'] === 'string' && typeof value['object'] === 'string' && value['object'] !== 'list' && value['deleted'] !== true) {
-      this.#found.set(value['id'], value);
-    }
+    if (!isObject(value) || typeof value['id'] !== 'string' || typeof value['object'] !== 'string') return;
+    // A delta is a piece of an object already seen, a list holds objects this call did not create.
+    if (value['object'] === 'list' || value['object'].endsWith('.delta') || value['deleted'] === true) return;
+    // A later state that implies more (a completed Response's items, a batch's output file) is recorded at once too.
+    const before = this.#latest.get(value['id']);
+    if (!before || impliedObjects(value).length > impliedObjects(before).length) this.#fresh.set(value['id'], value);
+    this.#latest.set(value['id'], value);
   }
 }
+
+const found = (objects: Json[]): FoundObjects => ({ answered: objects.flatMap(seen), implied: objects.flatMap(impliedObjects) });
 
 const seen = (object: Json): SeenObject[] => (typeof object['id'] === 'string' && typeof object['object'] === 'string' ? [{ id: object['id'], kind: object['object'], snapshot: object }] : []);
 
