@@ -37,8 +37,10 @@ afterAll(async () => {
   folders.remove();
 });
 
-const ordersMcp = (requireApproval: 'always' | 'never') =>
-  hostedMcpTool({ serverLabel: 'orders', serverUrl: mcp.url, headers: { Authorization: 'Bearer orders-secret' }, allowedTools: ['lookup_order'], requireApproval });
+const ordersMcp = (requireApproval: 'always' | 'never') => {
+  const server = { serverLabel: 'orders', serverUrl: mcp.url, headers: { Authorization: 'Bearer orders-secret' }, allowedTools: ['lookup_order'] };
+  return requireApproval === 'always' ? hostedMcpTool({ ...server, requireApproval: 'always' }) : hostedMcpTool({ ...server, requireApproval: 'never' });
+};
 
 describe('@openai/agents in Responses mode', () => {
   it('runs a function tool of its own and answers from its result', async () => {

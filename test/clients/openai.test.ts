@@ -4,19 +4,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
+import { runtimeFolders } from '../support/runtime-fixtures.ts';
 import { clientCalls } from './support/client-call.ts';
 
 /** The official `openai` client as its README shows it, with only baseURL and apiKey changed. */
 const call = clientCalls('openai');
 let gateway: GatewayHarness;
 let client: OpenAI;
+/** The same client on the Agents API, where `model` names an agent. */
+let agents: OpenAI;
+const folders = runtimeFolders({ echo: 'name: Echo\nmodel: openai/test-echo\ninstructions: Repeat what you are told.\n' });
 
 beforeAll(async () => {
-  gateway = await startGateway();
+  const { JUNCTION_AGENTS_DIR, JUNCTION_TOOLS_DIR, JUNCTION_KNOWLEDGE_DIR } = folders.env;
+  gateway = await startGateway({ JUNCTION_AGENTS_DIR, JUNCTION_TOOLS_DIR, JUNCTION_KNOWLEDGE_DIR });
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
   client = new OpenAI({ apiKey: await gateway.key('model'), baseURL: `${gateway.baseUrl}/v1`, maxRetries: 0 });
+  agents = new OpenAI({ apiKey: await gateway.key('agent'), baseURL: `${gateway.baseUrl}/agents/v1`, maxRetries: 0 });
 });
-afterAll(async () => gateway.close());
+afterAll(async () => {
+  await gateway.close();
+  folders.remove();
+});
 
 const lookupOrder: OpenAI.ChatCompletionFunctionTool = {
   type: 'function',
@@ -76,5 +85,39 @@ describe('openai chat completions', () => {
     expect(other.data.choices[0]?.message.content).toBe('new field');
     expect(other.response.headers.get('x-junction-dropped-params')).toBe('prompt_cache_retention');
     expect(gateway.anthropic.requests.at(-1)?.body).not.toHaveProperty('prompt_cache_retention');
+  });
+});
+
+describe('openai responses on the Agents API', () => {
+  it('lists the input items a response was created with, newest first, and pages them', async () => {
+    const input: OpenAI.Responses.ResponseInputItem[] = [
+      { role: 'user', content: 'first question' },
+      { role: 'user', content: 'second question' },
+    ];
+    const response = await call('responses.create', () => agents.responses.create({ model: 'echo', input }));
+    const items = await call('responses.inputItems.list', () => agents.responses.inputItems.list(response.id));
+    expect(items.data.map((item) => (item.type === 'message' ? item.content : null))).toEqual([
+      [{ type: 'input_text', text: 'second question' }],
+      [{ type: 'input_text', text: 'first question' }],
+    ]);
+    const firstPage = await call('responses.inputItems.list (limit 1, asc)', () => agents.responses.inputItems.list(response.id, { limit: 1, order: 'asc' }));
+    expect(firstPage.hasNextPage()).toBe(true);
+    const rest = await call('responses.inputItems.list (next page)', () => firstPage.getNextPage());
+    expect(rest.data.map((item) => item.id)).toEqual([items.data[0]?.id]);
+    await expect(agents.responses.inputItems.list('resp_unknown')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('counts the input tokens of a request, its history included, without running it', async () => {
+    const short = await call('responses.inputTokens.count', () => agents.responses.inputTokens.count({ model: 'echo', input: 'hello' }));
+    expect(short.object).toBe('response.input_tokens');
+    expect(short.input_tokens).toBeGreaterThan(0);
+    const first = await call('responses.create', () => agents.responses.create({ model: 'echo', input: 'a much longer sentence for the history to carry along' }));
+    const continued = await call('responses.inputTokens.count (previous_response_id)', () =>
+      agents.responses.inputTokens.count({ model: 'echo', input: 'hello', previous_response_id: first.id }),
+    );
+    expect(continued.input_tokens).toBeGreaterThan(short.input_tokens + 10);
+    await gateway.settle();
+    const rows = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE endpoint LIKE 'agents.responses%'`);
+    expect(rows.rows[0]?.n).toBe(2); // the two created responses; counting bills nothing
   });
 });

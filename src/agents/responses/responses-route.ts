@@ -11,6 +11,7 @@ import { submitBackgroundResponse } from './background-response.ts';
 import { backgroundResponseRoutes } from './background-routes.ts';
 import { compactResponseRoute } from './compact-response.ts';
 import { startForegroundResponse } from './foreground-response.ts';
+import { inputItemsRoutes } from './input-items-routes.ts';
 import { prepareOptions, prepareResponse } from './response-preparation.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
 import { plainResponseRequest } from './plain-response-request.ts';
@@ -30,6 +31,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
   // GET /responses/{id} (also for runs still going) and POST /responses/{id}/cancel.
   await app.register(backgroundResponseRoutes, deps);
   await app.register(compactResponseRoute, deps);
+  await app.register(inputItemsRoutes, deps);
 
   app.delete('/responses/:id', async (request) => {
     const { id } = request.params as { id: string };
