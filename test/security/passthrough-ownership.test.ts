@@ -199,6 +199,9 @@ describe('pass-through objects of the own account', () => {
     expect(ahead.data.map((item) => item.id)).toEqual([second]);
     expect(next.has_more).toBe(false);
     expect((await call(a, { method: 'GET', url: '/v1/files?limit=0' })).statusCode).toBe(400);
+    for (const query of ['after=file%00x', `before=${'f'.repeat(300)}`, 'purpose=%00', 'order=sideways']) {
+      expect((await call(a, { method: 'GET', url: `/v1/files?${query}` })).statusCode, query).toBe(400);
+    }
 
     // Deleted by the account's other key, it leaves the list and is found no more.
     expect((await call(aOther, { method: 'DELETE', url: `/v1/files/${second}` })).statusCode).toBe(200);

@@ -17,12 +17,19 @@ export const FAMILY_KINDS: Record<string, string> = {
 const LIMITS: Record<string, { fallback: number; max: number }> = { files: { fallback: 10_000, max: 10_000 } };
 const DEFAULT_LIMITS = { fallback: 20, max: 100 };
 
+/** A cursor or filter as the database can compare it: no NUL, no longer than an id. */
+const QueryText = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((text) => !text.includes('\u0000'), 'must not contain NUL');
+
 const ListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).optional(),
   order: z.enum(['asc', 'desc']).default('desc'),
-  after: z.string().min(1).optional(),
-  before: z.string().min(1).optional(),
-  purpose: z.string().min(1).optional(),
+  after: QueryText.optional(),
+  before: QueryText.optional(),
+  purpose: QueryText.optional(),
 });
 
 /**
