@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
+import { releaseHolderLeases } from '../../src/billing/lease-sql.ts';
 import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts';
 import type { Settlement } from '../../src/billing/settlement.ts';
 import type { UsageRecord } from '../../src/billing/usage-record.ts';
@@ -89,6 +90,26 @@ describe('usage rollups', () => {
     expect(after.rollup).toEqual(after.log);
     const total = (rows: unknown[]) => (rows as Array<{ requests: number }>).reduce((sum, row) => sum + row.requests, 0);
     expect(total(after.rollup) - total(before.rollup)).toBe(5);
+  });
+});
+
+describe('usage rollups of calls a stopped process left open', () => {
+  it('count the interrupted rows its release writes, in that statement', async () => {
+    const holderId = randomUUID();
+    await app.services.db.query('INSERT INTO lease_holders (id) VALUES ($1)', [holderId]);
+    await app.services.db.query(
+      `INSERT INTO open_calls (id, holder_id, account_id, key_id, request_id, endpoint, model, cost_micros, started_at)
+       SELECT 'gen-open-' || g, $1::uuid, $2::uuid, CASE WHEN g % 2 = 0 THEN $3::uuid END, 'req', 'chat.completions', 'openai/gpt-4o-mini', 50 * g,
+         timestamptz '2026-11-28T08:00:00Z' + g * interval '1 minute'
+       FROM generate_series(1, 6) g`,
+      [holderId, accountId, keys[0]],
+    );
+    const before = await rollupAndLog(app.services.db);
+    await releaseHolderLeases(app.services.db, holderId);
+    const after = await rollupAndLog(app.services.db);
+    expect(after.rollup).toEqual(after.log);
+    const errors = (rows: unknown[]) => (rows as Array<{ errors: number }>).reduce((sum, row) => sum + row.errors, 0);
+    expect(errors(after.rollup) - errors(before.rollup)).toBe(6);
   });
 });
 
