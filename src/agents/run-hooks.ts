@@ -22,6 +22,7 @@ import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './s
 import { toAbortSignal } from '../core/cancel-signal.ts';
 import { overlay } from '../core/overlay.ts';
 import { agentBounds, type RunBounds, tighterBounds } from './run-bounds.ts';
+import { answerUnansweredToolCalls } from './unanswered-tool-calls.ts';
 
 type ToolOutcome = { ok: boolean; content: string; costMicros: number; durationMs: number };
 
@@ -98,7 +99,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
     isServerTool: (name) => serverTools.some((tool) => tool.name === name),
     isClientTool: (name) => clientTools.some((tool) => tool.name === name) && !serverTools.some((tool) => tool.name === name),
     hasServerTools: serverTools.length > 0,
-    initialMessages: async () => [...request.history, ...request.input].map(toLangChainMessage),
+    initialMessages: async () => answerUnansweredToolCalls([...request.history, ...request.input]).map(toLangChainMessage),
     retrieve: async (given) => {
       const emit = scope.emit ?? given;
       if (agent.config.knowledge.length === 0) return undefined;

@@ -170,6 +170,15 @@ export async function cancelPausedRun(db: Queryable, runId: string): Promise<boo
   return result.rows.length > 0;
 }
 
+/** Closes the pause of a response the conversation moved on from (a plain turn continued it); its thread id, if it was paused. */
+export async function supersedePause(db: Queryable, owner: RunOwner, responseId: string): Promise<string | undefined> {
+  const result = await db.query<{ id: string }>(
+    `UPDATE agent_runs SET status = 'superseded', updated_at = now() WHERE response_id = $1 AND account_id = $2 AND key_id = $3 AND status = 'requires_action' RETURNING id`,
+    [responseId, owner.accountId, owner.keyId],
+  );
+  return result.rows[0]?.id;
+}
+
 /** Records (or moves to a newer response) the pause of a thread, in the transaction that stores the response. */
 export async function upsertPause(tx: Queryable, pause: { threadId: string; responseId: string; accountId: string; keyId: string; agentId: string; request: unknown }): Promise<void> {
   await tx.query(

@@ -46,7 +46,12 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
   if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
   const pause = await findRunByResponse(db, owner, body.previous_response_id);
   if (!pause || pause.status !== 'requires_action') {
-    const why = pause?.status === 'cancelled' ? 'it was cancelled, so its approvals can no longer be answered' : 'none was asked, or it was answered already';
+    const why =
+      pause?.status === 'cancelled'
+        ? 'it was cancelled, so its approvals can no longer be answered'
+        : pause?.status === 'superseded'
+          ? 'the conversation moved on from it, and its calls were answered as not run'
+          : 'none was asked, or it was answered already';
     throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (${why}).`, { param: 'previous_response_id' });
   }
   return { threadId: pause.id, responseId: body.previous_response_id, decisions: decide(PauseSchema.parse(pause.request).approvals, answers, `response '${body.previous_response_id}'`), inHistory: false };

@@ -10,6 +10,7 @@ import type { TenantMcpPolicy } from '../mcp/tenant-mcp-policy.ts';
 import type { CompactionSeal } from './compaction-seal.ts';
 import type { ConnectionResponses } from './connection-responses.ts';
 import { mcpToolResolver, runMcpLabels } from './mcp-tool-names.ts';
+import { supersedePause } from '../durable/run-repository.ts';
 import { approvalResume } from './response-approvals.ts';
 import { toRunInput } from './response-input.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
@@ -24,13 +25,16 @@ export type PrepareOptions = {
   remembered?: ConnectionResponses;
   /** Opens the `compaction` items of the input. */
   compactions?: CompactionSeal;
+  /** Drops the checkpoints of a paused thread the conversation moved on from. */
+  forgetThread?: (threadId: string) => Promise<void>;
 };
 
 /** The options every caller with the API's deps passes. */
-export const prepareOptions = (deps: { agents: { find(accountId: string, agentId: string): Promise<LoadedAgent | undefined> }; runtime: { mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>; compactions?: CompactionSeal } }): PrepareOptions => ({
+export const prepareOptions = (deps: { agents: { find(accountId: string, agentId: string): Promise<LoadedAgent | undefined> }; runtime: { mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>; compactions?: CompactionSeal; checkpointer?: { deleteThread(threadId: string): Promise<void> } } }): PrepareOptions => ({
   lookup: (accountId, agentId) => deps.agents.find(accountId, agentId),
   ...(deps.runtime.mcpPolicy && { mcpPolicy: deps.runtime.mcpPolicy }),
   ...(deps.runtime.compactions && { compactions: deps.runtime.compactions }),
+  ...(deps.runtime.checkpointer && { forgetThread: (threadId: string) => deps.runtime.checkpointer?.deleteThread(threadId) ?? Promise.resolve() }),
 });
 
 /**
@@ -65,6 +69,11 @@ export async function prepareResponse(
   // A resent history is already in the paused thread: only the answers are new.
   const turn = resume?.inHistory ? { messages: [], instructions: read.instructions } : read;
   if (turn.messages.length === 0 && !resume) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
+  // A plain turn from a response waiting for approval moves on: its calls are answered as not run (unanswered-tool-calls.ts), its approvals closed.
+  if (!resume && previousResponseId) {
+    const superseded = await supersedePause(db, owner, previousResponseId);
+    if (superseded) await options.forgetThread?.(superseded);
+  }
   return {
     agent,
     continuation,
