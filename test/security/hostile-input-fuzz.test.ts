@@ -129,7 +129,7 @@ async function probeRoutes(routes: RouteEntry[], served: Served[], outcomes: Out
 }
 
 /** How many requests run at once. */
-const CONCURRENCY = 8;
+const CONCURRENCY = 16;
 
 describe(`hostile input on ${engineName()}`, () => {
   it(`answers ${TOTAL} hostile requests across every route without a 5xx, and bills every served call`, async () => {
