@@ -1,4 +1,5 @@
 import { JunctionError } from '../core/errors.ts';
+import { NO_AGENT_YET } from './created-conversation.ts';
 import type { AssistantMessage, ModelMessage, UserMessage } from '../core/model-types.ts';
 import { microsToUsd } from '../core/money.ts';
 import type { Database, Queryable } from '../store/database.ts';
@@ -245,7 +246,7 @@ export function toConversationView(conversation: Conversation) {
   return {
     id: conversation.id,
     object: 'conversation' as const,
-    agent: conversation.agentId,
+    agent: conversation.agentId === NO_AGENT_YET ? null : conversation.agentId,
     title: conversation.title,
     metadata: conversation.metadata,
     created_at: unixSeconds(conversation.createdAt),

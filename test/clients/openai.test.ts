@@ -120,4 +120,20 @@ describe('openai responses on the Agents API', () => {
     const rows = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE endpoint LIKE 'agents.responses%'`);
     expect(rows.rows[0]?.n).toBe(2); // the two created responses; counting bills nothing
   });
+
+  it('keeps state in a conversation: created, joined by responses, read and deleted', async () => {
+    const conversation = await call('conversations.create', () => agents.conversations.create({ metadata: { topic: 'orders' } }));
+    expect(conversation).toMatchObject({ object: 'conversation', metadata: { topic: 'orders' } });
+    expect(conversation.id).toMatch(/^conv_/);
+    await call('responses.create (conversation)', () => agents.responses.create({ model: 'echo', input: 'remember the number 7', conversation: conversation.id }));
+    const second = await call('responses.create (conversation, again)', () => agents.responses.create({ model: 'echo', input: 'what was it?', conversation: { id: conversation.id } }));
+    expect(second.output_text).toBe('what was it?');
+    const sent = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string }> };
+    expect(sent.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    const read = await call('conversations.retrieve', () => agents.conversations.retrieve(conversation.id));
+    expect(read).toMatchObject({ id: conversation.id, object: 'conversation', metadata: { topic: 'orders' } });
+    await expect(agents.responses.create({ model: 'echo', input: 'x', conversation: 'conv_unknown' })).rejects.toMatchObject({ status: 404, error: { param: 'conversation' } });
+    const deleted = await call('conversations.delete', () => agents.conversations.delete(conversation.id));
+    expect(deleted).toMatchObject({ id: conversation.id, deleted: true });
+  });
 });

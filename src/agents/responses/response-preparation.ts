@@ -1,6 +1,6 @@
-import { newConversation, resolveResponseContinuation } from '../../conversations/conversation-service.ts';
+import { newConversation, resolveContinuation, resolveResponseContinuation } from '../../conversations/conversation-service.ts';
 import type { ConversationOwner } from '../../conversations/conversation-repository.ts';
-import { JunctionError } from '../../core/errors.ts';
+import { isJunctionError, JunctionError } from '../../core/errors.ts';
 import type { Database } from '../../store/database.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
@@ -58,9 +58,15 @@ export async function prepareResponse(
   if (previousInMemory && body.store !== false) {
     throw new JunctionError('invalid_request', "A response kept in this connection's memory (store: false) is continued with store: false too: its history was never stored.", { param: 'store' });
   }
+  const conversationId = typeof body.conversation === 'string' ? body.conversation : (body.conversation?.id ?? null);
+  if (conversationId !== null && body.previous_response_id) {
+    throw new JunctionError('invalid_request', 'Send conversation or previous_response_id, not both: each names where the response continues.', { param: 'conversation' });
+  }
   const continuation = previousInMemory
     ? { ...newConversation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } }
-    : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId });
+    : conversationId !== null && !resume
+      ? { ...(await resolveContinuation(db, { ...owner, agentId: requested.id, conversationId }).catch(asConversationParam)), previousResponse: null }
+      : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId });
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
   const agent = await activeAgent(requested, continuation.path, (agentId) => lookup(owner.accountId, agentId));
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
@@ -87,6 +93,11 @@ export async function prepareResponse(
   };
 }
 export type PreparedResponse = Awaited<ReturnType<typeof prepareResponse>>;
+
+/** A conversation the caller cannot continue, named by the request's own field. */
+const asConversationParam = (error: unknown): never => {
+  throw isJunctionError(error) ? new JunctionError(error.code, error.message, { param: 'conversation' }) : error;
+};
 
 /** How a finished run ends: `incomplete` with a reason when a bound or a limit cut it short. */
 export function runOutcome(result: AgentRunResult): { status: 'completed' | 'incomplete'; incompleteReason: string | null } {

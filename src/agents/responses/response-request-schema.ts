@@ -233,6 +233,8 @@ export const CreateResponseSchema = z.strictObject({
   temperature: z.number().min(0).max(2).nullish(),
   max_output_tokens: z.number().int().min(16).nullish(),
   previous_response_id: z.string().min(1).nullish(),
+  // OpenAI's conversation state: the response joins this conversation (Junction's tree) after its latest message.
+  conversation: z.union([z.string().min(1), z.strictObject({ id: z.string().min(1) })]).nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
   // false: a warm-up that records the input (and history) without running the model; a later request chains from it.

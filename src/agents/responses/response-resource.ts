@@ -23,6 +23,8 @@ export type ResponseSettings = {
   /** The agent version that produced this response (a Junction extension field). */
   agent_version: string;
   previous_response_id: string | null;
+  /** The conversation the response joined, when the request named one (OpenAI's field). */
+  conversation?: { id: string };
   instructions: string | null;
   tools: EchoedTool[];
   tool_choice: 'none' | 'auto' | 'required' | { type: 'function'; name: string };
@@ -120,6 +122,7 @@ export function effectiveSettings(body: CreateResponseRequest, agent: LoadedAgen
     model: agent.id,
     agent_version: agent.version,
     previous_response_id: body.previous_response_id ?? null,
+    ...(body.conversation != null && { conversation: { id: typeof body.conversation === 'string' ? body.conversation : body.conversation.id } }),
     instructions: body.instructions ?? null,
     tools: (body.tools ?? []).map(echoTool),
     tool_choice: body.tool_choice ?? 'auto',
