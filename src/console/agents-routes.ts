@@ -124,6 +124,10 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
     const input = parseInput(SaveAgentSchema, request.body);
     const existing = (await deps.agents.find(caller.accountId, id)) ?? (await deps.agents.consoleAgents.refusal(caller.accountId, id));
+    // `If-None-Match: *` (the console's New agent form) creates only: a taken id is refused, never overwritten.
+    if (existing && request.headers['if-none-match'] === '*') {
+      throw new JunctionError('conflict', `The id '${id}' is taken by another agent of this account: choose another id.`, { param: 'id' });
+    }
     if (existing && 'source' in existing && existing.source === 'file') {
       throw new JunctionError('conflict', `'${id}' is a file agent of this account (${pathOf(existing)}): edit its YAML, or duplicate it under another id.`, { param: 'id' });
     }

@@ -78,6 +78,18 @@ describe('console agents', () => {
     expect(parse(exported.body)).toMatchObject({ name: 'Echo', model: 'openai/test-echo' });
   });
 
+  it('creates only with If-None-Match: *: a taken id (console or file agent) is a 409 and the agent is unchanged', async () => {
+    const create = (id: string, instructions: string) => owner.request('PUT', `/console/api/agents/${id}`, { definition: { name: 'Taken', model: 'openai/test-echo', instructions } }, { 'if-none-match': '*' });
+    expect((await create('taken-id', 'The first agent.')).statusCode).toBe(201);
+    const again = await create('taken-id', 'The intruder.');
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ error: { code: 'conflict', param: 'id' } });
+    expect(again.json<{ error: { message: string } }>().error.message).toContain('taken');
+    const detail = (await owner.request('GET', '/console/api/agents/taken-id')).json<{ definition: { instructions: string }; latest_version: number }>();
+    expect(detail).toMatchObject({ definition: { instructions: 'The first agent.' }, latest_version: 1 });
+    expect((await create('echo', 'Over a file agent.')).statusCode).toBe(409);
+  });
+
   it('runs the playground with the session (no key), billed under the person’s playground key', async () => {
     const response = await owner.request('POST', '/agents/v1/responses', { model: 'helpdesk', input: 'from the playground' });
     expect(response.statusCode).toBe(200);
