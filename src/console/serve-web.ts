@@ -25,7 +25,7 @@ const SECURITY_HEADERS = {
 
 /**
  * Serves the console (web/dist, built by `npm ci` / `npm start`) at `/`: hashed assets
- * cached for a year, index.html never cached, and every other page path answered
+ * cached for a year and sent precompressed, index.html never cached, and every other page path answered
  * with index.html so the browser's router takes over.
  */
 export async function serveWeb(app: FastifyInstance): Promise<void> {
@@ -41,6 +41,8 @@ export async function serveWeb(app: FastifyInstance): Promise<void> {
       prefix: '/assets/',
       // One wildcard route (the default), not a route per file found at start.
       immutable: true,
+      // The build wrote .br and .gz beside each asset: sent as they are to browsers that accept them, compressed once, not per request.
+      preCompressed: true,
       maxAge: '365d',
       setHeaders: (response) => {
         for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.header(name, value);

@@ -1,36 +1,27 @@
-import { createRootRoute, createRoute, createRouter, Outlet } from '@tanstack/react-router';
-import { AppLayout } from './components/app-layout.tsx';
-import { AgentPage } from './routes/agents/agent-page.tsx';
-import { AgentsPage } from './routes/agents/agents-page.tsx';
-import { NewAgentPage } from './routes/agents/new-agent-page.tsx';
-import { AcceptInvitationPage } from './routes/invite/accept-invitation-page.tsx';
-import { KeysPage } from './routes/keys/keys-page.tsx';
-import { KnowledgePage } from './routes/knowledge/knowledge-page.tsx';
-import { ModelsPage } from './routes/models/models-page.tsx';
-import { OverviewPage } from './routes/overview/overview-page.tsx';
-import { SettingsPage } from './routes/settings/settings-page.tsx';
-import { SetPasswordPage } from './routes/setup/set-password-page.tsx';
-import { SetupPage } from './routes/setup/setup-page.tsx';
-import { SignInPage } from './routes/sign-in/sign-in-page.tsx';
-import { UsagePage } from './routes/usage/usage-page.tsx';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router';
+import { NotFoundPage } from './components/not-found-page.tsx';
+import { RootLayout } from './components/root-layout.tsx';
 
 const tokenSearch = (search: Record<string, unknown>) => ({ token: typeof search['token'] === 'string' ? search['token'] : '' });
+/** Where to return after signing in: a path of this console only, never another site. */
+const signInSearch = (search: Record<string, unknown>) => ({ ...(typeof search['next'] === 'string' && /^\/(?!\/)/.test(search['next']) && { next: search['next'] }) });
 
-const root = createRootRoute({ component: Outlet });
-const signIn = createRoute({ getParentRoute: () => root, path: '/sign-in', component: SignInPage });
-const setup = createRoute({ getParentRoute: () => root, path: '/setup', validateSearch: tokenSearch, component: SetupPage });
-const setPassword = createRoute({ getParentRoute: () => root, path: '/set-password', validateSearch: tokenSearch, component: SetPasswordPage });
-const invite = createRoute({ getParentRoute: () => root, path: '/invite', validateSearch: tokenSearch, component: AcceptInvitationPage });
-const app = createRoute({ getParentRoute: () => root, id: 'app', component: AppLayout });
-const overview = createRoute({ getParentRoute: () => app, path: '/', component: OverviewPage });
-const keys = createRoute({ getParentRoute: () => app, path: '/keys', component: KeysPage });
-const usage = createRoute({ getParentRoute: () => app, path: '/usage', component: UsagePage });
-const models = createRoute({ getParentRoute: () => app, path: '/models', component: ModelsPage });
-const agents = createRoute({ getParentRoute: () => app, path: '/agents', component: AgentsPage });
-const newAgent = createRoute({ getParentRoute: () => app, path: '/agents/new', component: NewAgentPage });
-const agent = createRoute({ getParentRoute: () => app, path: '/agents/$agentId', component: AgentPage });
-const knowledge = createRoute({ getParentRoute: () => app, path: '/knowledge', component: KnowledgePage });
-const settings = createRoute({ getParentRoute: () => app, path: '/settings', component: SettingsPage });
+// Every page is its own chunk, loaded when first visited: the sign-in page downloads no chart or editor code.
+const root = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
+const signIn = createRoute({ getParentRoute: () => root, path: '/sign-in', validateSearch: signInSearch, staticData: { title: 'Sign in' }, component: lazyRouteComponent(() => import('./routes/sign-in/sign-in-page.tsx'), 'SignInPage') });
+const setup = createRoute({ getParentRoute: () => root, path: '/setup', validateSearch: tokenSearch, staticData: { title: 'Set up Junction' }, component: lazyRouteComponent(() => import('./routes/setup/setup-page.tsx'), 'SetupPage') });
+const setPassword = createRoute({ getParentRoute: () => root, path: '/set-password', validateSearch: tokenSearch, staticData: { title: 'Set your password' }, component: lazyRouteComponent(() => import('./routes/setup/set-password-page.tsx'), 'SetPasswordPage') });
+const invite = createRoute({ getParentRoute: () => root, path: '/invite', validateSearch: tokenSearch, staticData: { title: 'Accept invitation' }, component: lazyRouteComponent(() => import('./routes/invite/accept-invitation-page.tsx'), 'AcceptInvitationPage') });
+const app = createRoute({ getParentRoute: () => root, id: 'app', component: lazyRouteComponent(() => import('./components/app-layout.tsx'), 'AppLayout') });
+const overview = createRoute({ getParentRoute: () => app, path: '/', staticData: { title: 'Overview' }, component: lazyRouteComponent(() => import('./routes/overview/overview-page.tsx'), 'OverviewPage') });
+const keys = createRoute({ getParentRoute: () => app, path: '/keys', staticData: { title: 'Keys' }, component: lazyRouteComponent(() => import('./routes/keys/keys-page.tsx'), 'KeysPage') });
+const usage = createRoute({ getParentRoute: () => app, path: '/usage', staticData: { title: 'Usage' }, component: lazyRouteComponent(() => import('./routes/usage/usage-page.tsx'), 'UsagePage') });
+const models = createRoute({ getParentRoute: () => app, path: '/models', staticData: { title: 'Models' }, component: lazyRouteComponent(() => import('./routes/models/models-page.tsx'), 'ModelsPage') });
+const agents = createRoute({ getParentRoute: () => app, path: '/agents', staticData: { title: 'Agents' }, component: lazyRouteComponent(() => import('./routes/agents/agents-page.tsx'), 'AgentsPage') });
+const newAgent = createRoute({ getParentRoute: () => app, path: '/agents/new', staticData: { title: 'New agent' }, component: lazyRouteComponent(() => import('./routes/agents/new-agent-page.tsx'), 'NewAgentPage') });
+const agent = createRoute({ getParentRoute: () => app, path: '/agents/$agentId', staticData: { title: 'Agent' }, component: lazyRouteComponent(() => import('./routes/agents/agent-page.tsx'), 'AgentPage') });
+const knowledge = createRoute({ getParentRoute: () => app, path: '/knowledge', staticData: { title: 'Knowledge' }, component: lazyRouteComponent(() => import('./routes/knowledge/knowledge-page.tsx'), 'KnowledgePage') });
+const settings = createRoute({ getParentRoute: () => app, path: '/settings', staticData: { title: 'Settings' }, component: lazyRouteComponent(() => import('./routes/settings/settings-page.tsx'), 'SettingsPage') });
 
 export const router = createRouter({
   routeTree: root.addChildren([signIn, setup, setPassword, invite, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, knowledge, settings])]),
@@ -40,5 +31,9 @@ export const router = createRouter({
 declare module '@tanstack/react-router' {
   interface Register {
     router: typeof router;
+  }
+  interface StaticDataRouteOption {
+    /** The page's name in the browser tab: "Keys · Junction". */
+    title?: string;
   }
 }

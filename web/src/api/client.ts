@@ -26,15 +26,16 @@ export const setCsrfToken = (token: string): void => {
  * One call to `/console/api`: same origin, the session cookie travels by itself (it is
  * httpOnly: scripts never see it), answers are checked against the shared schema.
  */
-export async function api<Schema extends z.ZodType>(schema: Schema, path: string, init: { method?: string; body?: unknown } = {}): Promise<z.infer<Schema>> {
+export async function api<Schema extends z.ZodType>(schema: Schema, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<z.infer<Schema>> {
   const method = init.method ?? 'GET';
-  const response = await fetch(`/console/api${path}`, {
+  const response = await reach(`/console/api${path}`, {
     method,
     credentials: 'same-origin',
     headers: {
       accept: 'application/json',
       ...(init.body !== undefined && { 'content-type': 'application/json' }),
       ...(method !== 'GET' && { 'x-csrf-token': csrfToken }),
+      ...init.headers,
     },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   });
@@ -45,6 +46,22 @@ export async function api<Schema extends z.ZodType>(schema: Schema, path: string
     throw new ApiError(response.status, error?.message ?? `Request failed (${response.status})`, error?.param ?? null, issues ?? []);
   }
   return schema.parse(json);
+}
+
+/** Text an endpoint answers as it is (an agent's YAML). */
+export async function apiText(path: string): Promise<string> {
+  const response = await reach(`/console/api${path}`, { credentials: 'same-origin' });
+  if (!response.ok) throw new ApiError(response.status, `Request failed (${response.status})`, null);
+  return response.text();
+}
+
+/** A fetch whose network failure (offline, server down) reads as what it is, not "Failed to fetch". */
+async function reach(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    throw new ApiError(0, 'Cannot reach the Junction server: check your connection, then try again.', null);
+  }
 }
 
 /** `1234.5` → `$1,234.50`; small amounts keep their significant digits. */

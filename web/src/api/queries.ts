@@ -9,7 +9,7 @@ import { ModelListSchema } from '@contract/models.ts';
 import { OverviewSchema } from '@contract/overview.ts';
 import { type Me, MeSchema, type Role } from '@contract/session.ts';
 import { type UsageQuery, UsagePageSchema } from '@contract/usage.ts';
-import { api, setCsrfToken } from './client.ts';
+import { api, apiText, setCsrfToken } from './client.ts';
 
 const Ok = z.object({}).loose();
 const KEY_PATHS: Record<KeyKind, string> = { model: '/keys', provisioning: '/provisioning-keys', agent: '/agent-keys' };
@@ -38,6 +38,8 @@ export const useOverview = () => useQuery({ queryKey: ['overview'], queryFn: () 
 export const useModels = () => useQuery({ queryKey: ['models'], queryFn: () => api(ModelListSchema, '/models') });
 export const useAgents = () => useQuery({ queryKey: ['agents'], queryFn: () => api(AgentListSchema, '/agents') });
 export const useAgent = (id: string) => useQuery({ queryKey: ['agents', id], queryFn: () => api(AgentDetailSchema, `/agents/${encodeURIComponent(id)}`), retry: false });
+/** The agent as its YAML file (what `Export YAML` downloads): how file agents are shown. */
+export const useAgentYaml = (id: string, enabled: boolean) => useQuery({ queryKey: ['agents', id, 'yaml'], queryFn: () => apiText(`/agents/${encodeURIComponent(id)}/export`), enabled });
 export const useEditorOptions = () => useQuery({ queryKey: ['agent-editor-options'], queryFn: () => api(EditorOptionsSchema, '/agent-editor-options') });
 
 const SavedAgentSchema = z.object({ id: z.string(), version: z.number() });
@@ -46,8 +48,9 @@ const SavedAgentSchema = z.object({ id: z.string(), version: z.number() });
 export function useSaveAgent() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, definition, changeNote }: { id: string; definition: Record<string, unknown>; changeNote: string | null }) =>
-      api(SavedAgentSchema, `/agents/${encodeURIComponent(id)}`, { method: 'PUT', body: { definition, change_note: changeNote } }),
+    // `create` sends If-None-Match: * so a taken id answers 409 instead of overwriting that agent.
+    mutationFn: ({ id, definition, changeNote, create = false }: { id: string; definition: Record<string, unknown>; changeNote: string | null; create?: boolean }) =>
+      api(SavedAgentSchema, `/agents/${encodeURIComponent(id)}`, { method: 'PUT', body: { definition, change_note: changeNote }, ...(create && { headers: { 'if-none-match': '*' } }) }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['agents'] }),
   });
 }

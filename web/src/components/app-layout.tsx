@@ -2,6 +2,7 @@ import { Link, Outlet, useNavigate } from '@tanstack/react-router';
 import { useEffect } from 'react';
 import { ApiError } from '../api/client.ts';
 import { useMe, useSignOut, useSwitchAccount } from '../api/queries.ts';
+import { returnHere } from '../api/sign-in-return.ts';
 import { Button } from './ui/button.tsx';
 import { ErrorNote, Loading } from './ui/states.tsx';
 
@@ -23,7 +24,7 @@ export function AppLayout() {
   const signedOut = me.data?.signed_in === false || (me.error instanceof ApiError && me.error.status === 401);
 
   useEffect(() => {
-    if (signedOut) void navigate({ to: '/sign-in' });
+    if (signedOut) void navigate({ to: '/sign-in', search: returnHere() });
   }, [signedOut, navigate]);
 
   if (me.error && !signedOut) return <ErrorNote error={me.error} />;
@@ -33,6 +34,9 @@ export function AppLayout() {
 
   return (
     <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
         <span className="brand">Junction</span>
         <nav aria-label="Main" className="nav">
@@ -54,10 +58,10 @@ export function AppLayout() {
             </select>
           </label>
           <span className="muted user-email">{session.user.email}</span>
-          <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/sign-in' }) })}>Sign out</Button>
+          <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/sign-in', search: {} }) })}>Sign out</Button>
         </div>
       </header>
-      <main className="page" data-account={current?.account_name}>
+      <main id="main" tabIndex={-1} className="page" data-account={current?.account_name}>
         <Outlet />
       </main>
     </div>

@@ -3,7 +3,8 @@ import { type FormEvent, useState } from 'react';
 import Markdown from 'react-markdown';
 import { ApiError } from '../../api/client.ts';
 import { Button } from '../../components/ui/button.tsx';
-import { SelectField, TextAreaField, TextField } from '../../components/ui/field.tsx';
+import { SelectField, TextField } from '../../components/ui/field.tsx';
+import { MultiSelect } from '../../components/ui/multi-select.tsx';
 
 const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 
@@ -20,7 +21,7 @@ const KEPT_FIELDS = ['max_output_tokens', 'agents', 'handoffs', 'max_run_seconds
  * same schema as agent files and answers every problem by field path; each is shown
  * beside its field.
  */
-export function AgentEditor({ initial, options, onSave, idField }: { initial: Definition; options: EditorOptions; onSave(definition: Definition, changeNote: string | null): Promise<unknown>; idField?: React.ReactNode }) {
+export function AgentEditor({ initial, options, onSave, idField, onNameChange }: { initial: Definition; options: EditorOptions; onSave(definition: Definition, changeNote: string | null): Promise<unknown>; idField?: React.ReactNode; onNameChange?(name: string): void }) {
   const [instructions, setInstructions] = useState(String(initial['instructions'] ?? ''));
   const [preview, setPreview] = useState(false);
   const [issues, setIssues] = useState<Array<{ path: string; message: string }>>([]);
@@ -64,7 +65,7 @@ export function AgentEditor({ initial, options, onSave, idField }: { initial: De
   return (
     <form className="form-grid" onSubmit={submit} aria-label="Agent editor">
       {idField}
-      <TextField label="Name" name="name" required defaultValue={String(initial['name'] ?? '')} error={errorFor('name')} />
+      <TextField label="Name" name="name" required defaultValue={String(initial['name'] ?? '')} error={errorFor('name')} onChange={(event) => onNameChange?.(event.target.value)} />
       <TextField label="Description" name="description" defaultValue={String(initial['description'] ?? '')} error={errorFor('description')} />
       <SelectField label="Model" name="model" defaultValue={String(initial['model'] ?? options.models[0] ?? '')} error={errorFor('model')}>
         {[...new Set([...(initial['model'] ? [String(initial['model'])] : []), ...options.models])].map((model) => (
@@ -73,16 +74,7 @@ export function AgentEditor({ initial, options, onSave, idField }: { initial: De
           </option>
         ))}
       </SelectField>
-      <fieldset className="field model-picker">
-        <legend>Fallback models</legend>
-        {options.models.map((model) => (
-          <label key={model} className="checkbox">
-            <input type="checkbox" name="fallback_models" value={model} defaultChecked={listOf(initial['fallback_models']).includes(model)} />
-            {model}
-          </label>
-        ))}
-        {errorFor('fallback_models') && <p className="field-error">{errorFor('fallback_models')}</p>}
-      </fieldset>
+      <MultiSelect label="Fallback models" name="fallback_models" options={options.models.map((model) => ({ value: model }))} defaultSelected={listOf(initial['fallback_models'])} error={errorFor('fallback_models')} />
       <div className="field">
         <div className="section-header">
           <label htmlFor="agent-instructions">Instructions</label>
@@ -99,29 +91,8 @@ export function AgentEditor({ initial, options, onSave, idField }: { initial: De
         )}
         {errorFor('instructions') && <p className="field-error">{errorFor('instructions')}</p>}
       </div>
-      <fieldset className="field model-picker">
-        <legend>Tools</legend>
-        {options.tools.map((tool) => (
-          <label key={tool.name} className="checkbox">
-            <input type="checkbox" name="tools" value={tool.name} defaultChecked={listOf(initial['tools']).includes(tool.name)} />
-            <span>
-              <code>{tool.name}</code> <span className="muted small">{tool.description}</span>
-            </span>
-          </label>
-        ))}
-        {errorFor('tools') && <p className="field-error">{errorFor('tools')}</p>}
-      </fieldset>
-      <fieldset className="field model-picker">
-        <legend>Knowledge</legend>
-        {options.knowledge.length === 0 && <p className="muted small">No collections in the knowledge folder.</p>}
-        {options.knowledge.map((collection) => (
-          <label key={collection} className="checkbox">
-            <input type="checkbox" name="knowledge" value={collection} defaultChecked={listOf(initial['knowledge']).includes(collection)} />
-            {collection}
-          </label>
-        ))}
-        {errorFor('knowledge') && <p className="field-error">{errorFor('knowledge')}</p>}
-      </fieldset>
+      <MultiSelect label="Tools" name="tools" options={options.tools.map((tool) => ({ value: tool.name, description: tool.description }))} defaultSelected={listOf(initial['tools'])} error={errorFor('tools')} empty={<p className="muted small">No tools are installed on this server.</p>} />
+      <MultiSelect label="Knowledge" name="knowledge" options={options.knowledge.map((collection) => ({ value: collection }))} defaultSelected={listOf(initial['knowledge'])} error={errorFor('knowledge')} empty={<p className="muted small">No collections yet: upload documents on the Knowledge page.</p>} />
       <div className="field-row">
         <TextField label="Temperature" name="temperature" type="number" step="0.1" min={0} max={2} defaultValue={initial['temperature'] === undefined ? '' : String(initial['temperature'])} error={errorFor('temperature')} />
         <SelectField label="Reasoning effort" name="reasoning_effort" defaultValue={reasoning} error={errorFor('reasoning')}>

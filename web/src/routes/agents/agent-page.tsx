@@ -1,7 +1,7 @@
 import { useNavigate, useParams } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { dateTime } from '../../api/client.ts';
-import { useAgent, useDeleteAgent, useEditorOptions, useRollbackAgent, useSaveAgent, useSignedIn } from '../../api/queries.ts';
+import { useAgent, useAgentYaml, useDeleteAgent, useEditorOptions, useRollbackAgent, useSaveAgent, useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
@@ -26,6 +26,8 @@ export function AgentPage() {
   // Outside the editor: a save remounts it (fresh defaults from the new version).
   const [notice, setNotice] = useState<string>();
   const canEdit = me?.role === 'owner' || me?.role === 'admin';
+  // Shown read-only (file agents, and console agents to members): as the YAML file, not as JSON.
+  const yaml = useAgentYaml(agentId, agent.data !== undefined && !(agent.data.source === 'console' && canEdit));
 
   if (agent.isPending || options.isPending) return <Loading what="the agent" />;
   if (agent.error) return <ErrorNote error={agent.error} />;
@@ -36,7 +38,7 @@ export function AgentPage() {
     event.preventDefault();
     const id = String(new FormData(event.currentTarget).get('id') ?? '').trim();
     try {
-      await save.mutateAsync({ id, definition: detail.definition, changeNote: `duplicated from ${detail.path ?? agentId}` });
+      await save.mutateAsync({ id, definition: detail.definition, changeNote: `duplicated from ${detail.path ?? agentId}`, create: true });
       setDuplicating(false);
       await navigate({ to: '/agents/$agentId', params: { agentId: id } });
     } catch (caught) {
@@ -92,7 +94,8 @@ export function AgentPage() {
         </section>
       ) : (
         <section className="card" aria-label="Definition">
-          <pre className="definition">{JSON.stringify(detail.definition, null, 2)}</pre>
+          <h2>Agent file</h2>
+          {yaml.error ? <ErrorNote error={yaml.error} /> : <pre className="definition" aria-label="Agent file (YAML)">{yaml.data ?? 'Loading…'}</pre>}
         </section>
       )}
       {detail.versions.length > 0 && (
@@ -125,6 +128,7 @@ export function AgentPage() {
         <form onSubmit={duplicate} className="form-grid">
           <TextField label="New agent id" name="id" required pattern="[a-zA-Z0-9_\-]{1,64}" defaultValue={`${detail.id}-copy`} error={duplicateError} />
           <div className="dialog-actions">
+            <Button onClick={() => setDuplicating(false)}>Cancel</Button>
             <Button type="submit" variant="primary">
               Duplicate
             </Button>

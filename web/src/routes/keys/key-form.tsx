@@ -4,6 +4,8 @@ import { ApiError } from '../../api/client.ts';
 import { useModels } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { TextAreaField, TextField } from '../../components/ui/field.tsx';
+import { MultiSelect } from '../../components/ui/multi-select.tsx';
+import { Loading } from '../../components/ui/states.tsx';
 
 /** Blank means "no limit" (and clears it on edit, exactly as PATCH /v1/keys does with null). */
 const amountOrNull = (value: FormDataEntryValue | null): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
@@ -15,13 +17,13 @@ const amountOrNull = (value: FormDataEntryValue | null): string | null => (typeo
 export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleKey; submitLabel: string; onSubmit(input: ModelKeyInput): Promise<unknown> }) {
   const models = useModels();
   const [error, setError] = useState<{ param: string | null; message: string }>();
-  const [allowed, setAllowed] = useState<string[]>(initial?.allowed_models ?? []);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const expiry = amountOrNull(form.get('expires_at'));
     const rpm = amountOrNull(form.get('rate_limit_rpm'));
+    const allowed = form.getAll('allowed_models').map(String);
     const input: ModelKeyInput = {
       name: String(form.get('name') ?? ''),
       description: amountOrNull(form.get('description')),
@@ -40,7 +42,6 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleK
     }
   };
   const errorFor = (param: string) => (error?.param === param ? error.message : undefined);
-  const toggle = (id: string) => setAllowed((current) => (current.includes(id) ? current.filter((entry) => entry !== id) : [...current, id]));
 
   return (
     <form onSubmit={submit} className="form-grid">
@@ -55,16 +56,11 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleK
         <TextField label="Expiry" name="expires_at" type="datetime-local" defaultValue={initial?.expires_at ? initial.expires_at.slice(0, 16) : ''} error={errorFor('expires_at')} />
         <TextField label="Requests per minute" name="rate_limit_rpm" type="number" min={1} defaultValue={initial?.rate_limit_rpm ?? ''} error={errorFor('rate_limit_rpm')} />
       </div>
-      <fieldset className="field model-picker">
-        <legend>Allowed models (none checked: every model of the plan)</legend>
-        {models.data?.data.map((model) => (
-          <label key={model.id} className="checkbox">
-            <input type="checkbox" checked={allowed.includes(model.id)} onChange={() => toggle(model.id)} />
-            {model.id}
-          </label>
-        ))}
-        {errorFor('allowed_models') && <p className="field-error">{errorFor('allowed_models')}</p>}
-      </fieldset>
+      {models.data ? (
+        <MultiSelect label="Allowed models" hint="None chosen: every model of the plan." name="allowed_models" options={models.data.data.map((model) => ({ value: model.id }))} defaultSelected={initial?.allowed_models ?? []} error={errorFor('allowed_models')} />
+      ) : (
+        <Loading what="the models" />
+      )}
       {error && !['name', 'description', 'daily_limit_usd', 'monthly_limit_usd', 'total_limit_usd', 'expires_at', 'rate_limit_rpm', 'allowed_models'].includes(error.param ?? '') && (
         <p className="field-error" role="alert">
           {error.message}

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { useNavigate, useSearch } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { SignInResultSchema } from '@contract/session.ts';
 import { api } from '../../api/client.ts';
@@ -8,6 +8,8 @@ import { TextField } from '../../components/ui/field.tsx';
 
 export function SignInPage() {
   const navigate = useNavigate();
+  // Set when a session ended on another page: back there once signed in.
+  const { next } = useSearch({ from: '/sign-in' });
   const queryClient = useQueryClient();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -24,7 +26,7 @@ export function SignInPage() {
         return;
       }
       await queryClient.resetQueries();
-      await navigate({ to: '/' });
+      await navigate({ to: next ?? '/' });
     } catch (caught) {
       setError((caught as Error).message);
     } finally {
