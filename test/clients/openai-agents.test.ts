@@ -18,6 +18,7 @@ let mcp: Awaited<ReturnType<typeof startMcpTestServer>>;
 let folders: ReturnType<typeof runtimeFolders>;
 let gateway: GatewayHarness;
 let runner: Runner;
+let openAIClient: OpenAI;
 
 beforeAll(async () => {
   mcp = await startMcpTestServer('orders-secret');
@@ -28,7 +29,7 @@ beforeAll(async () => {
   });
   gateway = await startGateway({ ...folders.env, JUNCTION_MCP_ALLOWLIST: '127.0.0.1', JUNCTION_MCP_ALLOW_PRIVATE: 'true' });
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
-  const openAIClient = new OpenAI({ apiKey: await gateway.key('agent'), baseURL: `${gateway.baseUrl}/agents/v1`, maxRetries: 0 });
+  openAIClient = new OpenAI({ apiKey: await gateway.key('agent'), baseURL: `${gateway.baseUrl}/agents/v1`, maxRetries: 0 });
   runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient, useResponses: true }), tracingDisabled: true });
 });
 afterAll(async () => {
@@ -81,6 +82,18 @@ describe('@openai/agents in Responses mode', () => {
     const resumed = await call('run (resume after approve)', () => runner.run(agent, first.state, { maxTurns: 3 }));
     expect(resumed.finalOutput).toBe('Tool mcp_orders__lookup_order returned: order fake: shipped');
     expect(mcp.calls.length).toBe(before + 1);
+  });
+
+  it('keeps its history on the server in a conversation (conversationId)', async () => {
+    const conversation = await call('conversations.create (openai client)', () => openAIClient.conversations.create({}));
+    const agent = new Agent({ name: 'Echo', model: 'echo' });
+    await call('run (conversationId)', () => runner.run(agent, 'remember the number 7', { conversationId: conversation.id }));
+    const second = await call('run (conversationId, second turn)', () => runner.run(agent, 'what was it?', { conversationId: conversation.id }));
+    expect(second.finalOutput).toBe('what was it?');
+    const sent = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string }> };
+    expect(sent.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    const tree = await fetch(`${gateway.baseUrl}/agents/v1/conversations/${conversation.id}`, { headers: { authorization: `Bearer ${openAIClient.apiKey}` } });
+    expect(((await tree.json()) as { agent: string; messages: unknown[] }).messages).toHaveLength(4);
   });
 
   it('hands off between SDK agents, each backed by a Junction agent', async () => {
