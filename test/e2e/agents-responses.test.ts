@@ -318,7 +318,7 @@ describe('requests', () => {
     [{ background: true, store: false }, 'store'],
     [{ include: ['reasoning.encrypted_content'] }, 'include'],
     [{ tools: [{ type: 'web_search' }] }, 'tools.0.type'],
-    [{ conversation: 'conv_1' }, 'conversation'],
+    [{ conversation: 'conv_1', previous_response_id: 'resp_1' }, 'conversation'], // one or the other names where it continues
     [{ top_p: 0.5 }, 'top_p'],
     [{ tool_choice: { type: 'allowed_tools', tools: [] } }, 'tool_choice'],
     [{ input: [{ type: 'compaction', encrypted_content: 'x' }] }, 'input.0.encrypted_content'], // not one this server sealed
