@@ -90,6 +90,7 @@ describe.skipIf(!enabled)('agents in the console', () => {
     expect(systemPromptOfLastCall()).toContain('Always greet in French.');
 
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.getByRole('dialog', { name: 'Roll back to v1?' }).getByRole('button', { name: 'Roll back' }).click();
     await page.getByRole('table', { name: 'Versions' }).getByText('v1 (serving)').waitFor();
     expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v1' });
     expect(systemPromptOfLastCall()).toContain('Always greet warmly.');

@@ -118,9 +118,21 @@ describe.skipIf(!enabled)('console defects', () => {
     expect(saved).toMatchObject({ definition: { fallback_models: ['openai/test-tool'] } });
   });
 
-  it('shows a file agent as its YAML, not JSON', async () => {
+  it('asks before leaving an agent with unsaved edits', async () => {
+    await page.getByLabel('Instructions').fill('An edit not saved yet.');
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.dismiss()));
     await page.getByRole('link', { name: 'Agents' }).click();
-    await page.getByRole('link', { name: 'Open agent echo' }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain('not saved');
+    expect(new URL(page.url()).pathname).toBe('/agents/echo-two');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'New agent' }).waitFor();
+  });
+
+  it('shows a file agent as its YAML, not JSON', async () => {
+    await page.getByRole('link', { name: 'Open agent echo', exact: true }).click();
     const file = page.getByLabel('Agent file (YAML)');
     await file.getByText(/name: Echo/).waitFor();
     const text = (await file.textContent()) ?? '';

@@ -28,7 +28,20 @@ export function MultiSelect({ label, hint, name, options, defaultSelected, error
         (empty ?? <p className="muted small">None available.</p>)
       ) : (
         <>
-          {options.length > 6 && <input type="search" className="multi-select-search" aria-label={`Search ${label.toLowerCase()}`} placeholder="Type to filter" value={search} onChange={(event) => setSearch(event.target.value)} />}
+          {options.length > 6 && (
+            <input
+              type="search"
+              className="multi-select-search"
+              aria-label={`Search ${label.toLowerCase()}`}
+              placeholder="Type to filter"
+              value={search}
+              onChange={(event) => {
+                // Filtering is not an edit of the form around it.
+                event.stopPropagation();
+                setSearch(event.target.value);
+              }}
+            />
+          )}
           <p id={`${id}-count`} className="field-hint" aria-live="polite">
             {selected.size} selected{needle && ` · ${matches.length} of ${options.length} shown`}
             {hint && ` · ${hint}`}

@@ -1,4 +1,5 @@
 import type { EditorOptions } from '@contract/agent-editor.ts';
+import { useBlocker } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import Markdown from 'react-markdown';
 import { ApiError } from '../../api/client.ts';
@@ -26,6 +27,9 @@ export function AgentEditor({ initial, options, onSave, idField, onNameChange }:
   const [preview, setPreview] = useState(false);
   const [issues, setIssues] = useState<Array<{ path: string; message: string }>>([]);
   const [busy, setBusy] = useState(false);
+  // Edited and not saved: leaving the page asks first instead of dropping the edits.
+  const [dirty, setDirty] = useState(false);
+  useBlocker({ shouldBlockFn: () => dirty && !window.confirm('Leave this page? Your changes to this agent are not saved.'), enableBeforeUnload: () => dirty });
   const reasoning = (initial['reasoning'] as { effort?: string } | undefined)?.effort ?? '';
 
   const errorFor = (field: string) => issues.filter((issue) => issue.path === field || issue.path.startsWith(`${field}.`) || issue.path.startsWith(`${field}[`)).map((issue) => issue.message).join('; ') || undefined;
@@ -52,8 +56,10 @@ export function AgentEditor({ initial, options, onSave, idField, onNameChange }:
     setBusy(true);
     setIssues([]);
     try {
+      setDirty(false);
       await onSave(definition, text('change_note') || null);
     } catch (caught) {
+      setDirty(true);
       setIssues(caught instanceof ApiError && caught.issues.length > 0 ? caught.issues : [{ path: '', message: (caught as Error).message }]);
     } finally {
       setBusy(false);
@@ -63,7 +69,7 @@ export function AgentEditor({ initial, options, onSave, idField, onNameChange }:
   const general = issues.filter((issue) => !['name', 'description', 'model', 'fallback_models', 'instructions', 'tools', 'knowledge', 'temperature', 'reasoning', 'max_steps'].some((field) => issue.path === field || issue.path.startsWith(`${field}.`) || issue.path.startsWith(`${field}[`)));
 
   return (
-    <form className="form-grid" onSubmit={submit} aria-label="Agent editor">
+    <form className="form-grid" onSubmit={submit} onChange={() => setDirty(true)} aria-label="Agent editor">
       {idField}
       <TextField label="Name" name="name" required defaultValue={String(initial['name'] ?? '')} error={errorFor('name')} onChange={(event) => onNameChange?.(event.target.value)} />
       <TextField label="Description" name="description" defaultValue={String(initial['description'] ?? '')} error={errorFor('description')} />

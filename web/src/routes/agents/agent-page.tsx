@@ -113,9 +113,18 @@ export function AgentPage() {
                 <td>{dateTime(version.created_at)}</td>
                 <td>
                   {canEdit && version.version !== detail.latest_version && (
-                    <Button onClick={() => rollback.mutate(version.version, { onSuccess: () => setNotice(`Version ${version.version} serves again.`) })} aria-label={`Roll back to v${version.version}`}>
-                      Roll back
-                    </Button>
+                    <ConfirmButton
+                      label="Roll back"
+                      variant="secondary"
+                      accessibleName={`Roll back to v${version.version}`}
+                      title={`Roll back to v${version.version}?`}
+                      description={`Version ${version.version} serves the next request instead of version ${detail.latest_version}. Later versions stay in the history.`}
+                      confirmLabel="Roll back"
+                      onConfirm={async () => {
+                        await rollback.mutateAsync(version.version);
+                        setNotice(`Version ${version.version} serves again.`);
+                      }}
+                    />
                   )}
                 </td>
               </tr>

@@ -70,9 +70,13 @@ export function KeysPage() {
                       <Button onClick={() => setEditing(key)} aria-label={`Edit ${key.name}`}>
                         Edit
                       </Button>
-                      <Button onClick={() => update.mutate({ id: key.id, input: { disabled: !key.disabled } })} aria-label={`${key.disabled ? 'Enable' : 'Disable'} ${key.name}`}>
-                        {key.disabled ? 'Enable' : 'Disable'}
-                      </Button>
+                      {key.disabled ? (
+                        <Button onClick={() => update.mutate({ id: key.id, input: { disabled: false } })} aria-label={`Enable ${key.name}`}>
+                          Enable
+                        </Button>
+                      ) : (
+                        <ConfirmButton label="Disable" variant="secondary" accessibleName={`Disable ${key.name}`} title={`Disable ${key.name}?`} description="Requests with this key are refused until you enable it again." confirmLabel="Disable" onConfirm={() => update.mutateAsync({ id: key.id, input: { disabled: true } })} />
+                      )}
                       <ConfirmButton label="Delete" accessibleName={`Delete ${key.name}`} title={`Delete ${key.name}?`} description="Requests with this key stop working at once. Its usage stays in the log." confirmLabel="Delete" onConfirm={() => remove.mutateAsync(key.id)} />
                     </>
                   )}
