@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../../core/model-types.ts';
 import { RefusedDestinationError } from '../../net/address-guard.ts';
 import { cappedFetch, type FetchLike, guardedFetch } from '../../net/guarded-fetch.ts';
 import { boundToolContent } from '../../tools/tool-content-bound.ts';
+import { CALL_MARK, watchedFetch } from './mcp-answer-watch.ts';
 import { type McpServerConfig, mcpToolName, substituteEnv } from './mcp-server-config.ts';
 import { type TenantMcpPolicy, tenantMcpUrlRefusal } from './tenant-mcp-policy.ts';
 
@@ -39,6 +40,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const CALL_TIMEOUT_MS = 60_000;
 /** One HTTP answer of an MCP server read at most: a server answering forever is cut off there (and by the call timeout). */
 export const MAX_MCP_RESPONSE_BYTES = 8_000_000;
+/** How long after a call's HTTP answer ended its result may still be on its way through the SDK. */
+const ANSWER_GRACE_MS = 50;
 
 export type McpServersOptions = {
   /** The server's environment: the operator's servers get it (commands, `${NAME}` in headers); a tenant's never. */
@@ -65,13 +68,16 @@ export class McpServers {
   readonly #onError: (error: unknown, server: McpServerConfig) => void;
   readonly #tenantFetch: FetchLike;
   readonly #operatorFetch: FetchLike;
+  /** Calls in flight over HTTP, by their mark: told when their answer ended. */
+  readonly #answersEnded = new Map<string, (error?: unknown) => void>();
 
   constructor(options: McpServersOptions) {
     this.#options = options;
     this.#onError = options.onError ?? (() => undefined);
     const maxResponseBytes = options.maxResponseBytes ?? MAX_MCP_RESPONSE_BYTES;
-    this.#tenantFetch = guardedFetch({ ...options.tenantPolicy, checkUrl: (url) => tenantMcpUrlRefusal(url, options.tenantPolicy), maxResponseBytes, who: 'MCP' });
-    this.#operatorFetch = cappedFetch(maxResponseBytes, 'MCP');
+    const answerEnded = (mark: string, error?: unknown) => this.#answersEnded.get(mark)?.(error);
+    this.#tenantFetch = watchedFetch(guardedFetch({ ...options.tenantPolicy, checkUrl: (url) => tenantMcpUrlRefusal(url, options.tenantPolicy), maxResponseBytes, who: 'MCP' }), answerEnded);
+    this.#operatorFetch = watchedFetch(cappedFetch(maxResponseBytes, 'MCP'), answerEnded);
   }
 
   /** Connections of one run's own (servers a request added): the same policies, none of the environment, closed after the run. */
@@ -105,15 +111,28 @@ export class McpServers {
   }
 
   async call(tool: McpTool, args: unknown, signal: AbortSignal): Promise<{ ok: boolean; content: string }> {
+    const mark = crypto.randomUUID();
+    // A server that dies mid-call (or ends its answer without the result) fails the call now, not at the timeout.
+    const ended = new Promise<never>((_, reject) => {
+      this.#answersEnded.set(mark, (error) => {
+        const why = error instanceof Error ? `: ${error.message}` : '';
+        setTimeout(() => reject(new Error(`the server ended its answer without a result${why}`)), ANSWER_GRACE_MS);
+      });
+    });
+    ended.catch(() => undefined);
     try {
       const connection = await this.#connection(tool.server);
-      const result = await connection.client.callTool({ name: tool.tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { timeout: CALL_TIMEOUT_MS, signal });
+      const call = connection.client.callTool({ name: tool.tool, arguments: (args ?? {}) as Record<string, unknown>, _meta: { [CALL_MARK]: mark } }, undefined, { timeout: CALL_TIMEOUT_MS, signal });
+      call.catch(() => undefined); // when the answer's end decided first, the SDK's own rejection comes later
+      const result = await Promise.race([call, ended]);
       const content = Array.isArray(result.content) ? result.content : [];
       const text = content.map((part: { type: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : `[${part.type}]`)).join('\n');
       return { ok: result.isError !== true, content: boundToolContent(text) };
     } catch (error) {
       this.#forget(tool.server);
       return { ok: false, content: `Error: the MCP server "${tool.server.label}" could not run ${tool.tool}: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      this.#answersEnded.delete(mark);
     }
   }
 
