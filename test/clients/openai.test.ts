@@ -130,6 +130,15 @@ describe('openai responses on the Agents API', () => {
     expect(second.output_text).toBe('what was it?');
     const sent = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string }> };
     expect(sent.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    const items = await call('conversations.items.list', () => agents.conversations.items.list(conversation.id, { order: 'asc' }));
+    const texts = items.data.map((item) => (item.type === 'message' ? item.content.map((part) => ('text' in part ? part.text : '')).join('') : item.type));
+    expect(texts).toEqual(['remember the number 7', 'remember the number 7', 'what was it?', 'what was it?']);
+    expect(items.data.map((item) => (item.type === 'message' ? item.role : null))).toEqual(['user', 'assistant', 'user', 'assistant']);
+    const first = items.data[0];
+    const firstId = first?.id;
+    if (!firstId) throw new Error('no items');
+    const one = await call('conversations.items.retrieve', () => agents.conversations.items.retrieve(firstId, { conversation_id: conversation.id }));
+    expect(one).toEqual(first);
     const read = await call('conversations.retrieve', () => agents.conversations.retrieve(conversation.id));
     expect(read).toMatchObject({ id: conversation.id, object: 'conversation', metadata: { topic: 'orders' } });
     await expect(agents.responses.create({ model: 'echo', input: 'x', conversation: 'conv_unknown' })).rejects.toMatchObject({ status: 404, error: { param: 'conversation' } });

@@ -1,12 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { getConversationTree, pageConversations, removeConversation, toConversationView, toTreeView } from '../../conversations/conversation-service.ts';
+import { getConversation, getConversationTree, pageConversations, removeConversation, toConversationView, toTreeView } from '../../conversations/conversation-service.ts';
 import { createEmptyConversation } from '../../conversations/created-conversation.ts';
+import { conversationItems } from '../../conversations/conversation-items.ts';
+import { findLatestMessage, findPath } from '../../conversations/conversation-repository.ts';
+import { JunctionError } from '../../core/errors.ts';
+import type { Queryable } from '../../store/database.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 
 const ListQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20), after: z.string().optional() });
+const ItemsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  after: z.string().min(1).optional(),
+  include: z.union([z.string(), z.array(z.string())]).optional(),
+});
 const CreateBody = z.strictObject({
   metadata: z
     .record(z.string().max(64), z.string().max(512))
@@ -43,9 +53,34 @@ export async function conversationsRoutes(app: FastifyInstance, deps: AgentsApiD
     return toTreeView(tree.conversation, tree.messages);
   });
 
+  // OpenAI's item list: the conversation's current line (root → latest message), paged like its lists.
+  app.get('/conversations/:id/items', async (request) => {
+    const { id } = request.params as { id: string };
+    const query = parseInput(ItemsQuery, request.query, 'query string');
+    const items = (await currentLine(deps.db, ownerOf(request), id)).flatMap(conversationItems);
+    const ordered = query.order === 'asc' ? items : items.toReversed();
+    const start = query.after === undefined ? 0 : ordered.findIndex((item) => item.id === query.after) + 1;
+    if (query.after !== undefined && start === 0) throw new JunctionError('invalid_request', `No item '${query.after}' in conversation '${id}'.`, { param: 'after' });
+    const page = ordered.slice(start, start + query.limit);
+    return { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + query.limit < ordered.length };
+  });
+
+  app.get('/conversations/:id/items/:itemId', async (request) => {
+    const { id, itemId } = request.params as { id: string; itemId: string };
+    const item = (await currentLine(deps.db, ownerOf(request), id)).flatMap(conversationItems).find((candidate) => candidate.id === itemId);
+    if (!item) throw new JunctionError('not_found', `No item '${itemId}' in conversation '${id}'.`);
+    return item;
+  });
+
   app.delete('/conversations/:id', async (request) => {
     const { id } = request.params as { id: string };
     await removeConversation(deps.db, ownerOf(request), id);
     return { id, object: 'conversation.deleted', deleted: true };
   });
+}
+
+async function currentLine(db: Queryable, owner: { accountId: string; keyId: string }, id: string) {
+  const conversation = await getConversation(db, owner, id);
+  const latest = await findLatestMessage(db, conversation.id);
+  return latest ? findPath(db, conversation.id, latest.id) : [];
 }
