@@ -26,6 +26,7 @@ beforeAll(async () => {
   gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(fixtures, 'agents'), JUNCTION_TOOLS_DIR: join(fixtures, 'tools'), JUNCTION_KNOWLEDGE_DIR: '/nonexistent' });
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '10', currency: 'USD' });
   await runAdminCommand(gateway.services, { command: 'users.create', email: 'owner@example.com', password: PASSWORD, role: 'owner' });
+  await runAdminCommand(gateway.services, { command: 'users.create', email: 'member@example.com', password: PASSWORD, role: 'member' });
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: gateway.baseUrl });
   page = await context.newPage();
@@ -161,6 +162,33 @@ describe.skipIf(!enabled)('console defects', () => {
     expect(expiry.x + expiry.width).toBeLessThanOrEqual(dialogBox.x + dialogBox.width);
     await page.keyboard.press('Escape');
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('Team: no Remove on your own row, role changes confirmed, a lost invitation link replaced', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const members = page.getByRole('table', { name: 'Members' });
+    await members.getByRole('cell', { name: 'member@example.com', exact: true }).waitFor();
+    await expect(page.getByRole('button', { name: 'Remove owner@example.com' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Remove member@example.com' }).count()).resolves.toBe(1);
+
+    const role = page.getByLabel('Role of member@example.com');
+    await role.selectOption('admin');
+    const confirm = page.getByRole('dialog', { name: 'Make member@example.com an admin?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect(role.inputValue()).resolves.toBe('member');
+    await role.selectOption('admin');
+    await confirm.getByRole('button', { name: 'Change role' }).click();
+    const roleOfMember = async () => ((await page.evaluate(async () => (await fetch('/console/api/members')).json())) as { data: Array<{ email: string; role: string }> }).data.find((member) => member.email === 'member@example.com')?.role;
+    await expect.poll(roleOfMember).toBe('admin');
+
+    const form = page.getByRole('form', { name: 'Invite a person' });
+    await form.getByLabel('Email to invite').fill('later@example.com');
+    await form.getByRole('button', { name: 'Invite' }).click();
+    const first = ((await page.getByLabel('Invitation link').textContent()) ?? '').trim();
+    await page.getByRole('button', { name: 'New link for later@example.com' }).click();
+    await page.getByRole('dialog', { name: 'A new link for later@example.com?' }).getByRole('button', { name: 'Make a new link' }).click();
+    await expect.poll(async () => ((await page.getByLabel('Invitation link').textContent()) ?? '').trim()).not.toBe(first);
+    await expect(page.getByRole('table', { name: 'Pending invitations' }).getByRole('cell', { name: 'later@example.com', exact: true }).count()).resolves.toBe(1);
   });
 
   it('sends an ended session to sign-in and back to the page it was on', async () => {

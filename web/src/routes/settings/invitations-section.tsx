@@ -52,7 +52,7 @@ export function InvitationsSection({ roles }: { roles: Role[] }) {
       {sent && (
         <div className="notice" role="status">
           <p>
-            Send this invitation link to {sent.email} yourself: Junction sends no email. It is shown once, works once and expires in 7 days.
+            Send this invitation link to {sent.email} yourself: Junction sends no email. It is shown once (lost it? choose New link in the list below), works once and expires in 7 days.
           </p>
           <code className="plain-key" aria-label="Invitation link">
             {sent.link}
@@ -75,7 +75,20 @@ export function InvitationsSection({ roles }: { roles: Role[] }) {
               <td>{invitation.role}</td>
               <td>{invitation.invited_by ?? '—'}</td>
               <td>{new Date(invitation.expires_at) < new Date() ? 'expired' : dateTime(invitation.expires_at)}</td>
-              <td>
+              <td className="actions">
+                <ConfirmButton
+                  label="New link"
+                  variant="secondary"
+                  accessibleName={`New link for ${invitation.email}`}
+                  title={`A new link for ${invitation.email}?`}
+                  description="Links are shown once and only their hash is kept, so the old one cannot be shown again: it stops working and a new one is made for you to copy."
+                  confirmLabel="Make a new link"
+                  onConfirm={async () => {
+                    await revoke.mutateAsync(invitation.id);
+                    const invited = await invite.mutateAsync({ email: invitation.email, role: invitation.role });
+                    setSent({ email: invited.data.email, link: invited.invite_url });
+                  }}
+                />
                 <ConfirmButton
                   label="Revoke"
                   accessibleName={`Revoke invitation for ${invitation.email}`}

@@ -1,18 +1,28 @@
 import type { Role } from '@contract/session.ts';
+import { useState } from 'react';
 import { dateTime } from '../../api/client.ts';
 import { useChangeRole, useMembers, useSignedIn, useRemoveMember } from '../../api/queries.ts';
+import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { SimpleKeysSection } from '../keys/simple-keys-section.tsx';
 import { InvitationsSection } from './invitations-section.tsx';
 
 const ROLES: Role[] = ['owner', 'admin', 'member'];
+const ROLE_MEANING: Record<Role, string> = {
+  owner: 'Owners manage everything, other owners included.',
+  admin: 'Admins manage keys, agents and members (not owners).',
+  member: 'Members see the account and use the playground; they change nothing.',
+};
 
-function MembersSection({ canManage, isOwner }: { canManage: boolean; isOwner: boolean }) {
+function MembersSection({ canManage, isOwner, selfId }: { canManage: boolean; isOwner: boolean; selfId: string }) {
   const members = useMembers();
   const changeRole = useChangeRole();
   const remove = useRemoveMember();
+  // A role change waits for a confirmation: the select alone is too easy to change by accident.
+  const [roleChange, setRoleChange] = useState<{ userId: string; email: string; role: Role }>();
 
   return (
     <section className="card" aria-labelledby="members-title">
@@ -31,7 +41,7 @@ function MembersSection({ canManage, isOwner }: { canManage: boolean; isOwner: b
               </td>
               <td>
                 {canManage ? (
-                  <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(event) => changeRole.mutate({ userId: member.user_id, role: event.target.value as Role })}>
+                  <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(event) => setRoleChange({ userId: member.user_id, email: member.email, role: event.target.value as Role })}>
                     {ROLES.filter((role) => isOwner || role !== 'owner' || member.role === 'owner').map((role) => (
                       <option key={role} value={role}>
                         {role}
@@ -43,13 +53,28 @@ function MembersSection({ canManage, isOwner }: { canManage: boolean; isOwner: b
                 )}
               </td>
               <td>{dateTime(member.joined_at)}</td>
-              <td>{canManage && <ConfirmButton label="Remove" accessibleName={`Remove ${member.email}`} title={`Remove ${member.email}?`} description="They lose access to this account at once, and the invitations they made stop working." confirmLabel="Remove" onConfirm={() => remove.mutateAsync(member.user_id)} />}</td>
+              <td>{canManage && member.user_id !== selfId && <ConfirmButton label="Remove" accessibleName={`Remove ${member.email}`} title={`Remove ${member.email}?`} description="They lose access to this account at once, and the invitations they made stop working." confirmLabel="Remove" onConfirm={() => remove.mutateAsync(member.user_id)} />}</td>
             </tr>
           ))}
         </DataTable>
       )}
       {changeRole.error && <ErrorNote error={changeRole.error} />}
+      {!canManage && <p className="muted">Only owners and admins invite people, change roles and remove members.</p>}
       {canManage && <InvitationsSection roles={ROLES.filter((role) => isOwner || role !== 'owner')} />}
+      <Dialog open={roleChange !== undefined} onOpenChange={(open) => !open && setRoleChange(undefined)} title={`Make ${roleChange?.email ?? ''} ${roleChange?.role === 'admin' ? 'an admin' : `a${roleChange?.role === 'owner' ? 'n owner' : ' member'}`}?`} description={ROLE_MEANING[roleChange?.role ?? 'member']}>
+        <div className="dialog-actions">
+          <Button onClick={() => setRoleChange(undefined)}>Cancel</Button>
+          <Button
+            variant="primary"
+            onClick={() => {
+              if (roleChange) changeRole.mutate({ userId: roleChange.userId, role: roleChange.role });
+              setRoleChange(undefined);
+            }}
+          >
+            Change role
+          </Button>
+        </div>
+      </Dialog>
     </section>
   );
 }
@@ -69,7 +94,7 @@ export function SettingsPage() {
         </p>
       </section>
       <SimpleKeysSection kind="agent" title="Agent keys" createLabel="Create agent key" canManage={canManage} />
-      <MembersSection canManage={canManage} isOwner={me.role === 'owner'} />
+      <MembersSection canManage={canManage} isOwner={me.role === 'owner'} selfId={me.user.id} />
     </>
   );
 }
