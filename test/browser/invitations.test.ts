@@ -74,7 +74,7 @@ describe.skipIf(!enabled)('invitations in Chromium', () => {
     await page.getByRole('button', { name: 'Set password and join' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByRole('link', { name: 'Settings' }).click();
-    await expect(page.getByText('Your role: admin').isVisible()).resolves.toBe(true);
+    await page.getByText('Your role: admin').waitFor();
     await context.close();
 
     await owner.reload();
