@@ -139,6 +139,13 @@ describe('openai responses on the Agents API', () => {
     if (!firstId) throw new Error('no items');
     const one = await call('conversations.items.retrieve', () => agents.conversations.items.retrieve(firstId, { conversation_id: conversation.id }));
     expect(one).toEqual(first);
+    const added = await call('conversations.items.create', () =>
+      agents.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 'and one more thing' }] }),
+    );
+    expect(added.data.map((item) => item.type)).toEqual(['message']);
+    await call('responses.create (conversation, after added items)', () => agents.responses.create({ model: 'echo', input: 'go on', conversation: conversation.id }));
+    const afterAdd = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string }> };
+    expect(afterAdd.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user', 'user']);
     const read = await call('conversations.retrieve', () => agents.conversations.retrieve(conversation.id));
     expect(read).toMatchObject({ id: conversation.id, object: 'conversation', metadata: { topic: 'orders' } });
     await expect(agents.responses.create({ model: 'echo', input: 'x', conversation: 'conv_unknown' })).rejects.toMatchObject({ status: 404, error: { param: 'conversation' } });

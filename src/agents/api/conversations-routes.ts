@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { getConversation, getConversationTree, pageConversations, removeConversation, toConversationView, toTreeView } from '../../conversations/conversation-service.ts';
+import { getConversation, getConversationTree, recordTurn, resolveContinuation, pageConversations, removeConversation, toConversationView, toTreeView } from '../../conversations/conversation-service.ts';
 import { createEmptyConversation } from '../../conversations/created-conversation.ts';
 import { conversationItems } from '../../conversations/conversation-items.ts';
 import { findLatestMessage, findPath } from '../../conversations/conversation-repository.ts';
@@ -8,6 +8,8 @@ import { JunctionError } from '../../core/errors.ts';
 import type { Queryable } from '../../store/database.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
+import { toRunInput } from '../responses/response-input.ts';
+import { InputItemSchema } from '../responses/response-request-schema.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 
 const ListQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20), after: z.string().optional() });
@@ -17,6 +19,7 @@ const ItemsQuery = z.strictObject({
   after: z.string().min(1).optional(),
   include: z.union([z.string(), z.array(z.string())]).optional(),
 });
+const AddItemsBody = z.strictObject({ items: z.array(InputItemSchema).min(1).max(20) });
 const CreateBody = z.strictObject({
   metadata: z
     .record(z.string().max(64), z.string().max(512))
@@ -63,6 +66,21 @@ export async function conversationsRoutes(app: FastifyInstance, deps: AgentsApiD
     if (query.after !== undefined && start === 0) throw new JunctionError('invalid_request', `No item '${query.after}' in conversation '${id}'.`, { param: 'after' });
     const page = ordered.slice(start, start + query.limit);
     return { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + query.limit < ordered.length };
+  });
+
+  // OpenAI's item create: messages and tool results appended after the latest message, as a turn no agent ran.
+  app.post('/conversations/:id/items', async (request) => {
+    const { id } = request.params as { id: string };
+    const body = parseInput(AddItemsBody, request.body);
+    const owner = ownerOf(request);
+    const conversation = await getConversation(deps.db, owner, id);
+    const continuation = await resolveContinuation(deps.db, { ...owner, agentId: conversation.agentId, conversationId: conversation.id });
+    const turn = toRunInput(body.items, { history: continuation.history, references: new Map() });
+    if (turn.instructions.length > 0) throw new JunctionError('invalid_request', 'System and developer messages apply to one request: send them as its instructions.', { param: 'items' });
+    if (turn.messages.length === 0) throw new JunctionError('invalid_request', 'None of these items adds a message to the conversation.', { param: 'items' });
+    const recorded = await recordTurn(deps.db, { continuation, messages: turn.messages.map((message) => ({ message })) });
+    const data = recorded.messages.flatMap(conversationItems);
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false };
   });
 
   app.get('/conversations/:id/items/:itemId', async (request) => {
