@@ -11,7 +11,8 @@ import type { CompactionSeal } from './compaction-seal.ts';
 import type { ConnectionResponses } from './connection-responses.ts';
 import { mcpToolResolver, runMcpLabels } from './mcp-tool-names.ts';
 import { supersedePause } from '../durable/run-repository.ts';
-import { approvalResume } from './response-approvals.ts';
+import { approvalItems, approvalResume } from './response-approvals.ts';
+import type { OutputItem } from './response-items.ts';
 import { toRunInput } from './response-input.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import { effectiveSettings, runOverrides } from './response-resource.ts';
@@ -76,7 +77,7 @@ export async function prepareResponse(
   const turn = resume?.inHistory ? { messages: [], instructions: read.instructions } : read;
   if (turn.messages.length === 0 && !resume) throw new JunctionError('invalid_request', 'Send at least one user message or function_call_output in input.', { param: 'input' });
   // A plain turn from a response waiting for approval moves on: its calls are answered as not run (unanswered-tool-calls.ts), its approvals closed.
-  if (!resume && previousResponseId) {
+  if (!resume && previousResponseId && approvalItems((continuation.previousResponse?.output ?? []) as OutputItem[]).length > 0) {
     const superseded = await supersedePause(db, owner, previousResponseId);
     if (superseded) await options.forgetThread?.(superseded);
   }
