@@ -185,7 +185,33 @@ export const ROUTE_TABLE: RouteTable = {
     probes: (victim, self) => [
       denied('console agent', '/agents/v1/responses', { model: victim.consoleAgent.id, input: 'x' }),
       denied('stored response', '/agents/v1/responses', { model: self.consoleAgent.id, input: 'x', previous_response_id: victim.responseId }),
+      denied('conversation', '/agents/v1/responses', { model: self.consoleAgent.id, input: 'x', conversation: victim.conversation.id }),
     ],
+  },
+  'GET /agents/v1/responses/:id/input_items': {
+    access: agents,
+    baseline: { url: '/agents/v1/responses/resp_missing/input_items' },
+    probes: (victim) => [victim.responseId, victim.backgroundResponseId].map((id) => denied('stored response', `/agents/v1/responses/${id}/input_items`)),
+  },
+  'POST /agents/v1/responses/input_tokens': {
+    access: agents,
+    baseline: { url: '/agents/v1/responses/input_tokens', payload: { model: 'matrix-missing', input: 'x' } },
+    probes: (victim, self) => [
+      denied('console agent', '/agents/v1/responses/input_tokens', { model: victim.consoleAgent.id, input: 'x' }),
+      denied('stored response', '/agents/v1/responses/input_tokens', { model: self.consoleAgent.id, input: 'x', previous_response_id: victim.responseId }),
+    ],
+  },
+  'POST /agents/v1/conversations': { access: agents, baseline: { url: '/agents/v1/conversations', payload: {} } },
+  'GET /agents/v1/conversations/:id/items': { access: agents, baseline: { url: '/agents/v1/conversations/conv_missing/items' }, probes: (victim) => [denied('conversation', `/agents/v1/conversations/${victim.conversation.id}/items`)] },
+  'POST /agents/v1/conversations/:id/items': {
+    access: agents,
+    baseline: { url: '/agents/v1/conversations/conv_missing/items', payload: { items: [{ role: 'user', content: 'x' }] } },
+    probes: (victim) => [denied('conversation', `/agents/v1/conversations/${victim.conversation.id}/items`, { items: [{ role: 'user', content: 'x' }] })],
+  },
+  'GET /agents/v1/conversations/:id/items/:itemId': {
+    access: agents,
+    baseline: { url: '/agents/v1/conversations/conv_missing/items/msg_missing' },
+    probes: (victim) => [denied('conversation item', `/agents/v1/conversations/${victim.conversation.id}/items/${victim.conversation.messageId}`)],
   },
   // Upgrades only; a session cookie alone never opens the socket.
   'GET /agents/v1/responses': { access: { kind: 'key', kinds: ['agent'] }, baseline: { url: '/agents/v1/responses' } },
