@@ -8,6 +8,7 @@ import type { ApiKeyRecord, KeySettings } from './key-record.ts';
 import { findManagedKey, updateKey } from './key-repository.ts';
 import { type CreatedKey, createKey } from './key-service.ts';
 import { type LimitWindow, shownLimitWindow } from './key-spend-windows.ts';
+import { requireOrderedLimits } from './limit-order.ts';
 
 /**
  * The rules of creating and changing a key, in one place for every route that does it
@@ -62,6 +63,7 @@ export function toKeySettings(input: UpdateKeyInput, currentWindow: LimitWindow 
   } else if (input.limit_reset !== undefined) {
     throw new JunctionError('invalid_request', "'limit_reset' only applies together with 'limit'.", { param: 'limit_reset' });
   }
+  requireOrderedLimits(settings);
   return settings;
 }
 

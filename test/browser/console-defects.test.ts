@@ -164,6 +164,23 @@ describe.skipIf(!enabled)('console defects', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('words refusals for people: no API field names, no raw zod, limits in order', async () => {
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create key' });
+    await dialog.getByLabel('Name').fill('x'.repeat(201));
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'At most 200 characters.' }).waitFor();
+    await dialog.getByLabel('Name').fill('ordered');
+    await dialog.getByLabel('Daily limit (USD)').fill('10');
+    await dialog.getByLabel('Monthly limit (USD)').fill('1');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'The monthly limit ($1) is below the daily limit ($10)' }).waitFor();
+    await expect(dialog.getByLabel('Monthly limit (USD)').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(dialog.textContent()).resolves.not.toMatch(/_usd|Too big/);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
   it('Team: no Remove on your own row, role changes confirmed, a lost invitation link replaced', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     const members = page.getByRole('table', { name: 'Members' });

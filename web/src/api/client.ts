@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { plainMessage } from './plain-messages.ts';
 
 /** An error the console API answered: its message is shown beside the control that caused it. */
 export class ApiError extends Error {
@@ -43,7 +44,13 @@ export async function api<Schema extends z.ZodType>(schema: Schema, path: string
   const json: unknown = text ? JSON.parse(text) : {};
   if (!response.ok) {
     const { error, issues } = json as { error?: { message?: string; param?: string | null }; issues?: Array<{ path: string; message: string }> };
-    throw new ApiError(response.status, error?.message ?? `Request failed (${response.status})`, error?.param ?? null, issues ?? []);
+    const param = error?.param ?? null;
+    throw new ApiError(
+      response.status,
+      plainMessage(error?.message ?? `Request failed (${response.status})`, param),
+      param,
+      (issues ?? []).map((issue) => ({ path: issue.path, message: plainMessage(issue.message, null) })),
+    );
   }
   return schema.parse(json);
 }
