@@ -70,6 +70,27 @@ describe(`MCP tools on ${engineName()}`, () => {
     expect(mcp.calls.length).toBe(before + 1);
   });
 
+  it('require_approval always: an mcp_approval_request, answered with OpenAI\'s mcp_approval_response', async () => {
+    const tool = { type: 'mcp', server_label: 'orders', server_url: mcp.url, headers: { Authorization: 'Bearer orders-secret' }, allowed_tools: ['lookup_order'], require_approval: 'always' };
+    const before = mcp.calls.length;
+    const paused = (await post('look it up', { model: 'plain', tools: [tool] })) as Resource & { id: string; output: Array<Item & { id: string }> };
+    expect(paused.output.map((item) => [item.type, item.server_label, item.name, item.arguments])).toEqual([['mcp_approval_request', 'orders', 'lookup_order', '{"order_id":"fake"}']]);
+    expect(mcp.calls.length).toBe(before);
+    const answer = { type: 'mcp_approval_response', approval_request_id: paused.output[0]?.id, approve: true };
+    const resumed = await send({ model: 'plain', tools: [tool], previous_response_id: paused.id, input: [answer] });
+    expect(resumed.status).toBe(200);
+    const json = (await resumed.json()) as Resource;
+    expect(json.output.map((item) => [item.type, item.output ?? null])).toEqual([['mcp_call', 'order fake: shipped'], ['message', null]]);
+    expect(mcp.calls.length).toBe(before + 1);
+    // Answered once: the same answer inside a resent history is history, not a second run.
+    const replayed = await send({ model: 'plain', tools: [tool], input: [{ role: 'user', content: 'look it up' }, { ...paused.output[0] }, answer, { role: 'user', content: 'thanks' }] });
+    expect(replayed.status).toBe(200);
+    const asked = ((await replayed.json()) as Resource & { output: Array<Item & { id: string }> }).output.at(-1);
+    expect(asked?.type).toBe('mcp_approval_request'); // a new turn, whose call waits for its own approval
+    expect(asked?.id).not.toBe(paused.output[0]?.id);
+    expect(mcp.calls.length).toBe(before + 1);
+  });
+
   it('a server that went down makes its tool fail as a tool error (not billed); the run completes', async () => {
     await mcp.close();
     const response = await post('and now?');
