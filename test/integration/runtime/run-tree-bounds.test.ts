@@ -30,8 +30,8 @@ const run = async (model: string) => {
   const elapsedMs = performance.now() - started;
   expect(response.status, JSON.stringify(body)).toBe(200);
   await runtime.gateway.settle();
-  const rows = await runtime.gateway.services.db.query<{ agent_id: string; cost_micros: number }>(
-    `SELECT agent_id, cost_micros FROM usage_log WHERE agent_run_id = (SELECT agent_run_id FROM usage_log WHERE agent_id = $1 LIMIT 1)`,
+  const rows = await runtime.gateway.services.db.query<{ agent_id: string; requested_model: string; cost_micros: number }>(
+    `SELECT agent_id, requested_model, cost_micros FROM usage_log WHERE agent_run_id = (SELECT agent_run_id FROM usage_log WHERE agent_id = $1 LIMIT 1)`,
     [model],
   );
   const costs = rows.rows.map((row) => row.cost_micros);
@@ -49,12 +49,14 @@ describe(`bounds over the run tree on ${engineName()}`, () => {
     expect(total).toBeLessThanOrEqual(COST_CAP_MICROS + largestStep);
   });
 
-  // The slow fake takes about 3 s a step; wall-clock figures get 1 s of slack over the 2 s bound
-  // (the issue's promise), and the billed rows show the looper never got past its first step.
+  // A slow step streams for about 1.5 s here, so the looper gets through one step at most before the
+  // 2 s bound cuts the next. The wall-clock figure gets 1 s of slack over the bound (the issue's promise).
   it.each(['time-boss', 'time-handing-boss'])('%s: the time bound cuts the step still running below it', async (model) => {
     const { body, elapsedMs, rows } = await run(model);
     expect(body.incomplete_details).toEqual({ reason: 'max_run_seconds' });
     expect(elapsedMs).toBeLessThan(3_000);
-    expect(rows.filter((row) => row.agent_id === 'slow-looper')).toHaveLength(1);
+    const looperSteps = rows.filter((row) => row.agent_id === 'slow-looper' && row.requested_model.startsWith('openai/'));
+    expect(looperSteps.length).toBeGreaterThanOrEqual(1);
+    expect(looperSteps.length).toBeLessThanOrEqual(2);
   }, 60_000);
 });
