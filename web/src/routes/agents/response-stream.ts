@@ -9,7 +9,11 @@ export type DrawnStep =
 
 export type RunSummary = { responseId: string; status: string; inputTokens: number; outputTokens: number; costUsd: number | undefined; agentVersion: string | undefined };
 
-type Item = { type?: string; id?: string; call_id?: string; name?: string; arguments?: string; output?: string };
+type Item = { type?: string; id?: string; call_id?: string; name?: string; arguments?: string; output?: string | null; server_label?: string };
+
+/** A step the server ran: one item carrying the call and, once done, its result. */
+const isServerCall = (item: Item | undefined): item is Item & { type: 'junction:tool_call' | 'mcp_call' } => item?.type === 'junction:tool_call' || item?.type === 'mcp_call';
+const serverCallName = (item: Item) => (item.type === 'mcp_call' ? `${item.server_label ?? ''}: ${item.name ?? ''}` : (item.name ?? ''));
 type StreamEvent = { type?: string; item?: Item; item_id?: string; delta?: string; response?: { id?: string; status?: string; agent_version?: string; usage?: { input_tokens?: number; output_tokens?: number; cost?: number } }; error?: { message?: string } };
 
 /**
@@ -45,7 +49,11 @@ export async function streamResponse(
       case 'response.output_item.added':
         if (item?.type === 'reasoning') steps.push({ kind: 'reasoning', id: item.id ?? '', text: '' });
         else if (item?.type === 'message') steps.push({ kind: 'text', id: item.id ?? '', text: '' });
-        else if (item?.type === 'function_call') {
+        else if (isServerCall(item)) {
+          const step = { kind: 'tool' as const, id: item.id ?? '', callId: item.id ?? '', name: serverCallName(item), arguments: item.arguments ?? '', result: undefined };
+          steps.push(step);
+          byCall.set(step.callId, step);
+        } else if (item?.type === 'function_call') {
           const step = { kind: 'tool' as const, id: item.id ?? '', callId: item.call_id ?? '', name: item.name ?? '', arguments: item.arguments ?? '', result: undefined };
           steps.push(step);
           byCall.set(step.callId, step);
@@ -55,7 +63,13 @@ export async function streamResponse(
         }
         break;
       case 'response.output_item.done':
-        if (item?.type === 'function_call') {
+        if (isServerCall(item)) {
+          const call = byCall.get(item.id ?? '');
+          if (call) {
+            call.arguments = item.arguments ?? call.arguments;
+            call.result = item.output ?? undefined;
+          }
+        } else if (item?.type === 'function_call') {
           const call = byCall.get(item.call_id ?? '');
           if (call) call.arguments = item.arguments ?? call.arguments;
         } else if (item?.type === 'function_call_output') {
