@@ -24,7 +24,6 @@ beforeAll(async () => {
   if (!enabled) return;
   const fixtures = join(import.meta.dirname, '../fixtures/agents-e2e');
   gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(fixtures, 'agents'), JUNCTION_TOOLS_DIR: join(fixtures, 'tools'), JUNCTION_KNOWLEDGE_DIR: '/nonexistent' });
-  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '10', currency: 'USD' });
   await runAdminCommand(gateway.services, { command: 'users.create', email: 'owner@example.com', password: PASSWORD, role: 'owner' });
   await runAdminCommand(gateway.services, { command: 'users.create', email: 'member@example.com', password: PASSWORD, role: 'member' });
   browser = await launchBrowser();
@@ -77,6 +76,9 @@ describe.skipIf(!enabled)('console defects', () => {
     await page.goto('/sign-in');
     await signIn();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // No credit yet: the $0.00 balance says why calls fail and how credit is added.
+    const hint = page.getByRole('region', { name: 'Balance' }).getByRole('note');
+    await expect(hint.textContent()).resolves.toMatch(/402.*npx junction credits grant --amount 10 --currency USD --account \S+/);
     await page.keyboard.press('Tab');
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
     await page.keyboard.press('Enter');

@@ -34,7 +34,8 @@ export function useSignedIn(): Me | undefined {
   return me.data?.signed_in ? me.data : undefined;
 }
 
-export const useOverview = () => useQuery({ queryKey: ['overview'], queryFn: () => api(OverviewSchema, '/overview') });
+// Refreshed every 30 s: spend made through the API (not this page) moves the balance without a reload.
+export const useOverview = () => useQuery({ queryKey: ['overview'], queryFn: () => api(OverviewSchema, '/overview'), refetchInterval: 30_000 });
 export const useModels = () => useQuery({ queryKey: ['models'], queryFn: () => api(ModelListSchema, '/models') });
 export const useAgents = () => useQuery({ queryKey: ['agents'], queryFn: () => api(AgentListSchema, '/agents') });
 export const useAgent = (id: string) => useQuery({ queryKey: ['agents', id], queryFn: () => api(AgentDetailSchema, `/agents/${encodeURIComponent(id)}`), retry: false });

@@ -1,7 +1,8 @@
 import type { Overview } from '@contract/overview.ts';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { dayLabel } from '../../api/caller-names.ts';
 import { usd } from '../../api/client.ts';
-import { useOverview } from '../../api/queries.ts';
+import { useOverview, useSignedIn } from '../../api/queries.ts';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 
 const COLORS = ['#2563eb', '#16a34a', '#d97706', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
@@ -9,7 +10,7 @@ const COLORS = ['#2563eb', '#16a34a', '#d97706', '#db2777', '#7c3aed', '#0891b2'
 /** Points `{day, name, spend}` → one row per day with a column per name (what a stacked bar chart draws). */
 function pivot(days: string[], points: Overview['spend_by_model']): { rows: Array<Record<string, number | string>>; names: string[] } {
   const names = [...new Set(points.map((point) => point.name))];
-  const rows = days.map((day) => ({ day: day.slice(5), ...Object.fromEntries(names.map((name) => [name, 0])) }) as Record<string, number | string>);
+  const rows = days.map((day) => ({ day: dayLabel(day), ...Object.fromEntries(names.map((name) => [name, 0])) }) as Record<string, number | string>);
   for (const point of points) {
     const row = rows[days.indexOf(point.day)];
     if (row) row[point.name] = Number(row[point.name] ?? 0) + point.spend_usd;
@@ -40,10 +41,20 @@ function SpendChart({ title, days, points }: { title: string; days: string[]; po
       )}
       <ul className="visually-hidden" aria-label={`${title} data`}>
         {points.map((point) => (
-          <li key={`${point.day}-${point.name}`}>{`${point.day} ${point.name} ${usd(point.spend_usd)}`}</li>
+          <li key={`${point.day}-${point.name}`}>{`${dayLabel(point.day)} ${point.name} ${usd(point.spend_usd)}`}</li>
         ))}
       </ul>
     </section>
+  );
+}
+
+/** Credit is granted by the server's operator (a tenant cannot add its own): say so, and how, where the $0.00 shows. */
+function NoCreditHint() {
+  const accountId = useSignedIn()?.current_account_id ?? '<account id>';
+  return (
+    <p className="warning small" role="note">
+      No credit: calls answer 402 until credit is added. The operator of this Junction server adds it: <code>{`npx junction credits grant --amount 10 --currency USD --account ${accountId}`}</code>
+    </p>
   );
 }
 
@@ -52,7 +63,7 @@ export function OverviewPage() {
   if (overview.isPending) return <Loading what="the overview" />;
   if (overview.error) return <ErrorNote error={overview.error} />;
   const data = overview.data;
-  const requests = data.days.map((day) => ({ day: day.slice(5), requests: 0, errors: 0, ...data.requests.find((entry) => entry.day === day) }));
+  const requests = data.days.map((day) => ({ requests: 0, errors: 0, ...data.requests.find((entry) => entry.day === day), day: dayLabel(day) }));
   return (
     <>
       <h1>Overview</h1>
@@ -60,6 +71,7 @@ export function OverviewPage() {
         <section className="card stat" aria-label="Balance">
           <h2>Balance</h2>
           <p className="stat-value">{usd(data.balance.usd)}</p>
+          {data.balance.usd <= 0 && <NoCreditHint />}
           <ul className="plain muted">
             {data.balance.by_currency.map((entry) => (
               <li key={entry.currency}>

@@ -7,6 +7,7 @@ import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { SelectField, TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { NO_KEY_CALLER } from '../../api/caller-names.ts';
 
 const PAGE_SIZE = 50;
 
@@ -15,7 +16,7 @@ function UsageDetail({ entry, onClose }: { entry: UsageEntry | undefined; onClos
     ? [
         ['Id', entry.id],
         ['Time', dateTime(entry.created_at)],
-        ['Key', entry.key_name ?? 'console / operator'],
+        ['Key', entry.key_name ?? NO_KEY_CALLER],
         ['Endpoint', entry.endpoint],
         ['Requested model', entry.requested_model ?? '—'],
         ['Model', entry.model ?? '—'],
@@ -120,7 +121,7 @@ export function UsagePage() {
             {usage.data.data.map((entry) => (
               <tr key={entry.id}>
                 <td>{dateTime(entry.created_at)}</td>
-                <td>{entry.key_name ?? '—'}</td>
+                <td>{entry.key_name ?? NO_KEY_CALLER}</td>
                 <td>{entry.model ?? entry.requested_model ?? '—'}</td>
                 <td>{entry.endpoint}</td>
                 <td>{entry.status}</td>
