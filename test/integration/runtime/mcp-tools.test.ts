@@ -27,7 +27,7 @@ afterAll(async () => {
   folders.remove();
 });
 
-type Item = { type: string; name?: string; server_label?: string; output?: string | null; error?: string | null; arguments?: string; content?: Array<{ text: string }> };
+type Item = { type: string; id?: string; name?: string; server_label?: string; output?: string | null; error?: string | null; arguments?: string; content?: Array<{ text: string }> };
 type Resource = { status: string; output: Item[]; usage: { cost_details: { tool_cost: number } } };
 const send = (body: Record<string, unknown>) =>
   fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
