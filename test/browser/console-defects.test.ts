@@ -210,6 +210,34 @@ describe.skipIf(!enabled)('console defects', () => {
     await expect(page.getByRole('table', { name: 'Pending invitations' }).getByRole('cell', { name: 'later@example.com', exact: true }).count()).resolves.toBe(1);
   });
 
+  it('Knowledge: in the navigation, search within one collection, scores explained', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Knowledge' }).click();
+    await page.getByLabel('Collection name').fill('guides');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.getByLabel('Upload document to guides').setInputFiles({ name: 'kettles.md', mimeType: 'text/markdown', buffer: Buffer.from('# Kettles\n\nA kettle may be returned within 45 days for a refund.\n') });
+    await page.getByRole('status').getByText(/Indexed kettles\.md/).waitFor();
+    await page.getByLabel('Search knowledge').fill('kettle refund');
+    await page.getByLabel('Collection', { exact: true }).selectOption('guides');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('list', { name: 'Retrieved chunks' }).getByText('45 days').waitFor();
+    await page.getByText(/scores are not percentages/).waitFor();
+    await expect(page.title()).resolves.toBe('Knowledge · Junction');
+  });
+
+  it('sends a playground message with Enter; Shift+Enter breaks the line', async () => {
+    await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '10', currency: 'USD' });
+    await page.goto('/agents/echo');
+    const playground = page.getByRole('region', { name: 'Playground' });
+    const message = playground.getByRole('textbox', { name: 'Message' });
+    await message.fill('first line');
+    await message.press('Shift+Enter');
+    await message.pressSequentially('second line');
+    await expect(message.inputValue()).resolves.toBe('first line\nsecond line');
+    await message.press('Enter');
+    await playground.getByText(/first line\s+second line/).waitFor();
+    await expect(message.inputValue()).resolves.toBe('');
+  });
+
   it('sends an ended session to sign-in and back to the page it was on', async () => {
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('heading', { name: 'Agents', exact: true }).waitFor();

@@ -13,9 +13,6 @@ export function AgentsPage() {
       <div className="section-header">
         <h1>Agents</h1>
         <div className="dialog-actions">
-          <Link to="/knowledge" className="button button-secondary">
-            Knowledge
-          </Link>
           {(me?.role === 'owner' || me?.role === 'admin') && (
             <Link to="/agents/new" className="button button-primary">
               New agent

@@ -145,7 +145,7 @@ export function Playground({ agentId }: { agentId: string }) {
                   </p>
                 )}
                 {exchange.summary && (
-                  <Button onClick={() => void run(exchange.parent, exchange.message)} disabled={busy}>
+                  <Button className="regenerate" variant="ghost" onClick={() => void run(exchange.parent, exchange.message)} disabled={busy}>
                     Regenerate
                   </Button>
                 )}
@@ -155,7 +155,22 @@ export function Playground({ agentId }: { agentId: string }) {
         })}
       </ol>
       <form onSubmit={send} className="form-grid">
-        <TextAreaField label="Message" name="message" rows={3} required />
+        <TextAreaField
+          label="Message"
+          name="message"
+          rows={3}
+          required
+          aria-describedby="playground-keys"
+          onKeyDown={(event) => {
+            // Enter (or Ctrl/Cmd+Enter) sends, Shift+Enter breaks the line, as in chat apps; never mid-composition (IME).
+            if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+            event.preventDefault();
+            if (!busy) event.currentTarget.form?.requestSubmit();
+          }}
+        />
+        <p id="playground-keys" className="field-hint">
+          Enter sends · Shift+Enter for a new line
+        </p>
         <Button type="submit" variant="primary" disabled={busy}>
           Send
         </Button>

@@ -7,7 +7,7 @@ import { useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
-import { TextField } from '../../components/ui/field.tsx';
+import { SelectField, TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 
 const Ok = z.object({}).loose();
@@ -22,12 +22,14 @@ async function uploadDocument(collection: string, file: File) {
   return UploadedDocumentSchema.parse(body);
 }
 
-function SearchBox() {
-  const [query, setQuery] = useState('');
-  const results = useQuery({ queryKey: ['knowledge-search', query], queryFn: () => api(KnowledgeSearchResultSchema, `/knowledge/search?q=${encodeURIComponent(query)}`), enabled: query !== '' });
+function SearchBox({ collections }: { collections: string[] }) {
+  const [search, setSearch] = useState({ query: '', collection: '' });
+  const path = `/knowledge/search?q=${encodeURIComponent(search.query)}${search.collection ? `&collection=${encodeURIComponent(search.collection)}` : ''}`;
+  const results = useQuery({ queryKey: ['knowledge-search', search], queryFn: () => api(KnowledgeSearchResultSchema, path), enabled: search.query !== '' });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setQuery(String(new FormData(event.currentTarget).get('q') ?? '').trim());
+    const form = new FormData(event.currentTarget);
+    setSearch({ query: String(form.get('q') ?? '').trim(), collection: String(form.get('collection') ?? '') });
   };
   return (
     <section className="card" aria-label="Knowledge search">
@@ -35,12 +37,25 @@ function SearchBox() {
       <p className="muted small">What an agent with these collections would retrieve for this question.</p>
       <form onSubmit={submit} className="inline-form">
         <TextField label="Search knowledge" name="q" required />
+        <SelectField label="Collection" name="collection" defaultValue="">
+          <option value="">All collections</option>
+          {collections.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </SelectField>
         <Button type="submit" variant="primary">
           Search
         </Button>
       </form>
       {results.isFetching && <Loading what="results" />}
       {results.error && <ErrorNote error={results.error} />}
+      {results.data && (
+        <p className="muted small">
+          {results.data.mode === 'hybrid' ? 'Ranked by meaning and by words together.' : 'Ranked by the words in common (no embedding model, so not by meaning).'} A higher score is a closer match for this question; scores are not percentages and do not compare across questions.
+        </p>
+      )}
       {results.data && (
         <ol className="plain search-hits" aria-label="Retrieved chunks">
           {results.data.hits.length === 0 && <li className="muted">Nothing found.</li>}
@@ -121,12 +136,10 @@ export function KnowledgePage() {
                     event.target.value = '';
                     if (!file) return;
                     setUploadState({ collection: collection.name, message: `Indexing ${file.name}…`, error: false });
-                    upload.mutate(
-                      { collection: collection.name, file },
-                      {
-                        onSuccess: (result) => setUploadState({ collection: collection.name, message: `Indexed ${result.data.path}: ${result.data.chunks} chunks.`, error: false }),
-                        onError: (error) => setUploadState({ collection: collection.name, message: error.message, error: true }),
-                      },
+                    // Each upload reports its own outcome (per-call mutate callbacks fire for the latest call only).
+                    upload.mutateAsync({ collection: collection.name, file }).then(
+                      (result) => setUploadState({ collection: collection.name, message: `Indexed ${result.data.path}: ${result.data.chunks} chunks.`, error: false }),
+                      (error: Error) => setUploadState({ collection: collection.name, message: error.message, error: true }),
                     );
                   }}
                 />
@@ -158,7 +171,7 @@ export function KnowledgePage() {
           )}
         </section>
       ))}
-      <SearchBox />
+      <SearchBox collections={knowledge.data.data.map((collection) => collection.name)} />
     </>
   );
 }
