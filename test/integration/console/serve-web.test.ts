@@ -26,6 +26,18 @@ describe('the console files', () => {
     expect(response.headers['x-frame-options']).toBe('DENY');
   });
 
+  it('sends a script precompressed to browsers that accept it, and plain to others', async () => {
+    const script = assets.find((file) => file.endsWith('.js'));
+    const brotli = await t.app.inject({ url: `/assets/${script}`, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.headers['vary']).toContain('accept-encoding');
+    const gzip = await t.app.inject({ url: `/assets/${script}`, headers: { 'accept-encoding': 'gzip' } });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    const plain = await t.app.inject({ url: `/assets/${script}`, headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(brotli.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+  });
+
   it('answers page paths with index.html, never cached', async () => {
     for (const path of ['/', '/agents', '/keys?tab=new']) {
       const response = await t.app.inject({ url: path });
