@@ -80,9 +80,9 @@ describe.skipIf(!enabled)('console defects', () => {
     const hint = page.getByRole('region', { name: 'Balance' }).getByRole('note');
     await expect(hint.textContent()).resolves.toMatch(/402.*npx junction credits grant --amount 10 --currency USD --account \S+/);
     await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await expect(page.locator(':focus').textContent()).resolves.toBe('Skip to content');
     await page.keyboard.press('Enter');
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+    await expect(page.locator(':focus').getAttribute('id')).resolves.toBe('main');
     await page.getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { name: 'Keys', exact: true }).waitFor();
     await expect(page.title()).resolves.toBe('Keys · Junction');
@@ -150,7 +150,7 @@ describe.skipIf(!enabled)('console defects', () => {
     const dialog = page.getByRole('dialog', { name: 'Create key' });
     await dialog.getByRole('button', { name: 'Close' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await expect(opener.evaluate((element) => element === document.activeElement)).resolves.toBe(true);
+    await expect(page.locator(':focus').textContent()).resolves.toBe('Create key');
 
     await page.setViewportSize({ width: 390, height: 844 });
     await opener.click();
