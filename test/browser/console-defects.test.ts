@@ -229,6 +229,10 @@ describe.skipIf(!enabled)('console defects', () => {
     await page.goto('/agents/echo');
     const playground = page.getByRole('region', { name: 'Playground' });
     const message = playground.getByRole('textbox', { name: 'Message' });
+    // Reached from the top of the page in one step, then one Tab to the message box.
+    await page.getByRole('link', { name: 'Try in the playground' }).click();
+    await page.keyboard.press('Tab');
+    await expect(page.locator(':focus').getAttribute('name')).resolves.toBe('message');
     await message.fill('first line');
     await message.press('Shift+Enter');
     await message.pressSequentially('second line');

@@ -53,6 +53,10 @@ export function AgentPage() {
           Agent <code>{detail.id}</code>
         </h1>
         <div className="dialog-actions">
+          {/* The playground sits below the editor: one keypress away instead of a hundred Tabs. */}
+          <a className="button button-primary" href="#playground">
+            Try in the playground
+          </a>
           <a className="button button-secondary" href={`/console/api/agents/${encodeURIComponent(detail.id)}/export`} download>
             Export YAML
           </a>

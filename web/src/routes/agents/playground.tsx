@@ -85,7 +85,7 @@ export function Playground({ agentId }: { agentId: string }) {
   };
 
   return (
-    <section className="card playground" aria-label="Playground">
+    <section id="playground" tabIndex={-1} className="card playground" aria-label="Playground">
       <h2>Playground</h2>
       <ol className="plain exchanges">
         {path.map((exchange) => {
