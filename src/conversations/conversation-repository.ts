@@ -1,4 +1,5 @@
 import { randomHex } from '../core/random-hex.ts';
+import { storableJson } from '../core/storable-text.ts';
 import { z } from 'zod';
 import type { ModelMessage } from '../core/model-types.ts';
 import type { Queryable } from '../store/database.ts';
@@ -195,14 +196,15 @@ export async function appendMessages(
       id,
       parentId,
       item.message.role,
-      JSON.stringify(item.message),
+      // Model and tool text is stored as it came, less what PostgreSQL cannot hold.
+      storableJson(item.message),
       item.model ?? null,
       item.agentId ?? chain.agentId,
       item.responseId ?? null,
       item.usage?.inputTokens ?? null,
       item.usage?.outputTokens ?? null,
       item.costMicros ?? null,
-      JSON.stringify(item.metadata ?? {}),
+      storableJson(item.metadata ?? {}),
     ];
     const first = params.length + 1;
     params.push(...values);

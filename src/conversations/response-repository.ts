@@ -1,4 +1,5 @@
 import { randomHex } from '../core/random-hex.ts';
+import { storableJson } from '../core/storable-text.ts';
 import { z } from 'zod';
 import { JunctionError } from '../core/errors.ts';
 import type { Queryable } from '../store/database.ts';
@@ -97,7 +98,7 @@ const toStoredResponse = (row: ResponseRow): StoredResponse => ({
   completedAt: row.completed_at,
 });
 
-const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+const json = (value: unknown): string | null => (value === null || value === undefined ? null : storableJson(value));
 
 /**
  * Inserts or updates a response (a background response is saved queued, then again
@@ -139,7 +140,8 @@ export function responseUpsert(response: ResponseToSave, firstParam: number): { 
       response.status,
       response.model,
       JSON.stringify(response.request),
-      JSON.stringify(response.output),
+      // The output holds model and tool text Junction did not check at its edge.
+      storableJson(response.output),
       json(response.usage),
       response.costMicros,
       json(response.error),

@@ -1,21 +1,10 @@
 import { JunctionError } from '../core/errors.ts';
-
-/**
- * Why a string cannot be stored: PostgreSQL's text and jsonb refuse NUL (U+0000), and a
- * lone UTF-16 surrogate has no UTF-8 form (nor can it be sent on to a provider).
- */
-export type UnstorableReason = 'nul' | 'lone_surrogate';
+import { type UnstorableReason, unstorableReason } from '../core/storable-text.ts';
 
 const DESCRIPTION: Record<UnstorableReason, string> = {
   nul: 'a NUL character (U+0000)',
   lone_surrogate: 'text that is not valid Unicode (a lone UTF-16 surrogate)',
 };
-
-export function unstorableReason(text: string, allowNul = false): UnstorableReason | undefined {
-  if (!text.isWellFormed()) return 'lone_surrogate';
-  if (!allowNul && text.includes('\u0000')) return 'nul';
-  return undefined;
-}
 
 export type UnstorableFinding = { path: string[]; reason: UnstorableReason };
 
@@ -70,20 +59,4 @@ export function unstorableTextError(where: string, path: string[], reason: Unsto
 export function unstorableValueError(value: unknown, where: string, options: { allowNul: boolean } = { allowNul: false }): JunctionError | undefined {
   const found = findUnstorableText(value, options);
   return found && unstorableTextError(where, found.path, found.reason);
-}
-
-/** Text made storable: lone surrogates become U+FFFD and NULs are dropped. */
-const storableText = (text: string): string => (unstorableReason(text) ? text.toWellFormed().replaceAll('\u0000', '') : text);
-
-/**
- * A JSON.stringify replacer that makes every string and key storable, for JSON that
- * Junction keeps but did not check at its edge (a provider's answer): one odd
- * character there must not fail the write and cut the client's answer off.
- */
-export function storableJsonReplacer(_key: string, value: unknown): unknown {
-  if (typeof value === 'string') return storableText(value);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const keys = Object.keys(value);
-  if (keys.every((key) => !unstorableReason(key))) return value;
-  return Object.fromEntries(keys.map((key) => [storableText(key), (value as Record<string, unknown>)[key]]));
 }

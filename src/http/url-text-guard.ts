@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { type UnstorableReason, unstorableReason, unstorableTextError } from './unstorable-text.ts';
+import { type UnstorableReason, unstorableReason } from '../core/storable-text.ts';
+import { unstorableTextError } from './unstorable-text.ts';
 
 /**
  * Path parameters and query strings of every route, checked once before any hook or

@@ -1,4 +1,4 @@
-import { storableJsonReplacer } from '../../http/unstorable-text.ts';
+import { storableJsonReplacer } from '../../core/storable-text.ts';
 import type { Queryable } from '../../store/database.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findUnstorableText, storableJsonReplacer, unstorableTextError } from '../../../src/http/unstorable-text.ts';
+import { storableJsonReplacer } from '../../../src/core/storable-text.ts';
+import { findUnstorableText, unstorableTextError } from '../../../src/http/unstorable-text.ts';
 
 describe('findUnstorableText', () => {
   it('names the path of the first NUL in a value, and allows it where NUL is forwarded', () => {
@@ -40,5 +41,14 @@ describe('storableJsonReplacer', () => {
   it('drops NUL and replaces lone surrogates in values and keys, at any depth, and leaves good text alone', () => {
     const answer = { id: 'asst_1', metadata: { 'k\u0000': 'v\u0000', list: ['\ud800x', 'é 👋'] }, n: 1, ok: null };
     expect(JSON.parse(JSON.stringify(answer, storableJsonReplacer))).toEqual({ id: 'asst_1', metadata: { k: 'v', list: ['\ufffdx', 'é 👋'] }, n: 1, ok: null });
+  });
+});
+
+describe('storableJson', () => {
+  it('is plain JSON.stringify for storable values, and drops NUL and mends lone surrogates otherwise', async () => {
+    const { storableJson } = await import('../../../src/core/storable-text.ts');
+    const plain = { text: 'a "quoted" \\u0000 written out, not a NUL', list: [1, 'é'] };
+    expect(storableJson(plain)).toBe(JSON.stringify(plain));
+    expect(JSON.parse(storableJson({ text: 'a\u0000b', odd: 'x\ud800y' }))).toEqual({ text: 'ab', odd: 'x\ufffdy' });
   });
 });
