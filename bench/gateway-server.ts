@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
 import { buildApp } from '../src/app.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
-import { createServices } from '../src/services.ts';
+import { createServices } from '../src/assembly/services.ts';
 
 const configDir = mkdtempSync(join(tmpdir(), 'junction-bench-'));
 const configFile = join(configDir, 'junction.yaml');

@@ -12,7 +12,7 @@ import { runAdminCommand } from '../src/admin/admin-commands.ts';
 import { buildApp } from '../src/app.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
 import { issueSetupLink } from '../src/console/session-routes.ts';
-import { createServices } from '../src/services.ts';
+import { createServices } from '../src/assembly/services.ts';
 
 const rows = Number(process.env.SCALE_ROWS ?? 1_000_000);
 const KEYS = 20;

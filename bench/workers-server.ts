@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
-import { createServices } from '../src/services.ts';
+import { createServices } from '../src/assembly/services.ts';
 
 const configDir = mkdtempSync(join(tmpdir(), 'junction-bench-workers-'));
 const configFile = join(configDir, 'junction.yaml');

@@ -41,7 +41,7 @@ const root = new URL('..', import.meta.url).pathname;
 
 /**
  * Compiles `entryPoints` (paths from the root) into `outdir`, a folder directly below the
- * root like src/ (src/project-root.ts relies on that): one module per entry point plus a
+ * root like src/ (src/core/project-root.ts relies on that): one module per entry point plus a
  * chunk per lazily imported part.
  */
 export async function bundleServer({ entryPoints, outdir }) {

@@ -20,12 +20,12 @@ import { consoleApi } from './console/console-api.ts';
 import { serveWeb } from './console/serve-web.ts';
 import { lazyChildLoggerFactory } from './http/lazy-child-logger.ts';
 import { loggerOptions } from './http/logger-options.ts';
-import { apiDocsRoutes } from './ops/api-docs.ts';
+import { apiDocsRoutes } from './api-docs.ts';
 import { registerMetrics } from './ops/metrics.ts';
-import { readinessRoute } from './ops/readiness.ts';
+import { readinessRoute } from './readiness.ts';
 import { registerRequestSpans } from './ops/request-spans.ts';
 import { tracer } from './ops/tracing.ts';
-import type { Services } from './services.ts';
+import type { Services } from './assembly/services.ts';
 
 /** Builds the HTTP app on already-opened services, without listening (tests use inject()). */
 export async function buildApp(services: Services, options: { logStream?: NodeJS.WritableStream } = {}): Promise<FastifyInstance> {

@@ -4,7 +4,7 @@ import { startAdminSocket } from './admin/admin-socket.ts';
 import { buildApp } from './app.ts';
 import type { EnvConfig } from './config/env-config.ts';
 import { issueSetupToken, setupLink } from './console/session-routes.ts';
-import { openServices, type Services } from './services.ts';
+import { openServices, type Services } from './assembly/services.ts';
 import type { Database } from './store/database.ts';
 
 export type RunningServer = { app: FastifyInstance; services: Services; url: string; stop(): Promise<void> };

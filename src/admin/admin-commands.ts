@@ -9,7 +9,7 @@ import { KeyKindSchema } from '../keys/key-kind.ts';
 import { EmailSchema, PasswordSchema, RoleSchema } from '../console/contract/session.ts';
 import { hashPassword } from '../console/password-hash.ts';
 import { addMembership, upsertUser } from '../console/user-repository.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../assembly/services.ts';
 
 /**
  * Operator commands, as data. The CLI runs them against the store directly, or, when

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import type { Services } from '../services.ts';
+import type { Services } from '../assembly/services.ts';
 import { type AdminCommand, type ProgressSink, runAdminCommand } from './admin-commands.ts';
 
 /**

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { installedPackageVersion } from '../core/installed-package-version.ts';
-import { PROJECT_ROOT } from '../project-root.ts';
+import { PROJECT_ROOT } from '../core/project-root.ts';
 
 /**
  * The published models of the providers the catalog reads, as @pydantic/genai-prices lists

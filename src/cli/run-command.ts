@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { adminSocketPath, isServing, sendAdminCommand } from '../admin/admin-socket.ts';
 import { type AdminCommand, type ProgressSink, runAdminCommand } from '../admin/admin-commands.ts';
 import { readEnvConfig } from '../config/env-config.ts';
-import { createServices } from '../services.ts';
+import { createServices } from '../assembly/services.ts';
 
 /** A command that cannot run as asked: the CLI prints the message and exits non-zero. */
 export class CliUsageError extends Error {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_USD_RATES, parseRatesEnv } from '../credits/currency-rates.ts';
-import { type CorsOrigins, parseCorsOrigins } from '../http/cors-origins.ts';
+import { type CorsOrigins, parseCorsOrigins } from './cors-origins.ts';
 import { EnvConfigError } from './env-config-error.ts';
 import { PublicUrlSchema, type TrustProxy, TrustProxySchema } from './proxy-env.ts';
 import { readStorageEnv } from './storage-env.ts';
@@ -60,7 +60,7 @@ export const EnvSchema = z.object({
     .max(3600)
     .default(30)
     .describe('A process silent this long is presumed dead: its budget leases return and its open calls are billed as `interrupted`.'),
-  // Parsed in src/services.ts.
+  // Parsed in src/assembly/services.ts.
   JUNCTION_RUN_LEASE_SECONDS: z.coerce.number().positive().optional().describe('How long a background run\'s lease lasts before another process may take the run over (default 30).'),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
   JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: z.coerce
@@ -82,7 +82,7 @@ export const EnvSchema = z.object({
     .optional()
     .describe('Processes serving the port (`auto`: one per core); more than one needs `DATABASE_URL`.'),
   JUNCTION_WORKER_INDEX: z.string().optional().describe('Set by the `--workers` primary for each worker; not for operators.'),
-  // Parsed in src/services.ts.
+  // Parsed in src/assembly/services.ts.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional().describe('OTLP/HTTP endpoint for traces; without it tracing is off.'),
   OTEL_SERVICE_NAME: z.string().optional().describe('The service name on traces (default `junction`).'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level; keys, cookies and key-bearing query parameters are always redacted.'),

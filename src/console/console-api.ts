@@ -2,7 +2,7 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { imagesRoute } from '../gateway/media/images-route.ts';
 import { speechRoute } from '../gateway/media/speech-route.ts';
 import { systemKeyFor } from '../keys/system-key.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../assembly/services.ts';
 import { consoleAgentsRoutes } from './agents-routes.ts';
 import { catalogRoutes } from './catalog-routes.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';

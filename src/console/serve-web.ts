@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { JunctionError } from '../core/errors.ts';
-import { PROJECT_ROOT } from '../project-root.ts';
+import { PROJECT_ROOT } from '../core/project-root.ts';
 
 const WEB_DIST = join(PROJECT_ROOT, 'web/dist/');
 

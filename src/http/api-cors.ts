@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import type { CorsOrigins } from './cors-origins.ts';
+import type { CorsOrigins } from '../config/cors-origins.ts';
 
 /**
  * Cross-origin access for browser apps calling the gateway and the Agents API with a

@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Gauge, Registry } from 'prom-client';
+import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import type { UsageRecord } from '../billing/usage-record.ts';
+import type { Catalog } from '../catalog/types.ts';
 import { JunctionError } from '../core/errors.ts';
 import { openStreams } from '../http/raw-stream-writer.ts';
-import type { Services } from '../services.ts';
+import type { Database } from '../store/database.ts';
 import { reportingReadsOf } from '../store/reporting-reads.ts';
 import { registerDurabilityMetrics } from './durability-metrics.ts';
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
@@ -28,7 +30,7 @@ export class JunctionMetrics {
   readonly #toolCalls = new FastCounter({ name: 'junction_agent_tool_calls_total', help: 'Server-side agent tool calls by tool and outcome', labelNames: ['tool', 'outcome'], registers: [this.registry] });
   readonly #agentCalls = new FastCounter({ name: 'junction_agent_model_calls_total', help: 'Model calls made by agent runs, by agent', labelNames: ['agent'], registers: [this.registry] });
 
-  constructor(services: Pick<Services, 'settlements' | 'db' | 'catalog'>) {
+  constructor(services: { settlements: SettlementQueue; db: Database; catalog: Catalog }) {
     const knownModels = new Set(services.catalog.models.map((model) => model.id));
     this.#modelLabel = (model) => (model && knownModels.has(model) ? model : 'unknown');
     new Gauge({ name: 'junction_open_streams', help: 'Streamed responses open in this process', registers: [this.registry], collect() { this.set(openStreams()); } });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../project-root.ts';
+import { PROJECT_ROOT } from '../core/project-root.ts';
 import type { Database } from './database.ts';
 import { SCHEMA_LOCK_SQL } from './schema-lock.ts';
 

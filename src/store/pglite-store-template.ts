@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { installedPackageVersion } from '../core/installed-package-version.ts';
 import { writeFileAtomically } from '../core/write-file-atomically.ts';
-import { PROJECT_ROOT } from '../project-root.ts';
+import { PROJECT_ROOT } from '../core/project-root.ts';
 
 /**
  * New embedded stores start from a copy of an empty one. PGlite runs initdb (PostgreSQL's

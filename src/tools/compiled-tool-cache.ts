@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../core/write-file-atomically.ts';
-import { PROJECT_ROOT } from '../project-root.ts';
+import { PROJECT_ROOT } from '../core/project-root.ts';
 
 /**
  * esbuild's output for a TypeScript tool file, kept between starts: compiling tools costs

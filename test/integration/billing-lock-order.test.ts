@@ -3,7 +3,7 @@ import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { leaseFromAccount, leaseFromKey } from '../../src/billing/lease-sql.ts';
 import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts';
 import { createKey } from '../../src/keys/key-service.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/assembly/services.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 /**

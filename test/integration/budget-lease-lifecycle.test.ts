@@ -6,7 +6,7 @@ import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { type EnvConfig, readEnvConfig } from '../../src/config/env-config.ts';
 import { findKeyByLookupId } from '../../src/keys/key-repository.ts';
 import { createKey } from '../../src/keys/key-service.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices } from '../../src/assembly/services.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
 import { startGateway } from '../support/gateway-harness.ts';
 import { bearer } from '../support/test-app.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import { createServices, type Services } from '../../src/assembly/services.ts';
 import type { FastifyInstance } from 'fastify';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
 

@@ -6,7 +6,7 @@ import { worstCaseChatCost } from '../../src/catalog/costs.ts';
 import { resolveModel } from '../../src/catalog/lookup.ts';
 import { estimateInputTokens } from '../../src/pipeline/estimate-input-tokens.ts';
 import { buildApp } from '../../src/app.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices } from '../../src/assembly/services.ts';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
 
 /**

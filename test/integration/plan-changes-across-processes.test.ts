@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { buildApp } from '../../src/app.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import { createServices, type Services } from '../../src/assembly/services.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
 import type { FastifyInstance } from 'fastify';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { readEnvConfig } from '../../src/config/env-config.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices } from '../../src/assembly/services.ts';
 import { openPgliteDatabase } from '../../src/store/pglite-worker-database.ts';
 import { updateVectorIndexHint } from '../../src/store/pglite-store-memory.ts';
 

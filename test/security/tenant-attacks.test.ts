@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { hashToken } from '../../src/console/session-repository.ts';
 import { KeyAuthenticator } from '../../src/keys/key-authenticator.ts';
-import { PROJECT_ROOT } from '../../src/project-root.ts';
+import { PROJECT_ROOT } from '../../src/core/project-root.ts';
 import { ORIGIN, sessionCookieOf, sessionFrom, signIn } from '../support/console-session.ts';
 import { UPSTREAM_KEYS } from '../support/gateway-harness.ts';
 import { bearer } from '../support/test-app.ts';

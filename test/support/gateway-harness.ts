@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/project-root.ts';
+import { PROJECT_ROOT } from '../../src/core/project-root.ts';
 import { startFakeAnthropicUpstream } from './fake-anthropic-upstream.ts';
 import { startFakeGeminiUpstream } from './fake-gemini-upstream.ts';
 import { startFakeOpenAIUpstream } from './fake-openai-upstream.ts';

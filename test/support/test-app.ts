@@ -4,7 +4,7 @@ import { type EnvConfig, readEnvConfig } from '../../src/config/env-config.ts';
 import { createKey } from '../../src/keys/key-service.ts';
 import type { KeyKind } from '../../src/keys/key-kind.ts';
 import type { KeySettings } from '../../src/keys/key-record.ts';
-import { createServices, type ServiceOptions, type Services } from '../../src/services.ts';
+import { createServices, type ServiceOptions, type Services } from '../../src/assembly/services.ts';
 import { freshStorage } from './test-database.ts';
 
 export type TestApp = {

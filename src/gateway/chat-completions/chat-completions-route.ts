@@ -6,7 +6,7 @@ import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
-import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
+import { forEachEvent } from '../../core/settled-event-stream.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { carryUnknownFields, droppedParamsHeaders, readTolerantly, type TolerantBody, type UnknownFields } from '../tolerant-reader.ts';

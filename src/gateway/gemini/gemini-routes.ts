@@ -11,7 +11,7 @@ import { errorBody } from '../../http/error-shapes.ts';
 import { parseInput } from '../../http/parse-body.ts';
 import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
-import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
+import { forEachEvent } from '../../core/settled-event-stream.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { EmbeddingRequest } from '../../providers/adapter.ts';
 import type { AccountPlans } from '../../pipeline/account-plans.ts';

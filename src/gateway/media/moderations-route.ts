@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { computeEmbeddingCost } from '../../catalog/costs.ts';
 import { requireKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
-import { estimateTextTokens } from '../../pipeline/estimate-text-tokens.ts';
+import { estimateTextTokens } from '../../core/estimate-text-tokens.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { requireMethod } from '../../pipeline/unary-pipeline.ts';
 import { callContextFrom } from '../call-context-from-request.ts';

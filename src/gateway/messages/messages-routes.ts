@@ -6,7 +6,7 @@ import { requireKey } from '../../http/auth-hook.ts';
 import { LARGE_BODY_LIMIT } from '../../http/body-limits.ts';
 import { sendInOrder } from '../../http/send-in-order.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
-import { forEachEvent } from '../../pipeline/settled-event-stream.ts';
+import { forEachEvent } from '../../core/settled-event-stream.ts';
 import type { KeyAuthenticator } from '../../keys/key-authenticator.ts';
 import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-input-tokens.ts';

@@ -1,4 +1,4 @@
-import { estimateTextTokens } from '../../pipeline/estimate-text-tokens.ts';
+import { estimateTextTokens } from '../../core/estimate-text-tokens.ts';
 import type { CallOptions, EmbeddingRequest, EmbeddingResponse, ProviderConfig } from '../adapter.ts';
 import { postJson } from '../http/upstream-client.ts';
 import { UpstreamError } from '../upstream-error.ts';

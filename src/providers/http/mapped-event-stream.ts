@@ -14,7 +14,7 @@
 import type { ModelStreamEvent } from '../../core/model-types.ts';
 import type { SseEvent } from './sse-events.ts';
 import { ITERATION_DONE } from '../../core/iteration-done.ts';
-import type { ReadyEvents } from '../../pipeline/settled-event-stream.ts';
+import type { ReadyEvents } from '../../core/settled-event-stream.ts';
 
 export interface SseEventMapping {
   /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../../src/project-root.ts';
+import { PROJECT_ROOT } from '../../../src/core/project-root.ts';
 
 /** The installed version of a client package, as its own package.json says. */
 export function installedVersion(packageName: string): string {

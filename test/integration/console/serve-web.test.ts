@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../src/project-root.ts';
+import { PROJECT_ROOT } from '../../../src/core/project-root.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
 /** The console's files: hashed assets cached for good, every page path answered with index.html, API paths never. */

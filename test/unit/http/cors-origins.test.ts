@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCorsOrigins } from '../../../src/http/cors-origins.ts';
+import { parseCorsOrigins } from '../../../src/config/cors-origins.ts';
 
 describe('JUNCTION_CORS_ORIGINS', () => {
   it('is off when unset or blank', () => {

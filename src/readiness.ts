@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.ts';
-import { databaseOutageOf } from '../store/connection-errors.ts';
-import { OUTAGE_RETRY_AFTER_SECONDS } from '../store/database-outage-answer.ts';
-import { pendingMigrations } from '../store/migrate.ts';
+import type { Services } from './assembly/services.ts';
+import { databaseOutageOf } from './store/connection-errors.ts';
+import { OUTAGE_RETRY_AFTER_SECONDS } from './store/database-outage-answer.ts';
+import { pendingMigrations } from './store/migrate.ts';
 
 type Check = { ok: boolean; detail?: string };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateTextTokens, TextTokenEstimate } from '../../../src/pipeline/estimate-text-tokens.ts';
+import { estimateTextTokens, TextTokenEstimate } from '../../../src/core/estimate-text-tokens.ts';
 
 describe('estimateTextTokens', () => {
   it('counts about four characters a token in English', () => {

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { AgentChatRequestSchema } from '../agents/api/agent-chat-request.ts';
-import { CompactRequestSchema, CreateResponseSchema } from '../agents/responses/response-request-schema.ts';
-import { ChatRequestSchema } from '../gateway/chat-completions/chat-request-schema.ts';
-import { BatchEmbedContentsRequestSchema, CountTokensRequestSchema as GeminiCountTokensSchema, EmbedContentRequestSchema, GenerateContentRequestSchema } from '../gateway/gemini/gemini-request-schemas.ts';
-import { CreateKeySchema, UpdateKeySchema } from '../keys/key-input-schema.ts';
-import { EmbeddingsRequestSchema } from '../gateway/media/embeddings-request-schema.ts';
-import { ImagesRequestSchema } from '../gateway/media/images-route.ts';
-import { ModerationsRequestSchema } from '../gateway/media/moderations-route.ts';
-import { SpeechRequestSchema } from '../gateway/media/speech-route.ts';
-import { TranscriptionFormSchema } from '../gateway/media/transcriptions-route.ts';
-import { CountTokensRequestSchema as MessagesCountTokensSchema, MessagesRequestSchema } from '../gateway/messages/messages-request-schema.ts';
+import { AgentChatRequestSchema } from './agents/api/agent-chat-request.ts';
+import { CompactRequestSchema, CreateResponseSchema } from './agents/responses/response-request-schema.ts';
+import { ChatRequestSchema } from './gateway/chat-completions/chat-request-schema.ts';
+import { BatchEmbedContentsRequestSchema, CountTokensRequestSchema as GeminiCountTokensSchema, EmbedContentRequestSchema, GenerateContentRequestSchema } from './gateway/gemini/gemini-request-schemas.ts';
+import { CreateKeySchema, UpdateKeySchema } from './keys/key-input-schema.ts';
+import { EmbeddingsRequestSchema } from './gateway/media/embeddings-request-schema.ts';
+import { ImagesRequestSchema } from './gateway/media/images-route.ts';
+import { ModerationsRequestSchema } from './gateway/media/moderations-route.ts';
+import { SpeechRequestSchema } from './gateway/media/speech-route.ts';
+import { TranscriptionFormSchema } from './gateway/media/transcriptions-route.ts';
+import { CountTokensRequestSchema as MessagesCountTokensSchema, MessagesRequestSchema } from './gateway/messages/messages-request-schema.ts';
 
 /**
  * The request body schemas, by component name: the very zod schemas the routes parse

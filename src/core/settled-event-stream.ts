@@ -1,5 +1,5 @@
-import type { ModelStreamEvent } from '../core/model-types.ts';
-import { ITERATION_DONE } from '../core/iteration-done.ts';
+import type { ModelStreamEvent } from './model-types.ts';
+import { ITERATION_DONE } from './iteration-done.ts';
 
 /** What a stream's consumer drives: every event seen, and the one way the stream ended. */
 export type StreamEnding = {

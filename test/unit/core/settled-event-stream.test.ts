@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelStreamEvent } from '../../../src/core/model-types.ts';
-import { forEachEvent, SettledEventStream, type StreamEnding } from '../../../src/pipeline/settled-event-stream.ts';
+import { forEachEvent, SettledEventStream, type StreamEnding } from '../../../src/core/settled-event-stream.ts';
 
 const text = (delta: string): ModelStreamEvent => ({ type: 'text-delta', delta });
 

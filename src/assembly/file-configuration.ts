@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { AgentRegistry } from './agents/agent-registry.ts';
-import { buildCatalog } from './catalog/build-catalog.ts';
-import type { CatalogConfig } from './catalog/config-schema.ts';
-import { loadCatalogConfig, providerConfigsFromCatalogConfig } from './catalog/load-config.ts';
-import { resolveModel } from './catalog/lookup.ts';
-import type { Catalog } from './catalog/types.ts';
-import type { EnvConfig } from './config/env-config.ts';
-import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from './providers/provider-registry.ts';
-import type { ToolRegistry } from './tools/tool-registry.ts';
+import type { AgentRegistry } from '../agents/agent-registry.ts';
+import { buildCatalog } from '../catalog/build-catalog.ts';
+import type { CatalogConfig } from '../catalog/config-schema.ts';
+import { loadCatalogConfig, providerConfigsFromCatalogConfig } from '../catalog/load-config.ts';
+import { resolveModel } from '../catalog/lookup.ts';
+import type { Catalog } from '../catalog/types.ts';
+import type { EnvConfig } from '../config/env-config.ts';
+import { buildProviderRegistry, providersFromEnv, type ProviderRegistry } from '../providers/provider-registry.ts';
+import type { ToolRegistry } from '../tools/tool-registry.ts';
 
 /**
  * What a start reads from files and the environment, none of it from the store: the
@@ -80,7 +80,7 @@ export async function loadFileConfiguration(options: FileConfigurationOptions): 
 
 /** The built-in tools and the tools folder, watched; imported here so the CLI never loads them. */
 async function loadTools(toolsDir: string, onError: (error: Error) => void): Promise<ToolRegistry> {
-  const [{ createToolRegistry }, { createBuiltinTools }] = await Promise.all([import('./tools/tool-registry.ts'), import('./tools/builtin/builtin-tools.ts')]);
+  const [{ createToolRegistry }, { createBuiltinTools }] = await Promise.all([import('../tools/tool-registry.ts'), import('../tools/builtin/builtin-tools.ts')]);
   return createToolRegistry({ toolsDir, builtins: createBuiltinTools(), watch: true, onError });
 }
 
@@ -97,7 +97,7 @@ async function loadAgents(config: EnvConfig, tools: ToolRegistry, catalog: Catal
     else onConfigError(error);
   };
   // Imported here so short-lived tools (the CLI) do not load the agent libraries.
-  const { createAgentRegistry } = await import('./agents/agent-registry.ts');
+  const { createAgentRegistry } = await import('../agents/agent-registry.ts');
   const agents = await createAgentRegistry({
     agentsDir: config.agentsDir,
     knowledgeDir: config.knowledgeDir,
