@@ -121,6 +121,26 @@ export type AgentRun = {
 /** How long a stopped run waits for its model calls to settle (they were aborted with it, so they end at once). */
 const SETTLE_WAIT_MS = 5_000;
 
+/** What one turn left: the last graph state, the messages it produced and by which agent, the calls awaiting approval. */
+type TurnOutcome = { state: Partial<AgentGraphState>; produced: BaseMessage[]; producedBy: string[]; pendingApprovals: ApprovalInterrupt['calls'] };
+
+/** What every part of one run shares: its request, ids, start time, running totals and the steps still settling. */
+type RunScope = {
+  deps: AgentRuntimeDeps;
+  request: AgentRunRequest;
+  agent: LoadedAgent;
+  context: Parameters<typeof createRunHooks>[0]['context'];
+  runId: string;
+  threadId: string;
+  startedAt: number;
+  totals: { current: RunTotals };
+  inFlight: Set<Promise<unknown>>;
+};
+
+type StoreSaver = Awaited<ReturnType<AgentCheckpointer['saver']>>;
+type AgentGraph = typeof agentGraph | ReturnType<typeof checkpointedAgentGraph>;
+type GraphConfig = { configurable: { run: RunHooks; thread_id: string; [SYNC_CHECKPOINTS]: boolean } };
+
 /**
  * Runs one turn of an agent through the compiled LangGraph graph (or, for an agent
  * without server-side tools, the same nodes in order: see runSingleStep). Every model step
@@ -130,22 +150,20 @@ const SETTLE_WAIT_MS = 5_000;
  */
 export function runAgentGraph(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
   const runId = request.runId ?? newRunId();
-  const threadId = request.resume?.threadId ?? runId;
   const { agent } = request;
   const runSpan = startSpan(`agent.run ${agent.id}`, request.context.trace, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent.id, 'gen_ai.agent.id': runId, 'junction.agent_version': agent.version });
   const trace = contextWith(runSpan, request.context.trace);
-  const context = overlay(request.context, { agent: { agentId: agent.id, runId, version: agent.version }, trace: trace ?? request.context.trace });
-  const startedAt = request.startedAt ?? Date.now();
-
-  // Shared with sub-agents: their model and tool costs are this run's.
-  const totalsHolder = { current: emptyTotals(agent.config.model) };
-  const inFlight = new Set<Promise<unknown>>();
-  /** A run that fails or is cancelled mid-step still counts that step: the pipeline billed it. */
-  const settleInFlight = async () => {
-    if (inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, SETTLE_WAIT_MS)))]);
-    clearTimeout(timer);
+  const scope: RunScope = {
+    deps,
+    request,
+    agent,
+    runId,
+    threadId: request.resume?.threadId ?? runId,
+    context: overlay(request.context, { agent: { agentId: agent.id, runId, version: agent.version }, trace: trace ?? request.context.trace }),
+    startedAt: request.startedAt ?? Date.now(),
+    // Shared with sub-agents: their model and tool costs are this run's.
+    totals: { current: emptyTotals(agent.config.model) },
+    inFlight: new Set<Promise<unknown>>(),
   };
 
   let result: AgentRunResult | undefined;
@@ -153,117 +171,161 @@ export function runAgentGraph(deps: AgentRuntimeDeps, request: AgentRunRequest):
     // Servers a request added get connections of their own, without the server's environment, closed after the run.
     const requestMcp = request.overrides?.mcpServers?.length ? deps.mcp?.forRun() : undefined;
     const requestMcpTools = requestMcp ? await requestMcp.tools(request.overrides?.mcpServers ?? []) : [];
-    const hooks: RunHooks = createRunHooks({ deps, agent, context, request, totals: totalsHolder, inFlight, startedAt, bounds: {}, depth: 0, mcpTools: [...(await mcpToolsFor(deps, agent)), ...requestMcpTools], linkedAgents: await linkedAgentsFor(deps, context.key.accountId, agent) });
-    // A run that is one model step and is never checkpointed (not resumed, kept or written step by step) needs no graph.
-    if (!hooks.hasServerTools && !request.resume && !request.keepThread && request.durability !== 'sync' && !request.onStepSaved) {
-      try {
-        const state = yield* runSingleStep(hooks);
-        const produced = (state.messages ?? []).slice(state.initialCount ?? 0);
-        setResult(totalsHolder.current, state, produced, produced.map(() => agent.id), []);
-        endRunSpan(totalsHolder.current, state);
-      } catch (error) {
-        await settleInFlight();
-        endSpan(runSpan, error);
-        throw error;
-      } finally {
-        await requestMcp?.close();
-      }
-      return;
-    }
-    const saver = await deps.checkpointer?.saver();
-    const graph = saver ? checkpointedAgentGraph(saver) : agentGraph;
+    const hooks = await topRunHooks(scope, requestMcpTools);
+    const oneStep = isOneUncheckpointedStep(hooks, request);
+    const saver = oneStep ? undefined : await deps.checkpointer?.saver();
     try {
-      const config = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
-      let producedFrom: number | undefined;
-      if (!request.resume) saver?.startThread(threadId);
-      if (request.resume) {
-        const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
-        // A run resumed after its process died goes on counting; one resumed after a pause is a new response, billed from zero.
-        if (saved.totals && request.resume.from === 'start') totalsHolder.current = structuredClone(saved.totals);
-        if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
-      }
-      const input = request.resume ? (request.resume.value === undefined ? null : new Command({ resume: request.resume.value })) : {};
-      const pendingApprovals: ApprovalInterrupt['calls'] = [];
-      const options = { streamMode: ['custom', 'values'] as ('custom' | 'values')[], signal: toAbortSignal(context.signal), durability: request.durability ?? 'async' };
-      /** Streams one graph run: its events out, its last state back. */
-      const drive = async function* (graphInput: unknown, runConfig: typeof config, maxSteps: number): AsyncGenerator<RunEvent, Partial<AgentGraphState>> {
-        let last: Partial<AgentGraphState> = {};
-        const stream = await graph.stream(graphInput as Record<string, never>, { ...runConfig, ...options, recursionLimit: maxSteps * 2 + 10 });
-        for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
-          if (mode === 'custom') yield chunk as RunEvent;
-          else if (typeof chunk === 'object' && chunk !== null && '__interrupt__' in chunk) {
-            for (const entry of (chunk as { __interrupt__: Array<{ value?: unknown }> }).__interrupt__) {
-              const value = entry.value as ApprovalInterrupt | undefined;
-              if (value?.kind === 'approval') pendingApprovals.push(...value.calls);
-            }
-          } else {
-            last = chunk as Partial<AgentGraphState>;
-            await request.onStepSaved?.({ steps: last.steps ?? 0, messages: last.messages?.length ?? 0 });
-          }
-        }
-        return last;
-      };
-      let state = yield* drive(input, config, agent.config.maxSteps);
-      const threads = [threadId];
-      const produced = (state.messages ?? []).slice(producedFrom ?? state.initialCount ?? 0);
-      const producedBy = produced.map(() => agent.id);
-      // The agents handed to keep the bounds of every agent before them in the turn.
-      let handedBounds = agentBounds(agent);
-      // Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far.
-      for (let hop = 1; state.handoffTo && !state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
-        const target = await deps.subAgent?.(context.key.accountId, state.handoffTo);
-        if (!target) break;
-        const history = (state.messages ?? []).map(toCanonicalMessage);
-        const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: totalsHolder, inFlight, startedAt, bounds: handedBounds, depth: 0 };
-        handedBounds = tighterBounds(handedBounds, agentBounds(target));
-        const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target), linkedAgents: await linkedAgentsFor(deps, context.key.accountId, target) });
-        const targetThread = `${threadId}~${hop}`;
-        threads.push(targetThread);
-        saver?.startThread(targetThread);
-        state = yield* drive({}, { configurable: { ...config.configurable, run: targetHooks, thread_id: targetThread } }, target.config.maxSteps);
-        const added = (state.messages ?? []).slice(state.initialCount ?? 0);
-        produced.push(...added);
-        producedBy.push(...added.map(() => target.id));
-      }
-      // A finished run cannot resume: its checkpoints go (off the response's critical path).
-      if (saver && !request.keepThread && pendingApprovals.length === 0) {
-        for (const thread of threads) void saver.deleteThread(thread).catch(() => undefined);
-      } else if (saver) {
-        // Paused (or kept): the next request, on any process, resumes from these rows.
-        await saver.written();
-      }
-      const totals = totalsHolder.current;
-      setResult(totals, state, produced, producedBy, pendingApprovals);
-      endRunSpan(totals, state);
+      const outcome = oneStep ? yield* singleStepTurn(hooks, agent.id) : yield* graphTurn(scope, hooks, saver);
+      result = runResult(scope, scope.totals.current, outcome);
+      endRunSpan(runSpan, scope.totals.current, outcome.state);
     } catch (error) {
-      await settleInFlight();
+      await settleInFlight(scope.inFlight);
       endSpan(runSpan, error);
       throw error;
     } finally {
       await requestMcp?.close();
     }
   };
-  const endRunSpan = (totals: RunTotals, state: Partial<AgentGraphState>) => {
-    runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': totals.usage.inputTokens, 'gen_ai.usage.output_tokens': totals.usage.outputTokens, 'junction.cost_usd': (totals.modelCostMicros + totals.toolCostMicros) / 1_000_000, 'junction.steps': state.steps ?? 0 });
-    endSpan(runSpan);
-  };
-  const setResult = (totals: RunTotals, state: Partial<AgentGraphState>, produced: BaseMessage[], producedBy: string[], pendingApprovals: ApprovalInterrupt['calls']) => {
-    result = {
-      runId,
-      threadId,
-      messages: produced.map(toCanonicalMessage),
-      messageAgents: producedBy,
-      usage: totals.usage,
-      modelCostMicros: totals.modelCostMicros,
-      toolCostMicros: totals.toolCostMicros,
-      costMicros: totals.modelCostMicros + totals.toolCostMicros,
-      finishReason: totals.finish,
-      steps: state.steps ?? 0,
-      model: totals.model,
-      ...(state.stoppedBy && { stoppedBy: state.stoppedBy }),
-      ...(pendingApprovals.length > 0 && { pendingApprovals }),
-    };
-  };
-  return { runId, events: events(), result: () => result, totals: () => totalsHolder.current };
+  return { runId, events: events(), result: () => result, totals: () => scope.totals.current };
 }
 
+/** The hooks of the run's own agent: its tools, its file and request MCP servers, the agents it may call. */
+async function topRunHooks(scope: RunScope, requestMcpTools: Awaited<ReturnType<typeof mcpToolsFor>>): Promise<RunHooks> {
+  const { deps, agent, context, request } = scope;
+  const mcpTools = [...(await mcpToolsFor(deps, agent)), ...requestMcpTools];
+  const linkedAgents = await linkedAgentsFor(deps, context.key.accountId, agent);
+  return createRunHooks({ deps, agent, context, request, totals: scope.totals, inFlight: scope.inFlight, startedAt: scope.startedAt, bounds: {}, depth: 0, mcpTools, linkedAgents });
+}
+
+/** A run that is one model step and is never checkpointed (not resumed, kept or written step by step) needs no graph. */
+function isOneUncheckpointedStep(hooks: RunHooks, request: AgentRunRequest): boolean {
+  return !hooks.hasServerTools && !request.resume && !request.keepThread && request.durability !== 'sync' && !request.onStepSaved;
+}
+
+/** A run that fails or is cancelled mid-step still counts that step: the pipeline billed it. */
+async function settleInFlight(inFlight: Set<Promise<unknown>>): Promise<void> {
+  if (inFlight.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, SETTLE_WAIT_MS)))]);
+  clearTimeout(timer);
+}
+
+async function* singleStepTurn(hooks: RunHooks, agentId: string): AsyncGenerator<RunEvent, TurnOutcome> {
+  const state = yield* runSingleStep(hooks);
+  const produced = (state.messages ?? []).slice(state.initialCount ?? 0);
+  return { state, produced, producedBy: produced.map(() => agentId), pendingApprovals: [] };
+}
+
+/** What the graph starts from: a fresh turn, the checkpoint as it was, or a paused run given its answer. */
+function graphInput(resume: AgentRunRequest['resume']): unknown {
+  if (!resume) return {};
+  return resume.value === undefined ? null : new Command({ resume: resume.value });
+}
+
+/** The turn through the graph: resumed or started, then any handoffs, then its checkpoints dropped or kept. */
+async function* graphTurn(scope: RunScope, hooks: RunHooks, saver: StoreSaver | undefined): AsyncGenerator<RunEvent, TurnOutcome> {
+  const { request, agent, threadId } = scope;
+  const graph = saver ? checkpointedAgentGraph(saver) : agentGraph;
+  const config: GraphConfig = { configurable: { run: hooks, thread_id: threadId, [SYNC_CHECKPOINTS]: request.durability === 'sync' } };
+  let producedFrom: number | undefined;
+  if (!request.resume) saver?.startThread(threadId);
+  if (request.resume) {
+    const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
+    // A run resumed after its process died goes on counting; one resumed after a pause is a new response, billed from zero.
+    if (saved.totals && request.resume.from === 'start') scope.totals.current = structuredClone(saved.totals);
+    if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
+  }
+  const pendingApprovals: ApprovalInterrupt['calls'] = [];
+  const options = { streamMode: ['custom', 'values'] as ('custom' | 'values')[], signal: toAbortSignal(scope.context.signal), durability: request.durability ?? 'async' };
+  const drive: Drive = (input, runConfig, maxSteps) => driveGraph(graph, input, { ...runConfig, ...options, recursionLimit: maxSteps * 2 + 10 }, pendingApprovals, request.onStepSaved);
+  const first = yield* drive(graphInput(request.resume), config, agent.config.maxSteps);
+  const produced = (first.messages ?? []).slice(producedFrom ?? first.initialCount ?? 0);
+  const turn = { state: first, produced, producedBy: produced.map(() => agent.id), threads: [threadId] };
+  yield* runHandoffs(scope, turn, drive, config, saver);
+  // A finished run cannot resume: its checkpoints go (off the response's critical path).
+  if (saver && !request.keepThread && pendingApprovals.length === 0) {
+    for (const thread of turn.threads) void saver.deleteThread(thread).catch(() => undefined);
+  } else if (saver) {
+    // Paused (or kept): the next request, on any process, resumes from these rows.
+    await saver.written();
+  }
+  return { state: turn.state, produced: turn.produced, producedBy: turn.producedBy, pendingApprovals };
+}
+
+type Drive = (input: unknown, runConfig: GraphConfig, maxSteps: number) => AsyncGenerator<RunEvent, Partial<AgentGraphState>>;
+
+/** Streams one graph run: its events out, its approval interrupts into `pendingApprovals`, its last state back. */
+async function* driveGraph(
+  graph: AgentGraph,
+  input: unknown,
+  options: GraphConfig & { streamMode: ('custom' | 'values')[]; signal: AbortSignal | undefined; durability: 'sync' | 'async'; recursionLimit: number },
+  pendingApprovals: ApprovalInterrupt['calls'],
+  onStepSaved: AgentRunRequest['onStepSaved'],
+): AsyncGenerator<RunEvent, Partial<AgentGraphState>> {
+  let last: Partial<AgentGraphState> = {};
+  const stream = await graph.stream(input as Record<string, never>, options);
+  for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+    if (mode === 'custom') yield chunk as RunEvent;
+    else if (typeof chunk === 'object' && chunk !== null && '__interrupt__' in chunk) {
+      for (const entry of (chunk as { __interrupt__: Array<{ value?: unknown }> }).__interrupt__) {
+        const value = entry.value as ApprovalInterrupt | undefined;
+        if (value?.kind === 'approval') pendingApprovals.push(...value.calls);
+      }
+    } else {
+      last = chunk as Partial<AgentGraphState>;
+      await onStepSaved?.({ steps: last.steps ?? 0, messages: last.messages?.length ?? 0 });
+    }
+  }
+  return last;
+}
+
+/** Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far. */
+async function* runHandoffs(
+  scope: RunScope,
+  turn: { state: Partial<AgentGraphState>; produced: BaseMessage[]; producedBy: string[]; threads: string[] },
+  drive: Drive,
+  config: GraphConfig,
+  saver: StoreSaver | undefined,
+): AsyncGenerator<RunEvent, void> {
+  const { deps, request, context, runId, threadId } = scope;
+  // The agents handed to keep the bounds of every agent before them in the turn.
+  let handedBounds = agentBounds(scope.agent);
+  for (let hop = 1; turn.state.handoffTo && !turn.state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
+    const target = await deps.subAgent?.(context.key.accountId, turn.state.handoffTo);
+    if (!target) break;
+    const history = (turn.state.messages ?? []).map(toCanonicalMessage);
+    const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: scope.totals, inFlight: scope.inFlight, startedAt: scope.startedAt, bounds: handedBounds, depth: 0 };
+    handedBounds = tighterBounds(handedBounds, agentBounds(target));
+    const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target), linkedAgents: await linkedAgentsFor(deps, context.key.accountId, target) });
+    const targetThread = `${threadId}~${hop}`;
+    turn.threads.push(targetThread);
+    saver?.startThread(targetThread);
+    turn.state = yield* drive({}, { configurable: { ...config.configurable, run: targetHooks, thread_id: targetThread } }, target.config.maxSteps);
+    const added = (turn.state.messages ?? []).slice(turn.state.initialCount ?? 0);
+    turn.produced.push(...added);
+    turn.producedBy.push(...added.map(() => target.id));
+  }
+}
+
+function endRunSpan(runSpan: ReturnType<typeof startSpan>, totals: RunTotals, state: Partial<AgentGraphState>): void {
+  runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': totals.usage.inputTokens, 'gen_ai.usage.output_tokens': totals.usage.outputTokens, 'junction.cost_usd': (totals.modelCostMicros + totals.toolCostMicros) / 1_000_000, 'junction.steps': state.steps ?? 0 });
+  endSpan(runSpan);
+}
+
+function runResult(scope: RunScope, totals: RunTotals, { state, produced, producedBy, pendingApprovals }: TurnOutcome): AgentRunResult {
+  return {
+    runId: scope.runId,
+    threadId: scope.threadId,
+    messages: produced.map(toCanonicalMessage),
+    messageAgents: producedBy,
+    usage: totals.usage,
+    modelCostMicros: totals.modelCostMicros,
+    toolCostMicros: totals.toolCostMicros,
+    costMicros: totals.modelCostMicros + totals.toolCostMicros,
+    finishReason: totals.finish,
+    steps: state.steps ?? 0,
+    model: totals.model,
+    ...(state.stoppedBy && { stoppedBy: state.stoppedBy }),
+    ...(pendingApprovals.length > 0 && { pendingApprovals }),
+  };
+}

@@ -1,6 +1,6 @@
-import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { isJunctionError } from '../core/errors.ts';
-import type { ModelMessage } from '../core/model-types.ts';
+import type { ModelMessage, ModelRequest, ToolDefinition } from '../core/model-types.ts';
 import { formatKnowledgeContext } from '../knowledge/format-knowledge-context.ts';
 import { searchKnowledge } from '../knowledge/hybrid-search.ts';
 import { endSpan, startSpan } from '../ops/tracing.ts';
@@ -51,12 +51,23 @@ export type HookScope = {
   emit?: (event: RunEvent) => void;
 };
 
+/** What the hooks of one agent share, worked out once from its scope. */
+type AgentHookParts = {
+  scope: HookScope;
+  serverTools: ToolDefinition[];
+  clientTools: ToolDefinition[];
+  bounds: RunBounds;
+  mcpTool: (name: string) => McpTool | undefined;
+};
+
+type Emit = (event: RunEvent) => void;
+
 /**
  * The outside world of one agent's graph (RunHooks): its model over the pipeline, its
  * knowledge, its tools (billed), the agents it may call, its bounds.
  */
 export function createRunHooks(scope: HookScope): RunHooks {
-  const { deps, agent, context, request } = scope;
+  const { deps, agent, request } = scope;
   const clientTools = request.overrides?.clientTools ?? [];
   const serverTools = [
     ...deps.tools.definitions(agent.config.tools),
@@ -65,127 +76,155 @@ export function createRunHooks(scope: HookScope): RunHooks {
     ...scope.mcpTools.map((tool) => tool.definition),
   ];
   const mcpTool = (name: string) => scope.mcpTools.find((tool) => tool.definition.name === name);
-  const startedAt = scope.startedAt;
-  const bounds = tighterBounds(scope.bounds, agentBounds(agent));
-  /** The caller's signal, and the time bound: a model call or tool still running when it passes is cut. */
-  const boundedSignal = () => {
-    if (bounds.seconds === undefined) return { signal: toAbortSignal(context.signal), deadline: undefined };
-    const deadline = AbortSignal.timeout(Math.max(1, startedAt + bounds.seconds * 1000 - Date.now()));
-    return { signal: AbortSignal.any([toAbortSignal(context.signal), deadline]), deadline };
-  };
-  /** One call of a model answer that is not the client's: refused (bound, unknown name, denial) or run and billed. */
-  const runCall = async (name: string, args: unknown, decision: ApprovalDecisions[string] | undefined, bound: string | undefined, config: LangGraphRunnableConfig, emit: (event: RunEvent) => void): Promise<ToolOutcome> => {
-    const refused = (content: string) => ({ ok: false, content, costMicros: 0, durationMs: 0 });
-    if (bound) return refused(`Error: ${name} did not run: the run reached its ${bound} bound.`);
-    if (!hooks.isServerTool(name)) return refused(`Error: there is no tool "${name}" in this run; use one of the tools you were given.`);
-    if (decision && !decision.approve) return refused(`The user denied this call of ${name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`);
-    const handedTo = handoffTarget(agent, name, scope.linkedAgents);
-    if (handedTo) return { ok: true, content: `Transferred to ${handedTo}: that agent answers from here.`, costMicros: 0, durationMs: 0 };
-    if (isAgentTool(name)) return runSubAgent({ ...scope, bounds }, agentOfTool(name), args, config, emit);
-    const { signal } = boundedSignal();
-    const mcp = mcpTool(name);
-    return mcp ? runBilledMcpTool(deps, context, mcp, args, signal) : runBilledTool(deps, context, name, args, agent, signal);
-  };
+  const parts: AgentHookParts = { scope, serverTools, clientTools, bounds: tighterBounds(scope.bounds, agentBounds(agent)), mcpTool };
   const hooks: RunHooks = {
     instructions: [agent.instructions, request.overrides?.instructions].filter(Boolean).join('\n\n'),
     maxSteps: agent.config.maxSteps,
     ...(scope.agentPath && { agentPath: scope.agentPath }),
     totals: () => structuredClone(scope.totals.current),
-    exceededBound: () => {
-      if (bounds.seconds !== undefined && Date.now() - startedAt >= bounds.seconds * 1000) return 'max_run_seconds';
-      if (bounds.costMicros !== undefined && scope.totals.current.modelCostMicros + scope.totals.current.toolCostMicros >= bounds.costMicros) return 'max_run_cost_usd';
-      return undefined;
-    },
+    exceededBound: () => exceededBound(parts),
     isServerTool: (name) => serverTools.some((tool) => tool.name === name),
     isClientTool: (name) => clientTools.some((tool) => tool.name === name) && !serverTools.some((tool) => tool.name === name),
     hasServerTools: serverTools.length > 0,
     initialMessages: async () => answerUnansweredToolCalls([...request.history, ...request.input]).map(toLangChainMessage),
-    retrieve: async (given) => {
-      const emit = scope.emit ?? given;
-      if (agent.config.knowledge.length === 0) return undefined;
-      const query = lastUserText(request.input) ?? lastUserText(request.history);
-      if (!query) return undefined;
-      await deps.knowledgeReady?.(context.key.accountId);
-      const embedder = deps.embedder(context);
-      const span = startSpan('retrieve', context.trace, { 'junction.collections': agent.config.knowledge.join(',') });
-      const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 }).finally(() => endSpan(span));
-      span?.setAttribute('junction.hits', found.hits.length);
-      emit({ type: 'knowledge-retrieved', query, hits: found.hits.map((hit) => ({ source: hit.source, title: hit.title, score: hit.score })) });
-      return found.hits.length > 0 ? formatKnowledgeContext(found.hits) : undefined;
-    },
-    callModel: async (messages, step, final, given) => {
-      const emit = scope.emit ?? given;
-      emit({ type: 'model-started', step });
-      const overrides = request.overrides ?? {};
-      // max_run_seconds also cuts a model call that is still streaming: what it produced so far is the answer.
-      const { signal, deadline } = boundedSignal();
-      let partialText = '';
-      const model = new PipelineChatModel({
-        pipeline: deps.chat,
-        context: overlay(context, { signal }),
-        model: agent.config.model,
-        fallbackModels: agent.config.fallbackModels,
-        tools: [...serverTools, ...clientTools],
-        settings: {
-          ...(overrides.temperature ?? agent.config.temperature) !== undefined && { temperature: overrides.temperature ?? agent.config.temperature },
-          ...(overrides.maxOutputTokens ?? agent.config.maxOutputTokens) !== undefined && { maxOutputTokens: overrides.maxOutputTokens ?? agent.config.maxOutputTokens },
-          ...(overrides.reasoning ?? agent.config.reasoning) !== undefined && { reasoning: overrides.reasoning ?? agent.config.reasoning },
-          ...(overrides.responseFormat && { responseFormat: overrides.responseFormat }),
-          // The last allowed step must answer: no further tool calls. A caller's tool_choice
-          // applies to the first step only; forcing a tool on every step would loop to max_steps.
-          ...(final && serverTools.length + clientTools.length > 0 ? { toolChoice: 'none' as const } : step === 1 && overrides.toolChoice ? { toolChoice: overrides.toolChoice } : {}),
-        },
-        onEvent: (event) => {
-          emit({ type: 'model-event', step, event });
-          if (event.type === 'text-delta') partialText += event.delta;
-          if (event.type === 'finish') scope.totals.current.finish = { unified: event.finishReason.unified, raw: event.finishReason.raw };
-        },
-        onOutcome: (outcome) => {
-          const totals = scope.totals.current;
-          totals.usage = addUsage(totals.usage, outcome.usage);
-          totals.modelCostMicros += outcome.costMicros;
-          totals.model = outcome.model.id;
-          emit({ type: 'model-finished', step, model: outcome.model.id, generationId: outcome.generationId, usage: outcome.usage, costMicros: outcome.costMicros });
-        },
-      });
-      const answer = model.respond(messages);
-      scope.inFlight.add(answer);
-      try {
-        return await answer;
-      } catch (error) {
-        if (deadline?.aborted && !context.signal.aborted) return new AIMessage({ content: partialText });
-        throw error;
-      } finally {
-        scope.inFlight.delete(answer);
-      }
-    },
+    retrieve: (given) => retrieveKnowledge(scope, scope.emit ?? given),
+    callModel: (messages, step, final, given) => callAgentModel(parts, messages, step, final, scope.emit ?? given),
     requiresApproval: (name) => agent.config.approvalTools.includes(name) || mcpTool(name)?.server.requireApproval === true,
     handoffTarget: (name) => handoffTarget(agent, name, scope.linkedAgents),
-    runTools: async (message, step, given, decisions, config) => {
-      const emit = scope.emit ?? given;
-      const results: ToolMessage[] = [];
-      // Every call but the client's runs here (a name the run does not have is an error result); a client-side call is left for the client.
-      for (const call of (message.tool_calls ?? []).filter((entry) => !hooks.isClientTool(entry.name))) {
-        const callId = call.id ?? '';
-        const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
-        emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
-        const decision = decisions[callId];
-        // Bounds are checked before every tool call too, at any depth: a call past them does not run.
-        const bound = hooks.exceededBound();
-        const span = startSpan(`tool ${call.name}`, context.trace, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name });
-        const outcome = await runCall(call.name, call.args, decision, bound, config, emit);
-        span?.setAttributes({ 'junction.cost_usd': outcome.costMicros / 1_000_000, 'junction.tool_ok': outcome.ok });
-        endSpan(span, outcome.ok ? undefined : new Error('tool failed'));
-        scope.totals.current.toolCostMicros += outcome.costMicros;
-        emit({ type: 'tool-finished', step, callId, name: call.name, ok: outcome.ok, output: outcome.content, costMicros: outcome.costMicros, durationMs: outcome.durationMs });
-        const result = new ToolMessage({ content: outcome.content, tool_call_id: callId, name: call.name, status: outcome.ok ? 'success' : 'error' });
-        results.push(result);
-      }
-      return results;
-    },
+    runTools: (message, step, given, decisions, config) => runToolCalls(parts, hooks, message, step, scope.emit ?? given, decisions, config),
   };
-
   return hooks;
+}
+
+function exceededBound({ scope, bounds }: AgentHookParts): string | undefined {
+  if (bounds.seconds !== undefined && Date.now() - scope.startedAt >= bounds.seconds * 1000) return 'max_run_seconds';
+  if (bounds.costMicros !== undefined && scope.totals.current.modelCostMicros + scope.totals.current.toolCostMicros >= bounds.costMicros) return 'max_run_cost_usd';
+  return undefined;
+}
+
+/** The caller's signal, and the time bound: a model call or tool still running when it passes is cut. */
+function boundedSignal({ scope, bounds }: AgentHookParts): { signal: AbortSignal; deadline: AbortSignal | undefined } {
+  if (bounds.seconds === undefined) return { signal: toAbortSignal(scope.context.signal), deadline: undefined };
+  const deadline = AbortSignal.timeout(Math.max(1, scope.startedAt + bounds.seconds * 1000 - Date.now()));
+  return { signal: AbortSignal.any([toAbortSignal(scope.context.signal), deadline]), deadline };
+}
+
+/** Knowledge for the user's turn from the agent's collections, or undefined (no collections, no user text, no hits). */
+async function retrieveKnowledge(scope: HookScope, emit: Emit): Promise<string | undefined> {
+  const { deps, agent, context, request } = scope;
+  if (agent.config.knowledge.length === 0) return undefined;
+  const query = lastUserText(request.input) ?? lastUserText(request.history);
+  if (!query) return undefined;
+  await deps.knowledgeReady?.(context.key.accountId);
+  const embedder = deps.embedder(context);
+  const span = startSpan('retrieve', context.trace, { 'junction.collections': agent.config.knowledge.join(',') });
+  const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 }).finally(() => endSpan(span));
+  span?.setAttribute('junction.hits', found.hits.length);
+  emit({ type: 'knowledge-retrieved', query, hits: found.hits.map((hit) => ({ source: hit.source, title: hit.title, score: hit.score })) });
+  return found.hits.length > 0 ? formatKnowledgeContext(found.hits) : undefined;
+}
+
+/**
+ * The step's tool choice: the last allowed step must answer (no further tool calls), and a
+ * caller's tool_choice applies to the first step only (forcing a tool on every step would loop to max_steps).
+ */
+function stepToolChoice(parts: AgentHookParts, step: number, final: boolean): { toolChoice?: ModelRequest['toolChoice'] } {
+  if (final && parts.serverTools.length + parts.clientTools.length > 0) return { toolChoice: 'none' };
+  const chosen = parts.scope.request.overrides?.toolChoice;
+  return step === 1 && chosen ? { toolChoice: chosen } : {};
+}
+
+/** The agent's sampling settings with the request's overrides on top. */
+function modelSettings(parts: AgentHookParts, step: number, final: boolean) {
+  const { agent, request } = parts.scope;
+  const overrides = request.overrides ?? {};
+  return {
+    ...((overrides.temperature ?? agent.config.temperature) !== undefined && { temperature: overrides.temperature ?? agent.config.temperature }),
+    ...((overrides.maxOutputTokens ?? agent.config.maxOutputTokens) !== undefined && { maxOutputTokens: overrides.maxOutputTokens ?? agent.config.maxOutputTokens }),
+    ...((overrides.reasoning ?? agent.config.reasoning) !== undefined && { reasoning: overrides.reasoning ?? agent.config.reasoning }),
+    ...(overrides.responseFormat && { responseFormat: overrides.responseFormat }),
+    ...stepToolChoice(parts, step, final),
+  };
+}
+
+/** One model step over the pipeline: streamed out as events, its cost added to the run's totals. */
+async function callAgentModel(parts: AgentHookParts, messages: BaseMessage[], step: number, final: boolean, emit: Emit): Promise<AIMessage> {
+  const { scope } = parts;
+  const { deps, agent, context } = scope;
+  emit({ type: 'model-started', step });
+  // max_run_seconds also cuts a model call that is still streaming: what it produced so far is the answer.
+  const { signal, deadline } = boundedSignal(parts);
+  let partialText = '';
+  const model = new PipelineChatModel({
+    pipeline: deps.chat,
+    context: overlay(context, { signal }),
+    model: agent.config.model,
+    fallbackModels: agent.config.fallbackModels,
+    tools: [...parts.serverTools, ...parts.clientTools],
+    settings: modelSettings(parts, step, final),
+    onEvent: (event) => {
+      emit({ type: 'model-event', step, event });
+      if (event.type === 'text-delta') partialText += event.delta;
+      if (event.type === 'finish') scope.totals.current.finish = { unified: event.finishReason.unified, raw: event.finishReason.raw };
+    },
+    onOutcome: (outcome) => {
+      const totals = scope.totals.current;
+      totals.usage = addUsage(totals.usage, outcome.usage);
+      totals.modelCostMicros += outcome.costMicros;
+      totals.model = outcome.model.id;
+      emit({ type: 'model-finished', step, model: outcome.model.id, generationId: outcome.generationId, usage: outcome.usage, costMicros: outcome.costMicros });
+    },
+  });
+  const answer = model.respond(messages);
+  scope.inFlight.add(answer);
+  try {
+    return await answer;
+  } catch (error) {
+    if (deadline?.aborted && !context.signal.aborted) return new AIMessage({ content: partialText });
+    throw error;
+  } finally {
+    scope.inFlight.delete(answer);
+  }
+}
+
+/** Every call of a model answer but the client's, in order (a name the run does not have is an error result). */
+async function runToolCalls(parts: AgentHookParts, hooks: RunHooks, message: AIMessage, step: number, emit: Emit, decisions: ApprovalDecisions, config: LangGraphRunnableConfig): Promise<ToolMessage[]> {
+  const { scope } = parts;
+  const results: ToolMessage[] = [];
+  for (const call of (message.tool_calls ?? []).filter((entry) => !hooks.isClientTool(entry.name))) {
+    const callId = call.id ?? '';
+    const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
+    emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
+    const decision = decisions[callId];
+    // Bounds are checked before every tool call too, at any depth: a call past them does not run.
+    const bound = hooks.exceededBound();
+    const span = startSpan(`tool ${call.name}`, scope.context.trace, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name });
+    const outcome = await runCall(parts, hooks, { name: call.name, args: call.args, decision, bound }, config, emit);
+    span?.setAttributes({ 'junction.cost_usd': outcome.costMicros / 1_000_000, 'junction.tool_ok': outcome.ok });
+    endSpan(span, outcome.ok ? undefined : new Error('tool failed'));
+    scope.totals.current.toolCostMicros += outcome.costMicros;
+    emit({ type: 'tool-finished', step, callId, name: call.name, ok: outcome.ok, output: outcome.content, costMicros: outcome.costMicros, durationMs: outcome.durationMs });
+    results.push(new ToolMessage({ content: outcome.content, tool_call_id: callId, name: call.name, status: outcome.ok ? 'success' : 'error' }));
+  }
+  return results;
+}
+
+type ToolCallPlan = { name: string; args: unknown; decision: ApprovalDecisions[string] | undefined; bound: string | undefined };
+
+/** One call of a model answer that is not the client's: refused (bound, unknown name, denial) or run and billed. */
+async function runCall(parts: AgentHookParts, hooks: RunHooks, { name, args, decision, bound }: ToolCallPlan, config: LangGraphRunnableConfig, emit: Emit): Promise<ToolOutcome> {
+  const { scope } = parts;
+  const { deps, agent, context } = scope;
+  const refused = (content: string) => ({ ok: false, content, costMicros: 0, durationMs: 0 });
+  if (bound) return refused(`Error: ${name} did not run: the run reached its ${bound} bound.`);
+  if (!hooks.isServerTool(name)) return refused(`Error: there is no tool "${name}" in this run; use one of the tools you were given.`);
+  if (decision && !decision.approve) return refused(`The user denied this call of ${name}; it did not run.${decision.reason ? ` Reason: ${decision.reason}` : ''}`);
+  const handedTo = handoffTarget(agent, name, scope.linkedAgents);
+  if (handedTo) return { ok: true, content: `Transferred to ${handedTo}: that agent answers from here.`, costMicros: 0, durationMs: 0 };
+  if (isAgentTool(name)) return runSubAgent({ ...scope, bounds: parts.bounds }, agentOfTool(name), args, config, emit);
+  const { signal } = boundedSignal(parts);
+  const mcp = parts.mcpTool(name);
+  return mcp ? runBilledMcpTool(deps, context, mcp, args, signal) : runBilledTool(deps, context, name, args, agent, signal);
 }
 
 /**

@@ -28,7 +28,26 @@ async function execute(command: AdminCommand, json: boolean, cli: Command): Prom
 
 export function buildCli(): Command {
   const program = new Command('junction').description('Junction model gateway and Agents API').showHelpAfterError();
+  addServerCommands(program);
+  addKeyCommands(program);
+  addCreditCommands(program);
+  const accounts = addAccountCommands(program);
+  addKnowledgeCommand(program);
+  accounts
+    .command('set-plan <id>')
+    .description("change an account's plan (a plan name from the config file)")
+    .requiredOption('--plan <plan>')
+    .option('--json')
+    .action(async (id: string, options: { plan: string; json?: boolean }, cli: Command) =>
+      execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true, cli),
+    );
+  addUserCommand(program);
+  accounts.command('list').option('--json').action(async (options: { json?: boolean }, cli: Command) => execute({ command: 'accounts.list' }, options.json === true, cli));
+  return program;
+}
 
+/** serve, doctor and migrate: the commands that run or check the server itself. */
+function addServerCommands(program: Command): void {
   program
     .command('serve')
     .description('start the server (same as npm start)')
@@ -60,7 +79,9 @@ export function buildCli(): Command {
       await db.close();
     }
   });
+}
 
+function addKeyCommands(program: Command): void {
   const keys = program.command('keys').description('create, list and disable API keys');
   keys
     .command('create')
@@ -115,7 +136,9 @@ export function buildCli(): Command {
         execute({ command: 'keys.set-disabled', id, disabled, ...(options.account && { account: options.account }) }, options.json === true, cli),
       );
   }
+}
 
+function addCreditCommands(program: Command): void {
   const credits = program.command('credits').description('grant and show account credit');
   credits
     .command('grant')
@@ -144,7 +167,10 @@ export function buildCli(): Command {
     .action(async (options: { account?: string; json?: boolean }, cli: Command) =>
       execute({ command: 'credits.show', ...(options.account && { account: options.account }) }, options.json === true, cli),
     );
+}
 
+/** The accounts command with its create subcommand; buildCli adds the rest in help order. */
+function addAccountCommands(program: Command): Command {
   const accounts = program.command('accounts').description('accounts of this deployment');
   accounts
     .command('create')
@@ -154,6 +180,10 @@ export function buildCli(): Command {
     .action(async (options: { name: string; plan: string; json?: boolean }, cli: Command) =>
       execute({ command: 'accounts.create', name: options.name, plan: options.plan }, options.json === true, cli),
     );
+  return accounts;
+}
+
+function addKnowledgeCommand(program: Command): void {
   program
     .command('knowledge')
     .description('knowledge collections for agents')
@@ -169,15 +199,11 @@ export function buildCli(): Command {
       if (options.json) printResult(result, true);
       else process.stdout.write(formatIndexResult(result));
     });
+}
 
-  accounts
-    .command('set-plan <id>')
-    .description("change an account's plan (a plan name from the config file)")
-    .requiredOption('--plan <plan>')
-    .option('--json')
-    .action(async (id: string, options: { plan: string; json?: boolean }, cli: Command) =>
-      execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true, cli),
-    );
+const USER_ROLES = ['owner', 'admin', 'member'] as const;
+
+function addUserCommand(program: Command): void {
   program
     .command('users')
     .description('people who sign in to the console')
@@ -189,13 +215,10 @@ export function buildCli(): Command {
     .option('--json')
     .action(async (options: { email: string; account?: string; role: string; json?: boolean }, cli: Command) => {
       const password = (await readStdin()).replace(/\r?\n$/, '');
-      const role = options.role === 'admin' || options.role === 'member' ? options.role : options.role === 'owner' ? 'owner' : undefined;
+      const role = USER_ROLES.find((known) => known === options.role);
       if (!role) throw new Error(`--role must be owner, admin or member, not '${options.role}'`);
       await execute({ command: 'users.create', email: options.email, password, role, ...(options.account && { account: options.account }) }, options.json === true, cli);
     });
-  accounts.command('list').option('--json').action(async (options: { json?: boolean }, cli: Command) => execute({ command: 'accounts.list' }, options.json === true, cli));
-
-  return program;
 }
 
 try {
