@@ -119,10 +119,11 @@ const queryConfig = (sql: string, params: readonly unknown[], options: QueryOpti
   ...(options?.prepareAs ? { name: options.prepareAs } : {}),
 });
 
-const toResult = <Row>(result: pg.QueryResult): QueryResult<Row> => ({
-  rows: result.rows as Row[],
-  rowCount: result.rowCount ?? result.rows.length,
-});
+/** pg answers a text of several statements (exec, migrations) with one result each: the last one stands for them. */
+const toResult = <Row>(answer: pg.QueryResult | pg.QueryResult[]): QueryResult<Row> => {
+  const result = Array.isArray(answer) ? (answer.at(-1) ?? { rows: [], rowCount: 0 }) : answer;
+  return { rows: result.rows as Row[], rowCount: result.rowCount ?? result.rows.length };
+};
 
 class PostgresDatabase implements Database {
   readonly engine = 'postgres' as const;
