@@ -52,14 +52,22 @@ const ERROR_GOOGLE = { type: 'object', required: ['error'], properties: { error:
 
 type Operation = { summary: string; body?: BodyName; multipart?: boolean; security: Security; answer?: 'json' | 'json-or-sse' | 'audio'; pathParams?: string[] };
 
+/** Each protocol's error body and the credentials its routes take, in the order clients try them. */
+const ERROR_REFS: Record<Security, string> = { bearer: 'Error', anthropic: 'AnthropicError', google: 'GoogleError' };
+const SECURITY_SCHEMES: Record<Security, Array<Record<string, never[]>>> = {
+  bearer: [{ bearer: [] }],
+  anthropic: [{ bearer: [] }, { anthropicKey: [] }],
+  google: [{ googleKey: [] }, { bearer: [] }],
+};
+const SUCCESS_ANSWERS: Record<NonNullable<Operation['answer']>, Record<string, unknown>> = {
+  json: { description: 'The answer', content: { 'application/json': { schema: { type: 'object' } } } },
+  'json-or-sse': { description: 'The answer; with `stream: true`, server-sent events', content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } } },
+  audio: { description: 'The audio, as the provider produced it', content: { 'audio/mpeg': { schema: { type: 'string', contentMediaType: 'audio/mpeg' } } } },
+};
+
 function operation(tag: string, spec: Operation): Record<string, unknown> {
-  const errorRef = spec.security === 'anthropic' ? 'AnthropicError' : spec.security === 'google' ? 'GoogleError' : 'Error';
-  const success =
-    spec.answer === 'audio'
-      ? { description: 'The audio, as the provider produced it', content: { 'audio/mpeg': { schema: { type: 'string', contentMediaType: 'audio/mpeg' } } } }
-      : spec.answer === 'json-or-sse'
-        ? { description: 'The answer; with `stream: true`, server-sent events', content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } } }
-        : { description: 'The answer', content: { 'application/json': { schema: { type: 'object' } } } };
+  const errorRef = ERROR_REFS[spec.security];
+  const success = SUCCESS_ANSWERS[spec.answer ?? 'json'];
   const errors = Object.fromEntries(
     [
       ['400', 'Invalid request (the `param` names the field)'],
@@ -75,7 +83,7 @@ function operation(tag: string, spec: Operation): Record<string, unknown> {
   return {
     tags: [tag],
     summary: spec.summary,
-    security: spec.security === 'anthropic' ? [{ bearer: [] }, { anthropicKey: [] }] : spec.security === 'google' ? [{ googleKey: [] }, { bearer: [] }] : [{ bearer: [] }],
+    security: SECURITY_SCHEMES[spec.security],
     ...(spec.pathParams && { parameters: spec.pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) }),
     ...(spec.body && {
       requestBody: { required: true, content: { [spec.multipart ? 'multipart/form-data' : 'application/json']: { schema: ref(spec.body) } } },

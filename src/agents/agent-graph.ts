@@ -94,7 +94,9 @@ export async function modelStep(state: Pick<State, 'messages' | 'context' | 'ste
   const bound = hooks.exceededBound();
   const callsTools = (answer.tool_calls ?? []).some((call) => !hooks.isClientTool(call.name));
   // The last allowed step is asked for an answer (tool_choice none); a model that calls tools anyway hit max_steps.
-  const reached = bound === 'max_run_seconds' || (bound && callsTools) ? bound : step >= hooks.maxSteps && callsTools ? 'max_steps' : undefined;
+  let reached: string | undefined;
+  if (bound === 'max_run_seconds' || (bound && callsTools)) reached = bound;
+  else if (step >= hooks.maxSteps && callsTools) reached = 'max_steps';
   return { messages: [answer], steps: step, totals: hooks.totals(), ...(reached && { stoppedBy: reached }) };
 }
 

@@ -8,7 +8,10 @@ export const agentBounds = (agent: LoadedAgent): RunBounds => ({
   ...(agent.config.maxRunCostMicros !== undefined && { costMicros: agent.config.maxRunCostMicros }),
 });
 
-const lower = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+const lower = (a: number | undefined, b: number | undefined) => {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
+};
 
 /**
  * An agent inside a run (a sub-agent, a handoff's target) keeps the bounds of the agents

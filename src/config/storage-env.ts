@@ -31,7 +31,9 @@ const MAX_PAGE_CACHE_BYTES = 8 * 1024 ** 3;
 export function parsePglitePageCache(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const match = PAGE_CACHE_PATTERN.exec(value);
-  const bytes = !match ? Number.NaN : match[1] === undefined ? 0 : Number(match[1]) * (match[2] === 'GB' ? 1024 ** 3 : 1024 ** 2);
+  const unit = match?.[2] === 'GB' ? 1024 ** 3 : 1024 ** 2;
+  let bytes = Number.NaN;
+  if (match) bytes = match[1] === undefined ? 0 : Number(match[1]) * unit;
   if (!(bytes >= 0 && bytes <= MAX_PAGE_CACHE_BYTES)) {
     throw new EnvConfigError(`invalid environment: JUNCTION_PGLITE_PAGE_CACHE: '${value}' is not 0 or a size up to 8GB (write it as 0, 256MB or 1GB)`);
   }

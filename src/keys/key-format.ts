@@ -12,6 +12,12 @@ export type { KeyKind };
  * model keys (`sk-jn-`).
  */
 const PREFIX: Record<KeyKind, string> = { model: 'sk-jn-', provisioning: 'pk-jn-', agent: 'sk-' };
+/** Prefixes in the order they are tried: 'sk-jn-' before the shorter 'sk-'. */
+const KIND_PREFIXES: ReadonlyArray<readonly [string, KeyKind]> = [
+  ['sk-jn-', 'model'],
+  ['pk-jn-', 'provisioning'],
+  ['sk-', 'agent'],
+];
 const LOOKUP_LENGTH = 12;
 const SECRET_LENGTH = 43;
 const BODY_PATTERN = new RegExp(`^[0-9A-Za-z]{${LOOKUP_LENGTH + SECRET_LENGTH}}$`);
@@ -41,13 +47,7 @@ export const displayLabel = (kind: KeyKind, lookupId: string, secret: string): s
 export type ParsedKey = { kind: KeyKind; lookupId: string; secret: string };
 
 export function parseKey(plain: string): ParsedKey | undefined {
-  const kind: KeyKind | undefined = plain.startsWith('sk-jn-')
-    ? 'model'
-    : plain.startsWith('pk-jn-')
-      ? 'provisioning'
-      : plain.startsWith('sk-')
-        ? 'agent'
-        : undefined;
+  const kind: KeyKind | undefined = KIND_PREFIXES.find(([prefix]) => plain.startsWith(prefix))?.[1];
   if (!kind) return undefined;
   const body = plain.slice(PREFIX[kind].length);
   if (!BODY_PATTERN.test(body)) return undefined;

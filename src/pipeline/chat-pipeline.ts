@@ -306,7 +306,8 @@ export function reasoningAllowance(reasoning: ModelRequest['reasoning']): number
   if (!reasoning || reasoning.enabled === false) return 0;
   // Anthropic raises budgets below 1,024 to 1,024.
   if (reasoning.budgetTokens !== undefined) return Math.max(1_024, reasoning.budgetTokens);
-  return reasoning.effort ? EFFORT_BUDGETS[reasoning.effort] : reasoning.enabled ? EFFORT_BUDGETS.high : 0;
+  if (reasoning.effort) return EFFORT_BUDGETS[reasoning.effort];
+  return reasoning.enabled ? EFFORT_BUDGETS.high : 0;
 }
 
 /** Output tokens `budgetMicros` pays for after the input at worst-case rates. */

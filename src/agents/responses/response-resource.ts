@@ -112,12 +112,10 @@ const ECHOED_EFFORTS = new Set(['none', 'low', 'medium', 'high'] as const);
 
 export function effectiveSettings(body: CreateResponseRequest, agent: LoadedAgent): ResponseSettings {
   const agentEffort = agent.config.reasoning?.effort;
-  const reasoning = body.reasoning
-    ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
-    : agentEffort
-      ? // The spec's effort enum has no 'minimal': shown as null rather than as a level the run did not use.
-        { effort: agentEffort === 'minimal' ? null : agentEffort, summary: null }
-      : null;
+  let reasoning = null;
+  if (body.reasoning) reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null };
+  // The spec's effort enum has no 'minimal': shown as null rather than as a level the run did not use.
+  else if (agentEffort) reasoning = { effort: agentEffort === 'minimal' ? null : agentEffort, summary: null };
   return {
     model: agent.id,
     agent_version: agent.version,

@@ -101,7 +101,7 @@ export function toChatInput(body: ChatRequest): ChatInput {
   if (body.top_k !== undefined) request.topK = body.top_k;
   const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
-  const stop = body.stop == null ? undefined : typeof body.stop === 'string' ? [body.stop] : body.stop;
+  const stop = typeof body.stop === 'string' ? [body.stop] : (body.stop ?? undefined);
   if (stop) request.stop = stop;
   if (body.seed != null) request.seed = body.seed;
   if (body.user) request.user = body.user;

@@ -31,7 +31,7 @@ export function toKeyObject(record: ApiKeyRecord, now: Date): Record<string, unk
     total_limit_usd: usdOrNull(record.totalLimitMicros),
     limit: tightest ? microsToUsd(tightest.limitMicros) : null,
     limit_remaining: tightest ? microsToUsd(Math.max(0, tightest.remainingMicros)) : null,
-    limit_reset: tightest ? (tightest.window === 'total' ? null : tightest.window) : null,
+    limit_reset: tightest && tightest.window !== 'total' ? tightest.window : null,
     usage: microsToUsd(spend.totalMicros),
     usage_daily: microsToUsd(spend.dayMicros),
     usage_monthly: microsToUsd(spend.monthMicros),

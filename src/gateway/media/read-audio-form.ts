@@ -57,7 +57,8 @@ async function readPart(part: Multipart, form: AudioForm): Promise<void> {
   if (part.fieldname.endsWith('[]')) {
     const name = part.fieldname.slice(0, -2);
     const existing = form.fields[name];
-    form.fields[name] = Array.isArray(existing) ? [...existing, value] : existing === undefined ? [value] : [existing, value];
+    if (Array.isArray(existing)) form.fields[name] = [...existing, value];
+    else form.fields[name] = existing === undefined ? [value] : [existing, value];
   } else if (form.fields[part.fieldname] !== undefined) {
     throw new JunctionError('invalid_request', `The field '${part.fieldname}' is given more than once.`, { param: part.fieldname });
   } else {

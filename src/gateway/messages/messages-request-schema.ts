@@ -18,7 +18,10 @@ import { z } from 'zod';
  * than a bare "invalid input" on the whole union.
  */
 const textShorthand = <Schema extends z.ZodType>(blocks: Schema) =>
-  z.preprocess((value) => (typeof value === 'string' ? (value === '' ? [] : [{ type: 'text', text: value }]) : value), blocks);
+  z.preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    return value === '' ? [] : [{ type: 'text', text: value }];
+  }, blocks);
 
 /** Present → 400 with this message; absent → fine. */
 const unsupported = (message: string) => z.never({ error: message }).optional();

@@ -60,6 +60,7 @@ export async function passthroughRoutes(app: FastifyInstance, deps: PassthroughD
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one request relayed in order (admit, forward, stream back, settle); split, the order is harder to follow
 async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const startedAt = performance.now();
   const id = newGenerationId();
@@ -151,7 +152,7 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   // Without usage (a queued background Response, a broken stream) the row still names the model that ran.
   const named = tap?.reportedModel === undefined ? undefined : resolveModel(deps.catalog, `${PASSTHROUGH_PROVIDER}/${tap.reportedModel}`);
   const model = gate.model ?? reported?.model ?? named;
-  const costMicros = reported ? reported.costMicros : tapped && model ? computeChatCost(model, tapped.usage) : 0;
+  const costMicros = reported?.costMicros ?? (tapped && model ? computeChatCost(model, tapped.usage) : 0);
   const pricingNote = reported?.errorCode ?? undefined;
   if (status === 'success' && isDeferredBilling(method, path)) status = 'deferred_billing';
   const httpStatus = status === 'client_closed' ? 499 : response.statusCode;

@@ -171,8 +171,9 @@ function convertToolResult(message: ToolMessage, toolNames: Map<string, string>)
   }
   // Gemini wants an object: a JSON object result goes as is, anything else is wrapped.
   const value = parseJson(message.content);
-  const response =
-    message.isError === true ? { error: value ?? message.content } : isRecord(value) ? value : { output: value ?? message.content };
+  let response: Record<string, unknown> = { output: value ?? message.content };
+  if (message.isError === true) response = { error: value ?? message.content };
+  else if (isRecord(value)) response = value;
   return { functionResponse: { name, response } };
 }
 

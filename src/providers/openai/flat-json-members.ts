@@ -15,6 +15,7 @@ export type FlatValue = string | number | null;
 /** A JSON number at the sticky position, as the grammar allows it (no leading zeros, no bare dot). */
 const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 /** A character JSON forbids raw inside a string (JSON.parse rejects it). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON forbids raw in a string, matched on purpose
 export const CONTROL_CHARACTER = /[\u0000-\u001f]/;
 
 /** A string JSON.parse would give back unchanged: no escapes to decode, no raw control character. */
