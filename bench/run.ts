@@ -40,7 +40,11 @@ const databaseUrl = process.env.DATABASE_URL || undefined;
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim());
 const baseline = process.env.BENCH_BASELINE || undefined;
 /** Soak and compare run only when asked for: by their option, or by name in BENCH_ONLY; scale only by name. */
-const wanted = (part: string) => (only ? only.includes(part) : part === 'soak' ? soakRequests > 0 : part === 'compare' ? baseline !== undefined : part !== 'scale');
+const wanted = (part: string) => {
+  if (only) return only.includes(part);
+  if (part === 'soak') return soakRequests > 0;
+  return part === 'compare' ? baseline !== undefined : part !== 'scale';
+};
 const engines: Array<{ engine: 'pglite' | 'postgres'; env: Record<string, string> }> = [
   { engine: 'pglite', env: { DATABASE_URL: '' } },
   ...(databaseUrl ? [{ engine: 'postgres' as const, env: { DATABASE_URL: databaseUrl } }] : []),

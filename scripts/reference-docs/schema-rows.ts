@@ -37,6 +37,8 @@ function bounds(schema: JsonSchema): string {
 }
 
 /** The type in a few words: `integer ≥ 1`, `one of a, b`, `list of string`, `USD (number or decimal string)`. */
+const itemsText = (items: JsonSchema): string => (isObject(items) ? 'objects' : describeType(items));
+
 export function describeType(schema: JsonSchema): string {
   if (schema.const !== undefined) return `\`${String(schema.const)}\``;
   if (schema.enum) return `one of ${schema.enum.map((value) => `\`${String(value)}\``).join(', ')}`;
@@ -45,7 +47,7 @@ export function describeType(schema: JsonSchema): string {
     if (kinds.length === 2 && kinds.includes('number ≥ 0') && kinds.includes('string')) return 'USD (number or decimal string)';
     return [...new Set(kinds)].join(' or ');
   }
-  if (schema.type === 'array') return `list of ${schema.items ? (isObject(schema.items) ? 'objects' : describeType(schema.items)) : 'values'}`;
+  if (schema.type === 'array') return `list of ${schema.items ? itemsText(schema.items) : 'values'}`;
   if (schema.type === 'object') return typeof schema.additionalProperties === 'object' && !isObject(schema.additionalProperties) ? `map of ${describeType(schema.additionalProperties)}` : 'object';
   if (schema.format === 'uri') return 'URL';
   return `${Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any')}${bounds(schema)}`;

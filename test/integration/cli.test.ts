@@ -91,6 +91,7 @@ describe('npx junction', () => {
     expect(stdout).toMatch(new RegExp(`^account ${first.data[0].account}\n  handbook: ${handbook.documentsTotal} documents, ${handbook.chunksTotal} chunks \\(0 embedded, ${handbook.chunksTotal} reused\\), 0 documents removed$`, 'm'));
     expect(stdout).toMatch(/^embedding model: none/m);
     for (const output of [stdout, stderr]) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape character in the output is what this looks for
       expect(output).not.toMatch(/[\r\x1b{│┌]/);
       expect(output.endsWith('\n')).toBe(true);
     }

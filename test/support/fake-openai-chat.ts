@@ -212,11 +212,16 @@ function argumentsFor(parameters: unknown): Record<string, unknown> {
     .loose()
     .safeParse(parameters);
   if (!schema.success) return {};
+  const fakeValueOf = (type: unknown): unknown => {
+    if (type === 'number' || type === 'integer') return 1;
+    if (type === 'boolean') return true;
+    if (type === 'array') return [];
+    return type === 'object' ? {} : 'fake';
+  };
   const result: Record<string, unknown> = {};
   for (const name of schema.data.required ?? []) {
     const type = schema.data.properties?.[name]?.type;
-    result[name] =
-      type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : 'fake';
+    result[name] = fakeValueOf(type);
   }
   return result;
 }

@@ -92,7 +92,9 @@ const CATEGORIES = [
 /** One result per text input; flagged for `violence` exactly when the text contains "attack". */
 export function handleModerations(body: unknown, sequence: number): Json {
   const request = z.object({ model: z.string().nullish(), input: z.unknown() }).loose().parse(body);
-  const inputs = typeof request.input === 'string' ? [request.input] : Array.isArray(request.input) ? request.input : [];
+  let inputs: unknown[] = [];
+  if (typeof request.input === 'string') inputs = [request.input];
+  else if (Array.isArray(request.input)) inputs = request.input;
   const results = inputs.map((input: unknown) => {
     const text = typeof input === 'string' ? input : JSON.stringify(input);
     const violent = text.toLowerCase().includes('attack');

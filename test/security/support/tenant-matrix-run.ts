@@ -10,7 +10,12 @@ export const formatFindings = (findings: Finding[]): string =>
   findings.map((finding) => `${finding.route} | ${finding.caller} | ${finding.object} | ${finding.status} | ${finding.problem}`).join('\n');
 
 const denialStatus = (status: number) => status === 401 || status === 403;
-const callerLabel = (caller: CallerKind) => (caller.credential === 'session' ? `${caller.role} session` : caller.credential === 'key' ? `${caller.kind} key` : caller.credential);
+const payloadText = (payload: unknown): string => (Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload));
+
+const callerLabel = (caller: CallerKind) => {
+  if (caller.credential === 'session') return `${caller.role} session`;
+  return caller.credential === 'key' ? `${caller.kind} key` : caller.credential;
+};
 const accessLabel = (access: Access) => [access.kind, 'role' in access ? access.role : '', 'kinds' in access ? access.kinds.join('/') : ''].filter(Boolean).join(' ');
 
 /** A baseline names only missing objects: a caller the route serves gets anything but 401/403 (or its set status), any other 401/403. */
@@ -91,7 +96,8 @@ function findingsOf(task: Task, response: LightMyRequestResponse, serverSecrets:
   if (response.statusCode >= 500 && response.statusCode !== 502 && response.statusCode !== 503) findings.push({ ...base, problem: `server error: ${response.body.slice(0, 200)}` });
   const problem = task.judge(response);
   if (problem) findings.push({ ...base, problem });
-  const sent = `${task.request.url} ${task.request.payload === undefined ? '' : Buffer.isBuffer(task.request.payload) ? task.request.payload.toString('utf8') : JSON.stringify(task.request.payload)}`;
+  const { payload } = task.request;
+  const sent = `${task.request.url} ${payload === undefined ? '' : payloadText(payload)}`;
   const body = `${response.body} ${JSON.stringify(response.headers)}`;
   for (const victim of task.victims) {
     const leaked = leakedMarkers(body, victim, sent);

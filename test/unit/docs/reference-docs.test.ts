@@ -13,7 +13,8 @@ const STALE = 'is stale: run `npm run docs` and commit the result';
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
     const path = join(folder, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : /\.(ts|mjs)$/.test(name) ? [path] : [];
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|mjs)$/.test(name) ? [path] : [];
   });
 }
 
