@@ -163,8 +163,6 @@ export class DocumentExtractor {
 
   #start(slot: Slot): Worker {
     const worker = new Worker(workerScript(), { resourceLimits: { maxOldGenerationSizeMb: this.#options.maxHeapMb } });
-    // Never what keeps a process alive: a CLI run ends when its work does.
-    worker.unref();
     slot.ready = false;
     worker.on('message', (reply: ExtractionReply) => {
       if (slot.worker !== worker) return;
@@ -195,6 +193,9 @@ export class DocumentExtractor {
       if (!slot.ready) this.#fail(slot, new ExtractionFailure('stopped', `The document extraction thread could not start (${error?.message ?? 'it ended'}).`));
       else this.#fail(slot, outOfHeap ? outOfMemory(fileName) : new ExtractionFailure('unreadable', `'${fileName}' could not be read (${error?.message ?? 'the extraction stopped'}).`));
     });
+    // Never what keeps a process alive, so a CLI run ends when its work does. After the
+    // listeners: adding a 'message' listener refs the thread's port again.
+    worker.unref();
     return worker;
   }
 

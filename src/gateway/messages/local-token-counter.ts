@@ -41,7 +41,6 @@ class TokenCounterWorker {
   constructor() {
     const tiktoken = createRequire(import.meta.url).resolve('js-tiktoken');
     this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { tiktoken } });
-    this.#worker.unref();
     this.ready = new Promise((resolve, reject) => {
       this.#worker.on('message', (reply: Reply) => {
         if ('ready' in reply) return resolve();
@@ -54,6 +53,8 @@ class TokenCounterWorker {
       this.#worker.on('error', (error) => this.#failAll(error, reject));
       this.#worker.on('exit', (code) => this.#failAll(new Error(`the tokenizer thread exited (code ${code})`), reject));
     });
+    // After the listeners, which ref the thread's port again: the thread never keeps a process alive.
+    this.#worker.unref();
   }
 
   async count(texts: string[]): Promise<number[]> {
