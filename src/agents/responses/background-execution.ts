@@ -36,24 +36,45 @@ const SUBMITTED_SEQUENCE = 1;
  * Every write is fenced on holding the run, and finishing stores the response in the
  * same transaction as the run's final status: a run finishes once.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one run's lifecycle shares its encoder, flush and stop state; splitting it is left for its owner
 export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: RunRow, stop: AbortSignal, resumed: boolean): Promise<void> {
+  const run = await openRunSession(deps, row, stop, resumed);
+  const timer = setInterval(() => void run.flush(false).catch(() => undefined), EVENT_FLUSH_MS);
+  try {
+    await runToEnd(run);
+  } catch (error) {
+    await finishFailedRun(run, error);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** One background run as it executes: its stored request, its event encoder, the events not yet written, and how it stops. */
+type RunSession = {
+  deps: BackgroundExecutionDeps;
+  row: RunRow;
+  request: StoredRunRequest;
+  owner: { accountId: string; keyId: string };
+  encoder: ResponseEventEncoder;
+  controller: AbortController;
+  /** Set once the run is prepared: the MCP tool behind a wire name. */
+  mcpToolOf: McpToolOf | undefined;
+  /** Set once the runner started: what it used so far. */
+  runTotals: (() => RunTotals | undefined) | undefined;
+  state(fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState;
+  send(events: StreamEvent[]): void;
+  /** Writes the pending events (and the response as it stands, with a snapshot); a lost lease stops the run. */
+  flush(withSnapshot: boolean): Promise<void>;
+};
+
+/** The run rebuilt from its row: the stored body parsed again, events after its last snapshot dropped when another process ran it. */
+async function openRunSession(deps: BackgroundExecutionDeps, row: RunRow, stop: AbortSignal, resumed: boolean): Promise<RunSession> {
   const { db, holderId } = deps;
   const stored = StoredRunRequestSchema.parse(row.request);
   const request: StoredRunRequest = { body: CreateResponseSchema.parse(stored.body), settings: stored.settings as ResponseSettings, created_at: stored.created_at };
   const snapshot = row.snapshot === null ? undefined : RunSnapshotSchema.parse(row.snapshot);
   if (resumed) await dropEventsAfter(db, row.id, snapshot?.sequence ?? SUBMITTED_SEQUENCE);
 
-  const owner = { accountId: row.account_id, keyId: row.key_id };
   const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id: row.response_id, createdAt: request.created_at, ...fields });
-  let mcpToolOf: McpToolOf | undefined;
-  const encoder = new ResponseEventEncoder({
-    isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name),
-    mcpToolOf: (name) => mcpToolOf?.(name),
-    snapshot: (status, output) => responseResource(request.settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
-    resume: snapshot ? { sequence: snapshot.sequence, output: snapshot.output as OutputItem[], totals: snapshot.totals } : { sequence: SUBMITTED_SEQUENCE, output: [], totals: emptyEncoderTotals() },
-  });
-
   // The run stops on cancel, shutdown or a lost lease (from BackgroundRuns), or when a write finds the lease gone.
   const controller = new AbortController();
   const abort = (reason: StopReason) => controller.abort(reason);
@@ -62,95 +83,119 @@ export async function executeBackgroundRun(deps: BackgroundExecutionDeps, row: R
 
   let pending: StreamEvent[] = [];
   let writing = Promise.resolve();
-  const flush = (withSnapshot: boolean) => {
-    const events = pending;
-    pending = [];
-    const progress: RunSnapshot | undefined = withSnapshot ? { sequence: encoder.nextSequence - 1, output: structuredClone(encoder.output), totals: structuredClone(encoder.totals) } : undefined;
-    writing = writing.then(async () => {
-      if (!(await saveProgress(db, row.id, holderId, events, progress))) abort('lease-lost');
-    });
-    return writing;
+  const session: RunSession = {
+    deps,
+    row,
+    request,
+    owner: { accountId: row.account_id, keyId: row.key_id },
+    controller,
+    mcpToolOf: undefined,
+    runTotals: undefined,
+    state,
+    encoder: new ResponseEventEncoder({
+      isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name),
+      mcpToolOf: (name) => session.mcpToolOf?.(name),
+      snapshot: (status, output) => responseResource(request.settings, state({ status, completedAt: null, output, usage: null, error: null, incompleteReason: null })),
+      resume: snapshot ? { sequence: snapshot.sequence, output: snapshot.output as OutputItem[], totals: snapshot.totals } : { sequence: SUBMITTED_SEQUENCE, output: [], totals: emptyEncoderTotals() },
+    }),
+    send: (events) => pending.push(...events),
+    flush: (withSnapshot) => {
+      const events = pending;
+      pending = [];
+      const { encoder } = session;
+      const progress: RunSnapshot | undefined = withSnapshot ? { sequence: encoder.nextSequence - 1, output: structuredClone(encoder.output), totals: structuredClone(encoder.totals) } : undefined;
+      writing = writing.then(async () => {
+        if (!(await saveProgress(db, row.id, holderId, events, progress))) abort('lease-lost');
+      });
+      return writing;
+    },
   };
-  const timer = setInterval(() => void flush(false).catch(() => undefined), EVENT_FLUSH_MS);
-  const send = (events: StreamEvent[]) => pending.push(...events);
+  return session;
+}
 
-  const entryFor = async (resource: ResponseResource, costMicros: number) => {
-    const agent = await deps.agents.find(row.account_id, row.agent_id);
-    if (!agent) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
-    const prepared = await prepareResponse(db, agent, owner, request.body, prepareOptions(deps));
-    return { entry: { owner, agentId: row.agent_id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros }, prepared };
-  };
+/** The agent and key checked again, the run driven to its end, and the response stored with the run's final status. */
+async function runToEnd(session: RunSession): Promise<void> {
+  const { deps, row, request, owner, encoder, controller, state, send } = session;
+  const { db, holderId } = deps;
+  const requested = await deps.agents.find(row.account_id, row.agent_id);
+  if (!requested) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
+  const key = await findManagedKey(db, row.account_id, row.key_id);
+  if (!key) throw new JunctionError('invalid_api_key', 'The key that started this run was deleted.');
+  assertActive(key, new Date());
+  const prepared = await prepareResponse(db, requested, owner, request.body, prepareOptions(deps));
+  const { agent } = prepared;
+  session.mcpToolOf = prepared.mcpToolOf;
+  send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
+  const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };
+  const checkpointed = (await deps.runtime.checkpointer?.hasCheckpoint(row.id)) ?? false;
+  const run = runAgent(deps.runtime, {
+    agent,
+    context,
+    history: prepared.continuation.history,
+    input: prepared.turn.messages,
+    overrides: prepared.overrides,
+    runId: row.id,
+    ...(checkpointed && { resume: { threadId: row.id, from: 'start' as const } }),
+    startedAt: row.created_at.getTime(),
+    durability: 'sync',
+    keepThread: true,
+    onStepSaved: () => session.flush(true),
+  });
+  session.runTotals = run.totals;
+  for await (const event of run.events) send(encoder.encode(event));
+  const result = run.result();
+  if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
+  send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
+  const { status, incompleteReason } = runOutcome(result);
+  const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
+  const resource = responseResource(request.settings, state({ status, completedAt: status === 'completed' ? Math.floor(Date.now() / 1000) : null, output: encoder.output, usage, error: null, incompleteReason }));
+  send([encoder.terminal(resource)]);
+  await session.flush(true);
+  if (controller.signal.aborted) return;
+  const entry = { owner, agentId: agent.id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros: result.costMicros };
+  const approvals = approvalItems(resource.output);
+  await storeFinishedResponse(db, entry, { input: prepared.turn.messages, result }, async (tx) => {
+    if (!(await finishRun(tx, row.id, holderId, status))) throw new LeaseLost();
+    if (approvals.length > 0) await recordPause(tx, { threadId: row.id, responseId: row.response_id, owner, agentId: agent.id, items: approvals });
+  });
+  if (approvals.length === 0) await deps.runtime.checkpointer?.deleteThread(row.id);
+}
 
-  let runTotals: (() => RunTotals | undefined) | undefined;
-  try {
-    const requested = await deps.agents.find(row.account_id, row.agent_id);
-    if (!requested) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
-    const key = await findManagedKey(db, row.account_id, row.key_id);
-    if (!key) throw new JunctionError('invalid_api_key', 'The key that started this run was deleted.');
-    assertActive(key, new Date());
-    const prepared = await prepareResponse(db, requested, owner, request.body, prepareOptions(deps));
-    const { agent } = prepared;
-    mcpToolOf = prepared.mcpToolOf;
-    send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
-    const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };
-    const checkpointed = (await deps.runtime.checkpointer?.hasCheckpoint(row.id)) ?? false;
-    const run = runAgent(deps.runtime, {
-      agent,
-      context,
-      history: prepared.continuation.history,
-      input: prepared.turn.messages,
-      overrides: prepared.overrides,
-      runId: row.id,
-      ...(checkpointed && { resume: { threadId: row.id, from: 'start' as const } }),
-      startedAt: row.created_at.getTime(),
-      durability: 'sync',
-      keepThread: true,
-      onStepSaved: () => flush(true),
-    });
-    runTotals = run.totals;
-    for await (const event of run.events) send(encoder.encode(event));
-    const result = run.result();
-    if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
-    send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
-    const { status, incompleteReason } = runOutcome(result);
-    const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
-    const resource = responseResource(request.settings, state({ status, completedAt: status === 'completed' ? Math.floor(Date.now() / 1000) : null, output: encoder.output, usage, error: null, incompleteReason }));
-    send([encoder.terminal(resource)]);
-    await flush(true);
-    if (controller.signal.aborted) return;
-    const entry = { owner, agentId: agent.id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros: result.costMicros };
-    const approvals = approvalItems(resource.output);
-    await storeFinishedResponse(db, entry, { input: prepared.turn.messages, result }, async (tx) => {
-      if (!(await finishRun(tx, row.id, holderId, status))) throw new LeaseLost();
-      if (approvals.length > 0) await recordPause(tx, { threadId: row.id, responseId: row.response_id, owner, agentId: agent.id, items: approvals });
-    });
-    if (approvals.length === 0) await deps.runtime.checkpointer?.deleteThread(row.id);
-  } catch (error) {
-    const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : undefined;
-    if (error instanceof LeaseLost || reason === 'lease-lost' || reason === 'shutdown') return; // another process finishes it
-    const cancelled = reason === 'cancelled';
-    const failure = asJunctionFailure(error);
-    if (!cancelled && failure.status >= 500) deps.logger.error({ err: error, runId: row.id }, 'background run failed');
-    // The runner's totals include a step cut short by the stop, whose usage event never streamed (the pipeline billed it).
-    const ran = runTotals?.();
-    const totals = ran && ran.modelCostMicros + ran.toolCostMicros >= encoder.totals.modelCostMicros + encoder.totals.toolCostMicros ? ran : encoder.totals;
-    const usage = wireUsage(totals.usage, totals);
-    const resource = responseResource(
-      request.settings,
-      state({ status: cancelled ? 'cancelled' : 'failed', completedAt: null, output: encoder.output, usage, error: cancelled ? null : { code: failure.code, message: failure.message }, incompleteReason: null }),
-    );
-    send([...(cancelled ? [] : [encoder.error(failure)]), encoder.terminal(resource)]);
-    await flush(true).catch(() => undefined);
-    const costMicros = totals.modelCostMicros + totals.toolCostMicros;
-    const { entry } = await entryFor(resource, costMicros).catch(() => ({ entry: undefined }));
-    await db.transaction(async (tx) => {
-      if (!(await finishRun(tx, row.id, holderId, resource.status))) return;
-      if (entry) await storeFailedResponse(tx, entry);
-    });
-    await deps.runtime.checkpointer?.deleteThread(row.id);
-  } finally {
-    clearInterval(timer);
-  }
+/** A run that failed or was cancelled ends as such, with what it used; one stopped by shutdown or a lost lease is left to the process that takes it over. */
+async function finishFailedRun(session: RunSession, error: unknown): Promise<void> {
+  const { deps, row, request, encoder, controller, state, send } = session;
+  const { db, holderId } = deps;
+  const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : undefined;
+  if (error instanceof LeaseLost || reason === 'lease-lost' || reason === 'shutdown') return; // another process finishes it
+  const cancelled = reason === 'cancelled';
+  const failure = asJunctionFailure(error);
+  if (!cancelled && failure.status >= 500) deps.logger.error({ err: error, runId: row.id }, 'background run failed');
+  // The runner's totals include a step cut short by the stop, whose usage event never streamed (the pipeline billed it).
+  const ran = session.runTotals?.();
+  const totals = ran && ran.modelCostMicros + ran.toolCostMicros >= encoder.totals.modelCostMicros + encoder.totals.toolCostMicros ? ran : encoder.totals;
+  const usage = wireUsage(totals.usage, totals);
+  const resource = responseResource(
+    request.settings,
+    state({ status: cancelled ? 'cancelled' : 'failed', completedAt: null, output: encoder.output, usage, error: cancelled ? null : { code: failure.code, message: failure.message }, incompleteReason: null }),
+  );
+  send([...(cancelled ? [] : [encoder.error(failure)]), encoder.terminal(resource)]);
+  await session.flush(true).catch(() => undefined);
+  const costMicros = totals.modelCostMicros + totals.toolCostMicros;
+  const { entry } = await failedEntry(session, resource, costMicros).catch(() => ({ entry: undefined }));
+  await db.transaction(async (tx) => {
+    if (!(await finishRun(tx, row.id, holderId, resource.status))) return;
+    if (entry) await storeFailedResponse(tx, entry);
+  });
+  await deps.runtime.checkpointer?.deleteThread(row.id);
+}
+
+/** The stored response of a run that did not finish, prepared again (its agent may be gone: then there is none). */
+async function failedEntry(session: RunSession, resource: ResponseResource, costMicros: number) {
+  const { deps, row, request, owner } = session;
+  const agent = await deps.agents.find(row.account_id, row.agent_id);
+  if (!agent) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
+  const prepared = await prepareResponse(deps.db, agent, owner, request.body, prepareOptions(deps));
+  return { entry: { owner, agentId: row.agent_id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros }, prepared };
 }
 
 class LeaseLost extends Error {}
