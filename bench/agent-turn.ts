@@ -52,7 +52,12 @@ export async function measureAgentTurns(): Promise<AgentTurnResult> {
   cpSync(join(import.meta.dirname, '../test/fixtures/agents-e2e/agents'), join(dirs, 'agents'), { recursive: true });
   cpSync(join(import.meta.dirname, '../knowledge/handbook'), join(dirs, 'knowledge/handbook'), { recursive: true });
   // PGlite in a data folder, as `npm start` keeps the store: its commits are fsynced (without DATABASE_URL; with it, only the journal's folder).
-  const gateway = await startGateway({ JUNCTION_DATA_DIR: join(dirs, 'store'), JUNCTION_AGENTS_DIR: join(dirs, 'agents'), JUNCTION_TOOLS_DIR: join(dirs, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(dirs, 'knowledge') });
+  const gateway = await startGateway({
+    JUNCTION_DATA_DIR: join(dirs, 'store'),
+    JUNCTION_AGENTS_DIR: join(dirs, 'agents'),
+    JUNCTION_TOOLS_DIR: join(dirs, 'tools'),
+    JUNCTION_KNOWLEDGE_DIR: join(dirs, 'knowledge'),
+  });
   const pool = new Pool(gateway.baseUrl, { connections: 1 });
   try {
     await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '1000', currency: 'USD' });
@@ -61,7 +66,12 @@ export async function measureAgentTurns(): Promise<AgentTurnResult> {
     const samples = new Map<string, number[]>(KINDS.map((kind) => [kind.name, []]));
     const call = async (kind: Kind, turn: number) => {
       const started = performance.now();
-      const response = await pool.request({ path: kind.path, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[kind.key]}` }, body: JSON.stringify(kind.body(turn)) });
+      const response = await pool.request({
+        path: kind.path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[kind.key]}` },
+        body: JSON.stringify(kind.body(turn)),
+      });
       const text = await response.body.text();
       if (response.statusCode !== 200) throw new Error(`${kind.name}: ${response.statusCode} ${text}`);
       return performance.now() - started;

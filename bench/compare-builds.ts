@@ -128,7 +128,7 @@ export function printComparison(result: CompareResult, options: { seconds: numbe
   const fixed = (value: number, digits: number) => (Number.isNaN(value) ? '-' : value.toFixed(digits));
   console.log(
     `\ncompare: this tree against ${result.baseline}, ${result.rounds} rounds of ${options.seconds} s each, turn about, after ${WARM_UP_SECONDS} s of warm-up.` +
-      '\nFigures are medians of the rounds; ratios (after/before) the medians of each round\'s ratio.\n',
+      "\nFigures are medians of the rounds; ratios (after/before) the medians of each round's ratio.\n",
   );
   console.log('engine    mode    req/s before → after  ratio   CPU µs/req before → after  ratio   DB µs/req before → after  ratio   errors');
   for (const row of result.rows) {
@@ -136,5 +136,5 @@ export function printComparison(result: CompareResult, options: { seconds: numbe
       `${row.engine.padEnd(9)} ${row.mode.padEnd(6)}  ${fixed(row.before.rps, 0).padStart(6)} → ${fixed(row.after.rps, 0).padStart(6)}  ${fixed(row.rpsRatio, 3).padStart(6)}   ${fixed(row.before.cpuMicros, 0).padStart(8)} → ${fixed(row.after.cpuMicros, 0).padStart(6)}     ${fixed(row.cpuRatio, 3).padStart(6)}   ${fixed(row.before.databaseCpuMicros, 1).padStart(7)} → ${fixed(row.after.databaseCpuMicros, 1).padStart(6)}     ${fixed(row.databaseCpuRatio, 3).padStart(6)}   ${row.errors}`,
     );
   }
-  console.log('\n"DB" is PostgreSQL\'s backends serving the target\'s database, or PGlite\'s engine thread (inside the process, so also in its CPU).');
+  console.log("\n\"DB\" is PostgreSQL's backends serving the target's database, or PGlite's engine thread (inside the process, so also in its CPU).");
 }

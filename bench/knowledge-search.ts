@@ -143,10 +143,7 @@ const BULK_LOADED_INDEXES = [`knowledge_chunks_hnsw_${DIMS}`, 'knowledge_chunks_
  * migration declares.
  */
 async function dropIndexes(db: Database): Promise<string[]> {
-  const definitions = await db.query<{ indexdef: string }>(
-    'SELECT indexdef FROM pg_indexes WHERE indexname = ANY($1::text[]) ORDER BY indexname',
-    [BULK_LOADED_INDEXES],
-  );
+  const definitions = await db.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE indexname = ANY($1::text[]) ORDER BY indexname', [BULK_LOADED_INDEXES]);
   if (definitions.rows.length !== BULK_LOADED_INDEXES.length) throw new Error(`migration lacks one of ${BULK_LOADED_INDEXES.join(', ')}`);
   for (const name of BULK_LOADED_INDEXES) await db.query(`DROP INDEX ${name}`);
   return definitions.rows.map((row) => row.indexdef);
@@ -276,9 +273,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
     const withDistractors = await recallAtTen(db, account.id);
 
     // Mid-frequency words (ranks 50–2,000) as questions: common enough to match, rare enough to select.
-    const questions = Array.from({ length: queries }, () =>
-      Array.from({ length: 4 }, () => words[50 + Math.floor(next() * 1950)]).join(' '),
-    );
+    const questions = Array.from({ length: queries }, () => Array.from({ length: 4 }, () => words[50 + Math.floor(next() * 1950)]).join(' '));
     const queryVectors = Array.from({ length: queries }, () => unitVector(next));
     let current = 0;
     const embedder: Embedder = { modelId: MODEL, dimensions: DIMS, embed: async () => [queryVectors[current] ?? []] };
@@ -293,9 +288,7 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
     const sharedBuffers = (await db.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]?.shared_buffers ?? '?';
 
     const timings = [
-      await time('vector only (HNSW top 30)', queries, async (index) =>
-        (await searchByVector(db, { ...scope, embeddingModel: MODEL, vector: queryVectors[index] ?? [] })).length,
-      ),
+      await time('vector only (HNSW top 30)', queries, async (index) => (await searchByVector(db, { ...scope, embeddingModel: MODEL, vector: queryVectors[index] ?? [] })).length),
       await time('full text only (top 30)', queries, async (index) => (await searchByText(db, { ...scope, question: questions[index] ?? '' })).length),
       await time('hybrid (both + RRF, top 5)', queries, async (index) => {
         current = index;
@@ -310,9 +303,13 @@ export async function runKnowledgeBench(options: { chunks?: number; queries?: nu
 }
 
 export function printKnowledgeBench(result: KnowledgeBenchResult): void {
-  console.log(`\nknowledge search, ${result.engine === 'pglite' ? 'pglite in a data folder' : result.engine} (shared_buffers ${result.sharedBuffers}), ${result.chunks} synthetic chunks × ${DIMS} dims beside the example knowledge, ${result.queries} queries`);
+  console.log(
+    `\nknowledge search, ${result.engine === 'pglite' ? 'pglite in a data folder' : result.engine} (shared_buffers ${result.sharedBuffers}), ${result.chunks} synthetic chunks × ${DIMS} dims beside the example knowledge, ${result.queries} queries`,
+  );
   console.log(`load: insert ${result.loadSeconds.toFixed(1)} s, HNSW + GIN build ${result.indexSeconds.toFixed(1)} s; HNSW index used by the vector query plan: ${result.hnswUsed}`);
-  console.log(`recall@${RECALL_AT} on the labelled questions (hybrid, lexical embedder): ${result.recallAt10.exampleOnly.toFixed(2)} on the example knowledge alone, ${result.recallAt10.withDistractors.toFixed(2)} among the synthetic chunks`);
+  console.log(
+    `recall@${RECALL_AT} on the labelled questions (hybrid, lexical embedder): ${result.recallAt10.exampleOnly.toFixed(2)} on the example knowledge alone, ${result.recallAt10.withDistractors.toFixed(2)} among the synthetic chunks`,
+  );
   console.log('| search (second pass) | p50 ms | p95 ms | p99 ms | mean ms | results | first pass p50 / p95 ms |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const timing of result.timings) {
@@ -323,8 +320,11 @@ export function printKnowledgeBench(result: KnowledgeBenchResult): void {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  runKnowledgeBench().then((result) => (process.env.BENCH_JSON === '1' ? console.log(JSON.stringify(result)) : printKnowledgeBench(result)), (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  runKnowledgeBench().then(
+    (result) => (process.env.BENCH_JSON === '1' ? console.log(JSON.stringify(result)) : printKnowledgeBench(result)),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
 }

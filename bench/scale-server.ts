@@ -62,7 +62,12 @@ const app = await buildApp(services);
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 const link = await issueSetupLink(services.db, url, new Date());
 const token = new URL(link as string).searchParams.get('token') ?? '';
-const setup = await app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: url, host: new URL(url).host }, payload: { token, email: 'scale@example.com', password: 'correct horse battery' } });
+const setup = await app.inject({
+  method: 'POST',
+  url: '/console/api/setup',
+  headers: { origin: url, host: new URL(url).host },
+  payload: { token, email: 'scale@example.com', password: 'correct horse battery' },
+});
 const cookie = /junction_session=[^;]+/.exec(String(setup.headers['set-cookie']))?.[0] ?? '';
 process.stdout.write(`${JSON.stringify({ url, key: created.key, provisioningKey: provisioning.key, cookie, keyId: keyIds[0], loadSeconds: loadSeconds.toFixed(1), engine: services.db.engine })}\n`);
 const stop = () => {

@@ -77,7 +77,9 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
   const day = 86_400_000;
   const now = Date.now();
   const window = `from=${new Date(now - 45 * day).toISOString()}&to=${new Date(now - 44 * day).toISOString()}`;
-  const deep = await fetch(`${server.url}/console/api/usage?limit=200&${window}`, { headers: { cookie: server.cookie } }).then((response) => response.json() as Promise<{ next_cursor: string | null }>);
+  const deep = await fetch(`${server.url}/console/api/usage?limit=200&${window}`, { headers: { cookie: server.cookie } }).then(
+    (response) => response.json() as Promise<{ next_cursor: string | null }>,
+  );
   const filters: ScaleResult['filters'] = [];
   const cases: Array<[string, () => Promise<{ ms: number; ok: boolean }>]> = [
     ['console: first page', console('/usage')],

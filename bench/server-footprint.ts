@@ -91,9 +91,7 @@ async function openStreams(url: string, key: string, upstream: string, count: nu
     if (held >= count) break;
     await sleep(50);
   }
-  const completed = Promise.all(
-    opened.map(async (response) => response.statusCode === 200 && (await response.body.text()).includes('[DONE]')),
-  ).then(async (results) => {
+  const completed = Promise.all(opened.map(async (response) => response.statusCode === 200 && (await response.body.text()).includes('[DONE]'))).then(async (results) => {
     await pool.close();
     return results.filter(Boolean).length;
   });

@@ -60,7 +60,8 @@ export async function soak(options: { requests: number; concurrency: number; dat
       windows.push(measured);
       if (!early && total >= EARLY) early = measured;
       if (total >= options.requests) late = measured;
-      if (total % 100_000 < window.requests) process.stderr.write(`  soak: ${total} requests, RSS ${measured.rssMb.toFixed(0)} MB (window median), p50 ${measured.p50.toFixed(2)} ms, p99 ${measured.p99.toFixed(2)} ms\n`);
+      if (total % 100_000 < window.requests)
+        process.stderr.write(`  soak: ${total} requests, RSS ${measured.rssMb.toFixed(0)} MB (window median), p50 ${measured.p50.toFixed(2)} ms, p99 ${measured.p99.toFixed(2)} ms\n`);
     }
     server.child.kill('SIGTERM');
     upstream.child.kill('SIGTERM');
@@ -108,10 +109,15 @@ export function printSoak(result: SoakResult): void {
   console.log(`\nflatness (${result.engine}, ${result.concurrency} concurrent, JSON; 10 s windows; ${result.errors} errors):\n`);
   console.log('| window at | requests | RSS MB | p50 ms | p99 ms | req/s |');
   console.log('|---|---:|---:|---:|---:|---:|');
-  for (const [name, window] of [['100k', result.early], ['end', result.late]] as const) {
+  for (const [name, window] of [
+    ['100k', result.early],
+    ['end', result.late],
+  ] as const) {
     console.log(`| ${name} | ${window.requests} | ${window.rssMb.toFixed(0)} | ${window.p50.toFixed(2)} | ${window.p99.toFixed(2)} | ${window.rps.toFixed(0)} |`);
   }
-  console.log(`| change | | ${change(result.late.rssMb, result.early.rssMb)} | ${change(result.late.p50, result.early.p50)} | ${change(result.late.p99, result.early.p99)} | ${change(result.late.rps, result.early.rps)} |`);
+  console.log(
+    `| change | | ${change(result.late.rssMb, result.early.rssMb)} | ${change(result.late.p50, result.early.p50)} | ${change(result.late.p99, result.early.p99)} | ${change(result.late.rps, result.early.rps)} |`,
+  );
   console.log(`\nRSS (median of a window's per-second samples) over every window from 100k on: ${result.rssSlopeMbPer100k.toFixed(2)} MB per 100k requests.`);
   const percent = (share: number) => `${share >= 0 ? '+' : ''}${(share * 100).toFixed(2)}%`;
   const { rss, p50, p99 } = result.trendPer100k;

@@ -101,8 +101,7 @@ export const median = (values: number[]): number => {
 const gatewayOnlyCpu = (round: RoundFigures): number => (round.databaseInProcess ? round.cpuMicros - round.databaseCpuMicros : round.cpuMicros);
 
 /** A round's CPU per request with its database's: backends are added, an engine thread is already in. */
-const gatewayAndDatabaseCpu = (round: RoundFigures): number =>
-  round.databaseInProcess || Number.isNaN(round.databaseCpuMicros) ? round.cpuMicros : round.cpuMicros + round.databaseCpuMicros;
+const gatewayAndDatabaseCpu = (round: RoundFigures): number => (round.databaseInProcess || Number.isNaN(round.databaseCpuMicros) ? round.cpuMicros : round.cpuMicros + round.databaseCpuMicros);
 
 /** A target's rounds → its row: medians of the figures and of the ratios to the floor's figures in the same rounds. */
 function summarise(name: string, stream: boolean, rounds: RoundFigures[], floor: RoundFigures[]): ThroughputRow {
@@ -198,7 +197,7 @@ export function printThroughput(rows: ThroughputRow[], options: { seconds: numbe
   }
   console.log(
     '\n"CPU" is the target process\'s, all its threads. "DB" is its database\'s: on PostgreSQL the backends serving the ' +
-      "target's database (outside the process), on PGlite the engine's thread (inside it, from /metrics). \"no DB\" is the " +
+      'target\'s database (outside the process), on PGlite the engine\'s thread (inside it, from /metrics). "no DB" is the ' +
       'gateway\'s own work without either, "with DB" the two together, each to the bare proxy\'s CPU: alike on both engines.',
   );
 }

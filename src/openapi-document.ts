@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { AgentChatRequestSchema } from './agents/api/agent-chat-request.ts';
 import { CompactRequestSchema, CreateResponseSchema } from './agents/responses/response-request-schema.ts';
 import { ChatRequestSchema } from './gateway/chat-completions/chat-request-schema.ts';
-import { BatchEmbedContentsRequestSchema, CountTokensRequestSchema as GeminiCountTokensSchema, EmbedContentRequestSchema, GenerateContentRequestSchema } from './gateway/gemini/gemini-request-schemas.ts';
+import {
+  BatchEmbedContentsRequestSchema,
+  CountTokensRequestSchema as GeminiCountTokensSchema,
+  EmbedContentRequestSchema,
+  GenerateContentRequestSchema,
+} from './gateway/gemini/gemini-request-schemas.ts';
 import { CreateKeySchema, UpdateKeySchema } from './keys/key-input-schema.ts';
 import { EmbeddingsRequestSchema } from './gateway/media/embeddings-request-schema.ts';
 import { ImagesRequestSchema } from './gateway/media/images-route.ts';
@@ -46,9 +51,27 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const ERROR_OPENAI = { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['message', 'type'], properties: { message: { type: 'string' }, type: { type: 'string' }, code: { type: ['string', 'null'] }, param: { type: ['string', 'null'] } } } } };
-const ERROR_ANTHROPIC = { type: 'object', required: ['type', 'error'], properties: { type: { const: 'error' }, error: { type: 'object', properties: { type: { type: 'string' }, message: { type: 'string' } } } } };
-const ERROR_GOOGLE = { type: 'object', required: ['error'], properties: { error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, status: { type: 'string' } } } } };
+const ERROR_OPENAI = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'type'],
+      properties: { message: { type: 'string' }, type: { type: 'string' }, code: { type: ['string', 'null'] }, param: { type: ['string', 'null'] } },
+    },
+  },
+};
+const ERROR_ANTHROPIC = {
+  type: 'object',
+  required: ['type', 'error'],
+  properties: { type: { const: 'error' }, error: { type: 'object', properties: { type: { type: 'string' }, message: { type: 'string' } } } },
+};
+const ERROR_GOOGLE = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, status: { type: 'string' } } } },
+};
 
 type Operation = { summary: string; body?: BodyName; multipart?: boolean; security: Security; answer?: 'json' | 'json-or-sse' | 'audio'; pathParams?: string[] };
 
@@ -61,7 +84,10 @@ const SECURITY_SCHEMES: Record<Security, Array<Record<string, never[]>>> = {
 };
 const SUCCESS_ANSWERS: Record<NonNullable<Operation['answer']>, Record<string, unknown>> = {
   json: { description: 'The answer', content: { 'application/json': { schema: { type: 'object' } } } },
-  'json-or-sse': { description: 'The answer; with `stream: true`, server-sent events', content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } } },
+  'json-or-sse': {
+    description: 'The answer; with `stream: true`, server-sent events',
+    content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } },
+  },
   audio: { description: 'The audio, as the provider produced it', content: { 'audio/mpeg': { schema: { type: 'string', contentMediaType: 'audio/mpeg' } } } },
 };
 
@@ -106,7 +132,7 @@ export function openApiDocument(): Record<string, unknown> {
       title: 'Junction',
       version: '0.1.0',
       description:
-        'Model gateway (OpenAI chat-completions, Anthropic messages and Gemini generate-content formats) and Agents API. Model keys (sk-jn-…) call /v1 and /v1beta, provisioning keys (pk-jn-…) manage /v1/keys, agent keys (sk-…) call /agents/v1. The OpenAI stateful APIs under /v1/{assistants,threads,files,vector_stores,batches,responses} are passed through unchanged (see OpenAI\'s reference).',
+        "Model gateway (OpenAI chat-completions, Anthropic messages and Gemini generate-content formats) and Agents API. Model keys (sk-jn-…) call /v1 and /v1beta, provisioning keys (pk-jn-…) manage /v1/keys, agent keys (sk-…) call /agents/v1. The OpenAI stateful APIs under /v1/{assistants,threads,files,vector_stores,batches,responses} are passed through unchanged (see OpenAI's reference).",
     },
     servers: [{ url: '/' }],
     tags: [{ name: 'Gateway (/v1)' }, { name: 'Gemini (/v1beta)' }, { name: 'Agents (/agents/v1)' }],

@@ -47,7 +47,9 @@ export async function readinessRoute(app: FastifyInstance, services: Services): 
     const models = services.catalog.models.length;
     const catalog: Check = { ok: true, detail: models > 0 ? `${models} models` : 'no models yet: configure a provider (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or the config file)' };
     const checks = { database, migrations, catalog };
-    const failing = Object.entries(checks).filter(([, check]) => !check.ok).map(([name]) => name);
+    const failing = Object.entries(checks)
+      .filter(([, check]) => !check.ok)
+      .map(([name]) => name);
     if (failing.length > 0) reply.header('retry-after', String(OUTAGE_RETRY_AFTER_SECONDS));
     return reply
       .status(failing.length === 0 ? 200 : 503)

@@ -16,6 +16,7 @@ export function describeStartupError(error: unknown, listen: { host: string; por
   if (code === 'EADDRINUSE') return `port ${listen.port} on ${listen.host} is in use (another server?); stop it or set PORT to a free port.`;
   if (code === 'EACCES' || code === 'EADDRNOTAVAIL') return `cannot listen on ${listen.host}:${listen.port} (${code}); set HOST and PORT to an address this user may use.`;
   // The message names the address; whether it was PostgreSQL or Redis, the fix is the same.
-  if (isConnectionError(error)) return `cannot connect to a service it is configured with (${(error as Error).message}); check that PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), where set, are running and the URLs are right.`;
+  if (isConnectionError(error))
+    return `cannot connect to a service it is configured with (${(error as Error).message}); check that PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), where set, are running and the URLs are right.`;
   return undefined;
 }

@@ -42,10 +42,7 @@ async function readDefaultAccount(db: Queryable): Promise<Account | undefined> {
 }
 
 export async function createAccount(db: Queryable, name: string, plan = 'default'): Promise<Account> {
-  const result = await db.query<AccountRow>(
-    `INSERT INTO accounts (name, plan) VALUES ($1, $2) RETURNING ${COLUMNS}`,
-    [name, plan],
-  );
+  const result = await db.query<AccountRow>(`INSERT INTO accounts (name, plan) VALUES ($1, $2) RETURNING ${COLUMNS}`, [name, plan]);
   return toAccount(result.rows[0] as AccountRow);
 }
 

@@ -33,7 +33,11 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
     totalLimitUsd: usd,
     expiresAt: z.iso.datetime({ offset: true, error: 'an ISO-8601 date and time with its zone, such as 2030-01-31T00:00:00Z' }).optional(),
     allowedModels: z.array(z.string()).optional(),
-    rateLimitRpm: z.number({ error: 'a whole number of requests per minute above 0' }).int('a whole number of requests per minute above 0').positive('a whole number of requests per minute above 0').optional(),
+    rateLimitRpm: z
+      .number({ error: 'a whole number of requests per minute above 0' })
+      .int('a whole number of requests per minute above 0')
+      .positive('a whole number of requests per minute above 0')
+      .optional(),
   }),
   z.object({ command: z.literal('keys.list'), account, includeProvisioning: z.boolean().default(true) }),
   z.object({ command: z.literal('keys.set-disabled'), account, id: z.string(), disabled: z.boolean() }),
@@ -73,8 +77,7 @@ async function resolveAccountId(services: Services, id: string | undefined): Pro
   return found.id;
 }
 
-const micros = (usdValue: number | undefined): number | undefined =>
-  usdValue === undefined ? undefined : Math.round(usdValue * 1_000_000);
+const micros = (usdValue: number | undefined): number | undefined => (usdValue === undefined ? undefined : Math.round(usdValue * 1_000_000));
 
 /** Progress lines a long command reports while it runs (the CLI prints them). */
 export type ProgressSink = (progress: Record<string, unknown>) => void;

@@ -65,7 +65,9 @@ export class AgentDirectory {
     const refused = await this.#console.refusal(accountId, id);
     if (refused) {
       const problems = refused.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-      throw new JunctionError('agent_unavailable', `Agent '${id}' (console version ${refused.version}) does not run under the console's rules: ${problems}. Save a corrected version in the console.`, { param: 'model' });
+      throw new JunctionError('agent_unavailable', `Agent '${id}' (console version ${refused.version}) does not run under the console's rules: ${problems}. Save a corrected version in the console.`, {
+        param: 'model',
+      });
     }
     const failure = await this.#loadFailure(accountId, id);
     if (failure) {

@@ -115,7 +115,15 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
   const decisions: ApprovalDecisions =
     waiting.length === 0
       ? {}
-      : (interrupt({ kind: 'approval', calls: waiting.map((call) => ({ callId: call.id ?? '', name: call.name, arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args), ...(hooks.agentPath && { agent: hooks.agentPath }) })) } satisfies ApprovalInterrupt) as ApprovalDecisions);
+      : (interrupt({
+          kind: 'approval',
+          calls: waiting.map((call) => ({
+            callId: call.id ?? '',
+            name: call.name,
+            arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args),
+            ...(hooks.agentPath && { agent: hooks.agentPath }),
+          })),
+        } satisfies ApprovalInterrupt) as ApprovalDecisions);
   const handoffTo = (last.tool_calls ?? []).map((call) => hooks.handoffTarget(call.name)).find((target) => target !== undefined);
   return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions, config), totals: hooks.totals(), ...(handoffTo && { handoffTo }) };
 }

@@ -185,8 +185,7 @@ type LoadContext = Pick<AgentRegistryOptions, 'tools' | 'isKnownModel'> & { agen
 /** A refused file's `account:` is kept (null when unreadable) so only its owner is told why. */
 type LoadResult = { agent: LoadedAgent } | { issues: AgentIssue[]; account: string | undefined | null };
 
-const describeIssues = (file: string, issues: readonly AgentIssue[]): string =>
-  issues.map((issue) => `${displayPath(file)}: ${issue.path}: ${issue.message}`).join('\n');
+const describeIssues = (file: string, issues: readonly AgentIssue[]): string => issues.map((issue) => `${displayPath(file)}: ${issue.path}: ${issue.message}`).join('\n');
 
 async function loadAgent(file: string, id: string, context: LoadContext): Promise<LoadResult> {
   // Every problem of the file is collected before it is refused: fixing them one reload

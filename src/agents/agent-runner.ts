@@ -151,7 +151,12 @@ type GraphConfig = { configurable: { run: RunHooks; thread_id: string; [SYNC_CHE
 export function runAgentGraph(deps: AgentRuntimeDeps, request: AgentRunRequest): AgentRun {
   const runId = request.runId ?? newRunId();
   const { agent } = request;
-  const runSpan = startSpan(`agent.run ${agent.id}`, request.context.trace, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent.id, 'gen_ai.agent.id': runId, 'junction.agent_version': agent.version });
+  const runSpan = startSpan(`agent.run ${agent.id}`, request.context.trace, {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': agent.id,
+    'gen_ai.agent.id': runId,
+    'junction.agent_version': agent.version,
+  });
   const trace = contextWith(runSpan, request.context.trace);
   const scope: RunScope = {
     deps,
@@ -294,9 +299,23 @@ async function* runHandoffs(
     const target = await deps.subAgent?.(context.key.accountId, turn.state.handoffTo);
     if (!target) break;
     const history = (turn.state.messages ?? []).map(toCanonicalMessage);
-    const targetScope = { deps, agent: target, context: { ...context, agent: { agentId: target.id, runId, version: target.version } }, totals: scope.totals, inFlight: scope.inFlight, startedAt: scope.startedAt, bounds: handedBounds, depth: 0 };
+    const targetScope = {
+      deps,
+      agent: target,
+      context: { ...context, agent: { agentId: target.id, runId, version: target.version } },
+      totals: scope.totals,
+      inFlight: scope.inFlight,
+      startedAt: scope.startedAt,
+      bounds: handedBounds,
+      depth: 0,
+    };
     handedBounds = tighterBounds(handedBounds, agentBounds(target));
-    const targetHooks = createRunHooks({ ...targetScope, request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) }, mcpTools: await mcpToolsFor(deps, target), linkedAgents: await linkedAgentsFor(deps, context.key.accountId, target) });
+    const targetHooks = createRunHooks({
+      ...targetScope,
+      request: { history, input: [], ...(request.overrides && { overrides: request.overrides }) },
+      mcpTools: await mcpToolsFor(deps, target),
+      linkedAgents: await linkedAgentsFor(deps, context.key.accountId, target),
+    });
     const targetThread = `${threadId}~${hop}`;
     turn.threads.push(targetThread);
     saver?.startThread(targetThread);
@@ -308,7 +327,12 @@ async function* runHandoffs(
 }
 
 function endRunSpan(runSpan: ReturnType<typeof startSpan>, totals: RunTotals, state: Partial<AgentGraphState>): void {
-  runSpan?.setAttributes({ 'gen_ai.usage.input_tokens': totals.usage.inputTokens, 'gen_ai.usage.output_tokens': totals.usage.outputTokens, 'junction.cost_usd': (totals.modelCostMicros + totals.toolCostMicros) / 1_000_000, 'junction.steps': state.steps ?? 0 });
+  runSpan?.setAttributes({
+    'gen_ai.usage.input_tokens': totals.usage.inputTokens,
+    'gen_ai.usage.output_tokens': totals.usage.outputTokens,
+    'junction.cost_usd': (totals.modelCostMicros + totals.toolCostMicros) / 1_000_000,
+    'junction.steps': state.steps ?? 0,
+  });
   endSpan(runSpan);
 }
 

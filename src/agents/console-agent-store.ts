@@ -10,7 +10,13 @@ export const AGENT_CHANGES_CHANNEL = 'junction_agent_changes';
 export type AgentVersion = { version: number; definition: AgentFile; changeNote: string | null; createdByEmail: string | null; createdAt: Date };
 
 type VersionRow = { version: number; definition: AgentFile; change_note: string | null; created_by_email: string | null; created_at: Date };
-const toVersion = (row: VersionRow): AgentVersion => ({ version: row.version, definition: row.definition, changeNote: row.change_note, createdByEmail: row.created_by_email, createdAt: row.created_at });
+const toVersion = (row: VersionRow): AgentVersion => ({
+  version: row.version,
+  definition: row.definition,
+  changeNote: row.change_note,
+  createdByEmail: row.created_by_email,
+  createdAt: row.created_at,
+});
 
 /** A stored version the console schema refuses now (saved before a rule existed, e.g. an MCP command): it never runs. */
 export type RefusedConsoleAgent = { refused: true; id: string; version: number; issues: AgentIssue[] };
@@ -109,10 +115,15 @@ export class ConsoleAgentStore {
       await tx.query('SELECT 1 FROM console_agents WHERE account_id = $1 AND agent_id = $2 FOR UPDATE', [accountId, id]);
       const head = await tx.query<{ latest: number }>('SELECT COALESCE(max(version), 0)::int AS latest FROM console_agent_versions WHERE account_id = $1 AND agent_id = $2', [accountId, id]);
       const next = (head.rows[0]?.latest ?? 0) + 1;
-      await tx.query(
-        `INSERT INTO console_agent_versions (account_id, agent_id, version, definition, change_note, created_by, created_by_email) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)`,
-        [accountId, id, next, JSON.stringify(definition), changeNote, author.userId, author.email],
-      );
+      await tx.query(`INSERT INTO console_agent_versions (account_id, agent_id, version, definition, change_note, created_by, created_by_email) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)`, [
+        accountId,
+        id,
+        next,
+        JSON.stringify(definition),
+        changeNote,
+        author.userId,
+        author.email,
+      ]);
       await tx.query('UPDATE console_agents SET latest_version = $3, updated_at = now() WHERE account_id = $1 AND agent_id = $2', [accountId, id, next]);
       await announce(tx, accountId, id);
       return next;

@@ -19,7 +19,13 @@ export function handoffToolDefinitions(linked: ReadonlyMap<string, LoadedAgent>,
   return agentIds.flatMap((id) => {
     const agent = linked.get(id);
     if (!agent) return [];
-    return [{ name: `${PREFIX}${id}`, description: `Hand this conversation to the agent "${agent.config.name}": it answers from now on. ${agent.config.description}`.trim(), parameters: { type: 'object', properties: {}, additionalProperties: false } }];
+    return [
+      {
+        name: `${PREFIX}${id}`,
+        description: `Hand this conversation to the agent "${agent.config.name}": it answers from now on. ${agent.config.description}`.trim(),
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+      },
+    ];
   });
 }
 

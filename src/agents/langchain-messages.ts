@@ -44,9 +44,7 @@ export function toLangChainMessage(message: ModelMessage): BaseMessage {
 }
 
 const contentText = (content: BaseMessage['content']): string =>
-  typeof content === 'string'
-    ? content
-    : content.map((part) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '')).join('');
+  typeof content === 'string' ? content : content.map((part) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '')).join('');
 
 export function toCanonicalMessage(message: BaseMessage): ModelMessage {
   const type = message.getType();

@@ -118,7 +118,9 @@ async function retrieveKnowledge(scope: HookScope, emit: Emit): Promise<string |
   await deps.knowledgeReady?.(context.key.accountId);
   const embedder = deps.embedder(context);
   const span = startSpan('retrieve', context.trace, { 'junction.collections': agent.config.knowledge.join(',') });
-  const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 }).finally(() => endSpan(span));
+  const found = await searchKnowledge({ db: deps.db, accountId: context.key.accountId, collections: agent.config.knowledge, query, ...(embedder && { embedder }), limit: 4 }).finally(() =>
+    endSpan(span),
+  );
   span?.setAttribute('junction.hits', found.hits.length);
   emit({ type: 'knowledge-retrieved', query, hits: found.hits.map((hit) => ({ source: hit.source, title: hit.title, score: hit.score })) });
   return found.hits.length > 0 ? formatKnowledgeContext(found.hits) : undefined;
@@ -188,7 +190,15 @@ async function callAgentModel(parts: AgentHookParts, messages: BaseMessage[], st
 }
 
 /** Every call of a model answer but the client's, in order (a name the run does not have is an error result). */
-async function runToolCalls(parts: AgentHookParts, hooks: RunHooks, message: AIMessage, step: number, emit: Emit, decisions: ApprovalDecisions, config: LangGraphRunnableConfig): Promise<ToolMessage[]> {
+async function runToolCalls(
+  parts: AgentHookParts,
+  hooks: RunHooks,
+  message: AIMessage,
+  step: number,
+  emit: Emit,
+  decisions: ApprovalDecisions,
+  config: LangGraphRunnableConfig,
+): Promise<ToolMessage[]> {
   const { scope } = parts;
   const results: ToolMessage[] = [];
   for (const call of (message.tool_calls ?? []).filter((entry) => !hooks.isClientTool(entry.name))) {
@@ -257,15 +267,25 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
   deps.budgets.settle(
     reservation,
     outcome.costMicros,
-    usageLogEntry({ id: newGenerationId(), context: overlay(context, { endpoint: 'agents.tool' }), requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: outcome.costMicros, startedAt }),
+    usageLogEntry({
+      id: newGenerationId(),
+      context: overlay(context, { endpoint: 'agents.tool' }),
+      requestedModel: `tool:${name}`,
+      model: undefined,
+      status: outcome.ok ? 'success' : 'error',
+      httpStatus: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      units: { tool_calls: 1 },
+      costMicros: outcome.costMicros,
+      startedAt,
+    }),
     context.key,
   );
   return outcome;
 }
 
 /** The tools of an agent's MCP servers (none without servers or a connection manager). */
-export const mcpToolsFor = async (deps: AgentRuntimeDeps, agent: LoadedAgent): Promise<McpTool[]> =>
-  deps.mcp && agent.config.mcpServers.length > 0 ? deps.mcp.tools(agent.config.mcpServers) : [];
+export const mcpToolsFor = async (deps: AgentRuntimeDeps, agent: LoadedAgent): Promise<McpTool[]> => (deps.mcp && agent.config.mcpServers.length > 0 ? deps.mcp.tools(agent.config.mcpServers) : []);
 
 /** An MCP call is billed like any server tool: its server's `cost_usd` reserved first, then settled with a usage row. */
 async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, tool: McpTool, args: unknown, signal: AbortSignal) {
@@ -287,7 +307,18 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
   deps.budgets.settle(
     reservation,
     charged,
-    usageLogEntry({ id: newGenerationId(), context: overlay(context, { endpoint: 'agents.tool' }), requestedModel: `tool:${name}`, model: undefined, status: outcome.ok ? 'success' : 'error', httpStatus: null, usage: { inputTokens: 0, outputTokens: 0 }, units: { tool_calls: 1 }, costMicros: charged, startedAt }),
+    usageLogEntry({
+      id: newGenerationId(),
+      context: overlay(context, { endpoint: 'agents.tool' }),
+      requestedModel: `tool:${name}`,
+      model: undefined,
+      status: outcome.ok ? 'success' : 'error',
+      httpStatus: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      units: { tool_calls: 1 },
+      costMicros: charged,
+      startedAt,
+    }),
     context.key,
   );
   return overlay(outcome, { costMicros: charged, durationMs: performance.now() - startedAt });
@@ -300,5 +331,3 @@ function lastUserText(messages: readonly ModelMessage[]): string | undefined {
   }
   return undefined;
 }
-
-

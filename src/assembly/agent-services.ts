@@ -55,7 +55,11 @@ export async function agentServices(build: ServiceBuild, deps: AgentServiceDeps)
   const { McpServers } = await import('../agents/mcp/mcp-servers.ts');
   const { tenantMcpPolicyFromEnv } = await import('../agents/mcp/tenant-mcp-policy.ts');
   const mcpPolicy = tenantMcpPolicyFromEnv(env);
-  const mcp = new McpServers({ env, tenantPolicy: mcpPolicy, onError: (error, server) => logger.warn({ err: error, server: server.label }, 'an MCP server could not be reached; its tools are left out of this run') });
+  const mcp = new McpServers({
+    env,
+    tenantPolicy: mcpPolicy,
+    onError: (error, server) => logger.warn({ err: error, server: server.label }, 'an MCP server could not be reached; its tools are left out of this run'),
+  });
   stops.push(() => mcp.close());
   const agentRuntime: AgentRuntimeDeps = {
     db,
@@ -89,7 +93,13 @@ async function startBackgroundRuns(build: ServiceBuild, registration: ProcessReg
   const { BackgroundRuns } = await import('../agents/durable/background-runs.ts');
   const { executeBackgroundRun } = await import('../agents/responses/background-execution.ts');
   const executionDeps = { db, agents, runtime, holderId: registration.id, logger };
-  const runs = new BackgroundRuns({ db, holderId: registration.id, leaseSeconds: runLeaseSeconds(env), logger, execute: (row, signal, resumed) => executeBackgroundRun(executionDeps, row, signal, resumed) });
+  const runs = new BackgroundRuns({
+    db,
+    holderId: registration.id,
+    leaseSeconds: runLeaseSeconds(env),
+    logger,
+    execute: (row, signal, resumed) => executeBackgroundRun(executionDeps, row, signal, resumed),
+  });
   startSteps.push(async () => {
     await runs.start();
     stops.push(() => runs.stop());

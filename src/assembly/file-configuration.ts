@@ -112,7 +112,7 @@ async function loadAgents(config: EnvConfig, tools: ToolRegistry, catalog: Catal
   if (unconfigured.length > 0) {
     logger.warn(
       { agents: unconfigured.map((error) => error.file.split(/[\\/]/).pop()) },
-      'no provider credentials are set, so these agents are inactive until their model\'s provider is configured (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or the config file)',
+      "no provider credentials are set, so these agents are inactive until their model's provider is configured (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or the config file)",
     );
   }
   return agents;

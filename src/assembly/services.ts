@@ -226,7 +226,27 @@ async function buildServices(
       : { agentRuntime: undefined, agentDirectory: undefined, backgroundRuns: undefined };
   return {
     ...agentParts,
-    config, db, hasher, authenticator, keyChanges, registration, catalog, providers, plans, settlements, budgets, rateLimiter, chat, unary, agents, metrics, tools, knowledge, now, logger, warnings,
+    config,
+    db,
+    hasher,
+    authenticator,
+    keyChanges,
+    registration,
+    catalog,
+    providers,
+    plans,
+    settlements,
+    budgets,
+    rateLimiter,
+    chat,
+    unary,
+    agents,
+    metrics,
+    tools,
+    knowledge,
+    now,
+    logger,
+    warnings,
     get defaultAccount() {
       return knownDefaultAccount().account;
     },
@@ -265,7 +285,12 @@ function knowledgeSync({ config, db, now, logger, onConfigError }: ServiceBuild,
         {
           account: accountId,
           ms,
-          collections: report.collections.map((collection) => ({ name: collection.collection, documents: collection.documentsTotal, chunks: collection.chunksTotal, embedded: collection.chunksEmbedded })),
+          collections: report.collections.map((collection) => ({
+            name: collection.collection,
+            documents: collection.documentsTotal,
+            chunks: collection.chunksTotal,
+            embedded: collection.chunksEmbedded,
+          })),
           ...(report.collectionsRemoved.length > 0 && { removed: report.collectionsRemoved }),
         },
         'knowledge indexed',
@@ -281,7 +306,10 @@ async function closeServices(
   for (const stop of stops.reverse()) await stop();
   const unwritten = await budgets.close();
   if (unwritten.length > 0) await journalUnwritten(logger, journalDir, registration?.id, unwritten);
-  if (registration) await releaseHolderLeases(db, registration.id).catch((error: unknown) => logger.error({ err: error }, 'returning leases at shutdown failed; they are reclaimed once this process is seen as stale'));
+  if (registration)
+    await releaseHolderLeases(db, registration.id).catch((error: unknown) =>
+      logger.error({ err: error }, 'returning leases at shutdown failed; they are reclaimed once this process is seen as stale'),
+    );
   await registration?.stop();
   await db.close();
 }

@@ -51,14 +51,20 @@ export function settlementServices(
   const settlingDir = embeddedStoreInFolder(config, db) ? settlementFileJournalDirectory(config) : undefined;
   const writeBehind = settlingDir
     ? {
-        journal: new SettlementFileJournal(settlingDir, { onError: (error) => logger.error({ err: error, settlingDir }, 'the settlement file journal failed; settlements are written to the store every 10 ms from now on') }),
+        journal: new SettlementFileJournal(settlingDir, {
+          onError: (error) => logger.error({ err: error, settlingDir }, 'the settlement file journal failed; settlements are written to the store every 10 ms from now on'),
+        }),
         windowMs: config.embeddedSettlementWindowMs,
       }
     : undefined;
   // On PostgreSQL, settled calls the database refuses wait in a file until it takes them: a process killed meanwhile loses none.
   const outageSettlingDir = !settlingDir && journalDir && registration ? `${journalDir}/settling` : undefined;
   const outageJournal = outageSettlingDir
-    ? { journal: new SettlementFileJournal(outageSettlingDir, { onError: (error) => logger.error({ err: error, outageSettlingDir }, 'the settlement file journal failed; settlements the database refuses are held in memory only') }) }
+    ? {
+        journal: new SettlementFileJournal(outageSettlingDir, {
+          onError: (error) => logger.error({ err: error, outageSettlingDir }, 'the settlement file journal failed; settlements the database refuses are held in memory only'),
+        }),
+      }
     : undefined;
   const settlements = new SettlementQueue(
     db,
@@ -81,7 +87,12 @@ export function settlementServices(
 function addReplaySteps(
   { config, db, logger, startSteps, stops }: ServiceBuild,
   settlements: SettlementQueue,
-  { settlingDir, outageSettlingDir, journalDir, registration }: { settlingDir: string | undefined; outageSettlingDir: string | undefined; journalDir: string | undefined; registration: ProcessRegistration | undefined },
+  {
+    settlingDir,
+    outageSettlingDir,
+    journalDir,
+    registration,
+  }: { settlingDir: string | undefined; outageSettlingDir: string | undefined; journalDir: string | undefined; registration: ProcessRegistration | undefined },
 ): void {
   if (settlingDir) {
     startSteps.push(async () => {

@@ -87,7 +87,9 @@ export class BudgetLeases {
     const leased = this.reserveFromLeases(key, amountMicros);
     if (leased) return leased;
     if (!this.#holder.canServeLeases()) {
-      throw new JunctionError('service_unavailable', 'The gateway cannot confirm its leases with the database right now; retry shortly.', { headers: { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) } });
+      throw new JunctionError('service_unavailable', 'The gateway cannot confirm its leases with the database right now; retry shortly.', {
+        headers: { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) },
+      });
     }
     const epoch = this.#holder.epoch;
     const keyLeased = hasLimits(key);
@@ -99,9 +101,7 @@ export class BudgetLeases {
       keyGeneration = keyLease.generation;
     }
     try {
-      await this.#take(this.#lease(this.#accountLeases, key.accountId), amountMicros, (need, want) =>
-        this.#topUpAccount(key.accountId, need, want),
-      );
+      await this.#take(this.#lease(this.#accountLeases, key.accountId), amountMicros, (need, want) => this.#topUpAccount(key.accountId, need, want));
     } catch (error) {
       if (keyLeased && epoch === this.#holder.epoch) this.#lease(this.#keyLeases, key.id).reserved -= amountMicros;
       throw error;
@@ -137,10 +137,7 @@ export class BudgetLeases {
    * database would grant), for capping an uncapped output to the budget.
    */
   async headroom(key: ApiKeyRecord): Promise<number> {
-    const account = await this.#db.query<{ headroom: number }>(
-      'SELECT granted_micros - usage_micros - leased_micros AS headroom FROM accounts WHERE id = $1',
-      [key.accountId],
-    );
+    const account = await this.#db.query<{ headroom: number }>('SELECT granted_micros - usage_micros - leased_micros AS headroom FROM accounts WHERE id = $1', [key.accountId]);
     let headroom = (account.rows[0]?.headroom ?? 0) + Math.max(0, this.#accountLeases.get(key.accountId)?.available ?? 0);
     if (hasLimits(key)) {
       const keyHeadroom = await readKeyHeadroom(this.#db, { keyId: key.id, ...windows(this.#now()) });
@@ -221,7 +218,10 @@ export class BudgetLeases {
   /** Gives back leases nobody used for `idleMs` (and all of them with idleMs = 0, at shutdown). */
   returnIdle(idleMs: number): void {
     const cutoff = Date.now() - idleMs;
-    for (const [leases, isKey] of [[this.#keyLeases, true], [this.#accountLeases, false]] as const) {
+    for (const [leases, isKey] of [
+      [this.#keyLeases, true],
+      [this.#accountLeases, false],
+    ] as const) {
       for (const [id, lease] of leases) {
         if (lease.reserved > 0 || lease.topUp || lease.lastUsed > cutoff || lease.granted <= 0) continue;
         const amount = lease.granted;
@@ -326,16 +326,15 @@ export class BudgetLeases {
     ].filter((entry) => entry.limit !== null);
     const tightest = candidates.reduce((a, b) => ((a.limit ?? 0) - a.used <= (b.limit ?? 0) - b.used ? a : b));
     const resets = tightest.resets ? ` It resets at ${tightest.resets}.` : ' It does not reset; raise the limit to continue.';
-    return new JunctionError(
-      'key_limit_exceeded',
-      `This key's ${tightest.window} spend limit of ${formatUsd(tightest.limit ?? 0)} cannot cover this request.${resets}`,
-    );
+    return new JunctionError('key_limit_exceeded', `This key's ${tightest.window} spend limit of ${formatUsd(tightest.limit ?? 0)} cannot cover this request.${resets}`);
   }
 }
 
-const hasLimits = (key: ApiKeyRecord): boolean =>
-  key.dailyLimitMicros !== null || key.monthlyLimitMicros !== null || key.totalLimitMicros !== null;
+const hasLimits = (key: ApiKeyRecord): boolean => key.dailyLimitMicros !== null || key.monthlyLimitMicros !== null || key.totalLimitMicros !== null;
 
 const windows = (now: Date) => ({ day: utcDayNumber(now), month: utcMonthNumber(now) });
 
-const formatUsd = (micros: number): string => `$${microsToUsd(micros).toFixed(6).replace(/0{1,4}$/, '')}`;
+const formatUsd = (micros: number): string =>
+  `$${microsToUsd(micros)
+    .toFixed(6)
+    .replace(/0{1,4}$/, '')}`;

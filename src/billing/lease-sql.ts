@@ -34,11 +34,7 @@ async function retryConflicts<T>(run: () => Promise<T>, attempts = 3): Promise<T
 
 /** The key's headroom, read without a lock and without leasing anything (for output caps). */
 export async function readKeyHeadroom(db: Queryable, args: { keyId: string; day: number; month: number }): Promise<number> {
-  const result = await db.query<{ headroom: number }>(`SELECT ${keyHeadroomSql('$2', '$3')}::bigint AS headroom FROM api_keys WHERE id = $1`, [
-    args.keyId,
-    args.day,
-    args.month,
-  ]);
+  const result = await db.query<{ headroom: number }>(`SELECT ${keyHeadroomSql('$2', '$3')}::bigint AS headroom FROM api_keys WHERE id = $1`, [args.keyId, args.day, args.month]);
   return result.rows[0]?.headroom ?? 0;
 }
 
@@ -51,12 +47,10 @@ export async function readKeyHeadroom(db: Queryable, args: { keyId: string; day:
  * Grants `min(want, max(need, headroom / 2))` when headroom ≥ need, else nothing: half
  * the headroom at most, so a busy process leaves budget for the others.
  */
-export async function leaseFromKey(
-  db: Queryable,
-  args: { keyId: string; holderId: string; needMicros: number; wantMicros: number; day: number; month: number },
-): Promise<LeaseGrant> {
-  const result = await retryConflicts(() => db.query<{ granted: number; headroom: number }>(
-    `WITH target AS (
+export async function leaseFromKey(db: Queryable, args: { keyId: string; holderId: string; needMicros: number; wantMicros: number; day: number; month: number }): Promise<LeaseGrant> {
+  const result = await retryConflicts(() =>
+    db.query<{ granted: number; headroom: number }>(
+      `WITH target AS (
        SELECT id, ${keyHeadroomSql('$5', '$6')} AS headroom
        FROM api_keys WHERE id = $1 FOR NO KEY UPDATE
      ), decided AS (
@@ -74,19 +68,18 @@ export async function leaseFromKey(
        DO UPDATE SET amount_micros = budget_leases.amount_micros + EXCLUDED.amount_micros
      )
      SELECT granted::bigint AS granted, LEAST(headroom, ${UNLIMITED})::bigint AS headroom FROM decided`,
-    [args.keyId, args.holderId, args.needMicros, args.wantMicros, args.day, args.month],
-  ));
+      [args.keyId, args.holderId, args.needMicros, args.wantMicros, args.day, args.month],
+    ),
+  );
   const row = result.rows[0];
   return { grantedMicros: row?.granted ?? 0, headroomMicros: row?.headroom ?? 0 };
 }
 
 /** The same for an account's credit: granted − used − held by processes. */
-export async function leaseFromAccount(
-  db: Queryable,
-  args: { accountId: string; holderId: string; needMicros: number; wantMicros: number },
-): Promise<LeaseGrant> {
-  const result = await retryConflicts(() => db.query<{ granted: number; headroom: number }>(
-    `WITH target AS (
+export async function leaseFromAccount(db: Queryable, args: { accountId: string; holderId: string; needMicros: number; wantMicros: number }): Promise<LeaseGrant> {
+  const result = await retryConflicts(() =>
+    db.query<{ granted: number; headroom: number }>(
+      `WITH target AS (
        SELECT id, granted_micros - usage_micros - leased_micros AS headroom
        FROM accounts WHERE id = $1 FOR NO KEY UPDATE
      ), decided AS (
@@ -104,8 +97,9 @@ export async function leaseFromAccount(
        DO UPDATE SET amount_micros = budget_leases.amount_micros + EXCLUDED.amount_micros
      )
      SELECT granted::bigint AS granted, headroom::bigint AS headroom FROM decided`,
-    [args.accountId, args.holderId, args.needMicros, args.wantMicros],
-  ));
+      [args.accountId, args.holderId, args.needMicros, args.wantMicros],
+    ),
+  );
   const row = result.rows[0];
   return { grantedMicros: row?.granted ?? 0, headroomMicros: row?.headroom ?? 0 };
 }

@@ -8,9 +8,30 @@ import type { UsageRecord } from './usage-record.ts';
  * to write (1.9 against 3.6 µs a settlement here), on the gateway's thread for every call.
  */
 const USAGE_FIELDS = [
-  'id', 'accountId', 'keyId', 'requestId', 'endpoint', 'requestedModel', 'model', 'provider', 'upstreamModel', 'status',
-  'httpStatus', 'errorCode', 'inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens', 'units', 'costMicros',
-  'latencyMs', 'attempts', 'streamed', 'agentId', 'agentRunId', 'agentVersion',
+  'id',
+  'accountId',
+  'keyId',
+  'requestId',
+  'endpoint',
+  'requestedModel',
+  'model',
+  'provider',
+  'upstreamModel',
+  'status',
+  'httpStatus',
+  'errorCode',
+  'inputTokens',
+  'outputTokens',
+  'cachedInputTokens',
+  'reasoningTokens',
+  'units',
+  'costMicros',
+  'latencyMs',
+  'attempts',
+  'streamed',
+  'agentId',
+  'agentRunId',
+  'agentVersion',
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 const SETTLEMENT_FIELDS = 5;
 /** Values on a line: the settlement's, the usage row's, then the row's time. */

@@ -92,13 +92,7 @@ export class SettlementQueue {
   /** The error of the last flush that failed because the database could not be used. */
   #lastOutage: unknown;
 
-  constructor(
-    db: Database,
-    holderId: string | undefined,
-    events: SettlementQueueEvents | ((error: unknown) => void),
-    writeBehind?: WriteBehind,
-    outageJournal?: OutageJournal,
-  ) {
+  constructor(db: Database, holderId: string | undefined, events: SettlementQueueEvents | ((error: unknown) => void), writeBehind?: WriteBehind, outageJournal?: OutageJournal) {
     this.#db = db;
     this.#holderId = holderId;
     this.#events = typeof events === 'function' ? { onError: events } : events;
@@ -363,7 +357,14 @@ export class SettlementQueue {
    */
   async #write(batch: Queued[], journal: OpenCall[]): Promise<{ settlements: Queued[]; journal: OpenCall[] }> {
     try {
-      await writeSettlementBatch(this.#db, batch.map((queued) => queued.settlement), journal, this.#holderId, new Date(), journaledCallIds(batch));
+      await writeSettlementBatch(
+        this.#db,
+        batch.map((queued) => queued.settlement),
+        journal,
+        this.#holderId,
+        new Date(),
+        journaledCallIds(batch),
+      );
       return { settlements: [], journal: [] };
     } catch (error) {
       if (this.#closedDatabase(error)) return { settlements: batch, journal };

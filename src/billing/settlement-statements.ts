@@ -109,7 +109,9 @@ function compose(name: string, form: BatchForm, journal: boolean, closed: boolea
   const inserted = `inserted AS (
        INSERT INTO usage_log (${INSERTED_COLUMNS})
        SELECT ${INSERTED_COLUMNS} FROM unnest(${p('usageRows')}::usage_row[])${
-         fresh ? '' : `
+         fresh
+           ? ''
+           : `
        ON CONFLICT (id) DO NOTHING
        RETURNING key_id, account_id, cost_micros, created_at`
        }

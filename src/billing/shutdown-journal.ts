@@ -46,7 +46,5 @@ export async function replayShutdownJournals(directory: string, queue: Settlemen
 
 function parseJournal(text: string): Settlement[] {
   const parsed = JSON.parse(text) as Settlement[];
-  return parsed.map((settlement) =>
-    settlement.usage ? { ...settlement, usage: { ...settlement.usage, createdAt: new Date(settlement.usage.createdAt) } } : settlement,
-  );
+  return parsed.map((settlement) => (settlement.usage ? { ...settlement, usage: { ...settlement.usage, createdAt: new Date(settlement.usage.createdAt) } } : settlement));
 }

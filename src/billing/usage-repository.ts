@@ -67,9 +67,6 @@ export async function listUsage(db: Queryable, accountId: string, filters: Usage
     conditions.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
   }
   params.push(filters.limit);
-  const result = await db.query<UsageRow>(
-    `SELECT ${COLUMNS} FROM usage_log WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
+  const result = await db.query<UsageRow>(`SELECT ${COLUMNS} FROM usage_log WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
   return result.rows;
 }

@@ -7,11 +7,31 @@ import { USAGE_COLUMNS } from './usage-record.ts';
  * columns' types in USAGE_COLUMNS' order, and its type id in a database.
  */
 const TYPES_BY_COLUMN: Record<(typeof USAGE_COLUMNS)[number], BinaryColumnType> = {
-  id: 'text', account_id: 'uuid', key_id: 'uuid', request_id: 'text', endpoint: 'text', requested_model: 'text',
-  model: 'text', provider: 'text', upstream_model: 'text', status: 'text', http_status: 'integer', error_code: 'text',
-  input_tokens: 'integer', output_tokens: 'integer', cached_input_tokens: 'integer', reasoning_tokens: 'integer',
-  units: 'jsonb', cost_micros: 'bigint', latency_ms: 'integer', attempts: 'integer', streamed: 'boolean',
-  agent_id: 'text', agent_run_id: 'text', agent_version: 'text', created_at: 'timestamptz',
+  id: 'text',
+  account_id: 'uuid',
+  key_id: 'uuid',
+  request_id: 'text',
+  endpoint: 'text',
+  requested_model: 'text',
+  model: 'text',
+  provider: 'text',
+  upstream_model: 'text',
+  status: 'text',
+  http_status: 'integer',
+  error_code: 'text',
+  input_tokens: 'integer',
+  output_tokens: 'integer',
+  cached_input_tokens: 'integer',
+  reasoning_tokens: 'integer',
+  units: 'jsonb',
+  cost_micros: 'bigint',
+  latency_ms: 'integer',
+  attempts: 'integer',
+  streamed: 'boolean',
+  agent_id: 'text',
+  agent_run_id: 'text',
+  agent_version: 'text',
+  created_at: 'timestamptz',
 };
 
 export const USAGE_ROW_TYPES: readonly BinaryColumnType[] = USAGE_COLUMNS.map((column) => TYPES_BY_COLUMN[column]);

@@ -42,10 +42,7 @@ export const buildCatalog = (options: BuildCatalogOptions): Catalog => {
 
   const byId = new Map<string, CatalogModel>();
   for (const provider of providers.values()) {
-    const models =
-      provider.kind === 'openai-compatible'
-        ? compatibleProviderModels(provider, config.providers[provider.id], created)
-        : publishedProviderModels(provider, now, created);
+    const models = provider.kind === 'openai-compatible' ? compatibleProviderModels(provider, config.providers[provider.id], created) : publishedProviderModels(provider, now, created);
     for (const model of models) byId.set(model.id, model);
   }
 

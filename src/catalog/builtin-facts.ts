@@ -9,15 +9,7 @@
  *
  * Prices here use the catalog's units: integer µUSD per million units, µUSD per image.
  */
-import {
-  DALL_E_2_PARAMS,
-  DALL_E_3_PARAMS,
-  GPT_IMAGE_PARAMS,
-  GPT_TRANSCRIBE_PARAMS,
-  GPT_TTS_PARAMS,
-  TTS_PARAMS,
-  WHISPER_PARAMS,
-} from './media-schemas.ts';
+import { DALL_E_2_PARAMS, DALL_E_3_PARAMS, GPT_IMAGE_PARAMS, GPT_TRANSCRIBE_PARAMS, GPT_TTS_PARAMS, TTS_PARAMS, WHISPER_PARAMS } from './media-schemas.ts';
 import type { PublishedProviderId } from './published-prices.ts';
 import type { Capability, JsonSchemaObject, ModelPrices } from './types.ts';
 
@@ -89,9 +81,15 @@ const OPENAI: ProviderFacts = {
         prices: {
           perImage: 250_000,
           imageVariants: {
-            'low/1024x1024': 11_000, 'low/1024x1536': 16_000, 'low/1536x1024': 16_000,
-            'medium/1024x1024': 42_000, 'medium/1024x1536': 63_000, 'medium/1536x1024': 63_000,
-            'high/1024x1024': 167_000, 'high/1024x1536': 250_000, 'high/1536x1024': 250_000,
+            'low/1024x1024': 11_000,
+            'low/1024x1536': 16_000,
+            'low/1536x1024': 16_000,
+            'medium/1024x1024': 42_000,
+            'medium/1024x1536': 63_000,
+            'medium/1536x1024': 63_000,
+            'high/1024x1024': 167_000,
+            'high/1024x1536': 250_000,
+            'high/1536x1024': 250_000,
           },
         },
       },
@@ -104,9 +102,15 @@ const OPENAI: ProviderFacts = {
         prices: {
           perImage: 52_000,
           imageVariants: {
-            'low/1024x1024': 5_000, 'low/1024x1536': 6_000, 'low/1536x1024': 6_000,
-            'medium/1024x1024': 11_000, 'medium/1024x1536': 15_000, 'medium/1536x1024': 15_000,
-            'high/1024x1024': 36_000, 'high/1024x1536': 52_000, 'high/1536x1024': 52_000,
+            'low/1024x1024': 5_000,
+            'low/1024x1536': 6_000,
+            'low/1536x1024': 6_000,
+            'medium/1024x1024': 11_000,
+            'medium/1024x1536': 15_000,
+            'medium/1536x1024': 15_000,
+            'high/1024x1024': 36_000,
+            'high/1024x1536': 52_000,
+            'high/1536x1024': 52_000,
           },
         },
       },
@@ -152,8 +156,12 @@ const OPENAI: ProviderFacts = {
         prices: {
           perImage: 120_000,
           imageVariants: {
-            'standard/1024x1024': 40_000, 'standard/1792x1024': 80_000, 'standard/1024x1792': 80_000,
-            'hd/1024x1024': 80_000, 'hd/1792x1024': 120_000, 'hd/1024x1792': 120_000,
+            'standard/1024x1024': 40_000,
+            'standard/1792x1024': 80_000,
+            'standard/1024x1792': 80_000,
+            'hd/1024x1024': 80_000,
+            'hd/1792x1024': 120_000,
+            'hd/1024x1792': 120_000,
           },
         },
       },

@@ -49,8 +49,8 @@ const PricesSchema = z
   .strictObject({
     input: perMillion.optional().describe('USD per million input tokens.'),
     output: perMillion.optional().describe('USD per million output tokens.'),
-    cached_input: perMillion.optional().describe('USD per million input tokens read from the provider\'s cache.'),
-    cache_write: perMillion.optional().describe('USD per million input tokens written to the provider\'s cache.'),
+    cached_input: perMillion.optional().describe("USD per million input tokens read from the provider's cache."),
+    cache_write: perMillion.optional().describe("USD per million input tokens written to the provider's cache."),
     audio_input: perMillion.optional().describe('USD per million audio input tokens.'),
     input_tiers: z.array(TierSchema).optional().describe('Prices that replace the ones above for long inputs.'),
     per_image: usdTo(0).optional().describe('USD per image, when the quality and size are not in `image_variants`.'),
@@ -82,7 +82,7 @@ const ModelFieldsSchema = {
   context_length: z.number().int().positive().optional().describe('Input and output tokens the model holds.'),
   max_output_tokens: z.number().int().positive().optional().describe('The most output tokens one call may ask for; reservations assume it when a call sets no cap.'),
   prices: PricesSchema.optional().describe('What a call costs; a model without prices is free.'),
-  media_params_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema of a media model\'s parameters, shown in the models list and the console\'s Try form.'),
+  media_params_schema: z.record(z.string(), z.unknown()).optional().describe("JSON Schema of a media model's parameters, shown in the models list and the console's Try form."),
   created: z.number().int().nonnegative().optional().describe('Unix seconds shown as `created` in the models list.'),
 };
 
@@ -120,25 +120,28 @@ export const MODEL_ID = /^[a-z0-9][a-z0-9_-]*\/\S+$/;
 export const RESERVED_PROVIDER_IDS = ['openai', 'anthropic', 'google'] as const;
 
 const CompatibleModelSchema = z.union([
-  z.string().min(1).transform((name) => ({ name, override: toModelOverride({}) })),
   z
-    .strictObject({ name: z.string().min(1).describe('The provider\'s model name; the catalog id is `<provider>/<name>`.'), ...ModelFieldsSchema })
+    .string()
+    .min(1)
+    .transform((name) => ({ name, override: toModelOverride({}) })),
+  z
+    .strictObject({ name: z.string().min(1).describe("The provider's model name; the catalog id is `<provider>/<name>`."), ...ModelFieldsSchema })
     .transform(({ name, ...fields }) => ({ name, override: toModelOverride(fields) })),
 ]);
 
 const CompatibleProviderSchema = z
   .strictObject({
     kind: z.literal('openai-compatible').describe('The wire format the provider speaks.'),
-    base_url: z.url({ protocol: /^https?$/ }).describe('The provider\'s API root, e.g. `http://localhost:11434/v1`.'),
+    base_url: z.url({ protocol: /^https?$/ }).describe("The provider's API root, e.g. `http://localhost:11434/v1`."),
     api_key_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
       .optional()
-      .describe('The environment variable holding the provider\'s key (the key never goes in the file); the provider is skipped while it is unset.'),
-    headers: z.record(z.string(), z.string()).optional().describe('Headers sent with every call (Azure\'s `api-key`, say).'),
-    query: z.record(z.string(), z.string()).optional().describe('Query parameters added to every call (Azure\'s `api-version`, say).'),
+      .describe("The environment variable holding the provider's key (the key never goes in the file); the provider is skipped while it is unset."),
+    headers: z.record(z.string(), z.string()).optional().describe("Headers sent with every call (Azure's `api-key`, say)."),
+    query: z.record(z.string(), z.string()).optional().describe("Query parameters added to every call (Azure's `api-version`, say)."),
     timeout_ms: z.number().int().positive().optional().describe('Per-attempt wait for the response headers; `JUNCTION_UPSTREAM_TIMEOUT_MS` when unset.'),
-    models: z.array(CompatibleModelSchema).default([]).describe('The provider\'s models: a name (chat, free), or an object with the fields below.'),
+    models: z.array(CompatibleModelSchema).default([]).describe("The provider's models: a name (chat, free), or an object with the fields below."),
   })
   .transform((provider) => ({
     kind: provider.kind,
@@ -151,39 +154,29 @@ const CompatibleProviderSchema = z
   }));
 export type CompatibleProviderConfig = z.output<typeof CompatibleProviderSchema>;
 
-const PlanSchema = z.strictObject({ models: z.array(z.string().min(1)).describe('Model ids, aliases or `*` globs the plan\'s accounts may call.') });
+const PlanSchema = z.strictObject({ models: z.array(z.string().min(1)).describe("Model ids, aliases or `*` globs the plan's accounts may call.") });
 
-export const CatalogConfigSchema = z
-  .strictObject({
-    providers: z
-      .record(
-        z
-          .string()
-          .regex(PROVIDER_ID, 'provider ids are lowercase letters, digits, "-" and "_"')
-          .refine((id) => !(RESERVED_PROVIDER_IDS as readonly string[]).includes(id), {
-            message: 'openai, anthropic and google are configured from the environment',
-          }),
-        CompatibleProviderSchema,
-      )
-      .default({})
-      .describe('OpenAI-compatible servers by provider id; `openai`, `anthropic` and `google` come from the environment.'),
-    models: z
-      .record(z.string().regex(MODEL_ID, 'model ids look like provider/model'), ModelOverrideSchema)
-      .default({})
-      .describe('Catalog entries to override or add, by `provider/model` id.'),
-    aliases: z
-      .record(
-        z.string().regex(/^[^/\s]+$/, 'alias names cannot contain "/" or spaces, so they never shadow a model id'),
-        z.string().regex(MODEL_ID, 'an alias points at a provider/model id'),
-      )
-      .default({})
-      .describe('Short names for model ids (`fast: openai/gpt-4o-mini`).'),
-    plans: z
-      .record(z.string().min(1), PlanSchema)
-      .default({})
-      .describe('Which models each plan\'s accounts may call; without a `default` plan, `default` allows the whole catalog.'),
-    currencies: CurrencyRatesSchema.default({}).describe('USD value of one unit of each credit currency (`EUR: 1.08`); `JUNCTION_FX_RATES` wins.'),
-  });
+export const CatalogConfigSchema = z.strictObject({
+  providers: z
+    .record(
+      z
+        .string()
+        .regex(PROVIDER_ID, 'provider ids are lowercase letters, digits, "-" and "_"')
+        .refine((id) => !(RESERVED_PROVIDER_IDS as readonly string[]).includes(id), {
+          message: 'openai, anthropic and google are configured from the environment',
+        }),
+      CompatibleProviderSchema,
+    )
+    .default({})
+    .describe('OpenAI-compatible servers by provider id; `openai`, `anthropic` and `google` come from the environment.'),
+  models: z.record(z.string().regex(MODEL_ID, 'model ids look like provider/model'), ModelOverrideSchema).default({}).describe('Catalog entries to override or add, by `provider/model` id.'),
+  aliases: z
+    .record(z.string().regex(/^[^/\s]+$/, 'alias names cannot contain "/" or spaces, so they never shadow a model id'), z.string().regex(MODEL_ID, 'an alias points at a provider/model id'))
+    .default({})
+    .describe('Short names for model ids (`fast: openai/gpt-4o-mini`).'),
+  plans: z.record(z.string().min(1), PlanSchema).default({}).describe("Which models each plan's accounts may call; without a `default` plan, `default` allows the whole catalog."),
+  currencies: CurrencyRatesSchema.default({}).describe('USD value of one unit of each credit currency (`EUR: 1.08`); `JUNCTION_FX_RATES` wins.'),
+});
 
 export type CatalogConfig = z.output<typeof CatalogConfigSchema>;
 export type CatalogConfigInput = z.input<typeof CatalogConfigSchema>;

@@ -24,8 +24,7 @@ export const FALLBACK_WORST_CASE_OUTPUT_TOKENS = 32_768;
 export const WORST_CASE_IMAGE_OUTPUT_TOKENS = 6_240;
 
 /** A token/character count as BigInt; negatives and NaN count as 0, fractions round up. */
-const units = (value: number | undefined): bigint =>
-  value !== undefined && Number.isFinite(value) && value > 0 ? BigInt(Math.ceil(value)) : 0n;
+const units = (value: number | undefined): bigint => (value !== undefined && Number.isFinite(value) && value > 0 ? BigInt(Math.ceil(value)) : 0n);
 
 const rate = (value: number | undefined): bigint => BigInt(value ?? 0);
 
@@ -59,12 +58,7 @@ export const computeChatCost = (model: CatalogModel, usage: Usage): number => {
   const cached = minBig(units(usage.cachedInputTokens), input);
   const written = minBig(units(usage.cacheWriteTokens), input - cached);
   const rates = tokenRates(model.prices, input);
-  return settle(
-    (input - cached - written) * rates.input +
-      cached * rates.cachedInput +
-      written * rates.cacheWrite +
-      units(usage.outputTokens) * rates.output,
-  );
+  return settle((input - cached - written) * rates.input + cached * rates.cachedInput + written * rates.cacheWrite + units(usage.outputTokens) * rates.output);
 };
 
 /**
@@ -73,10 +67,7 @@ export const computeChatCost = (model: CatalogModel, usage: Usage): number => {
  * request's max tokens capped by the model's, else the model's, else what is left
  * of the context window, else FALLBACK_WORST_CASE_OUTPUT_TOKENS.
  */
-export const worstCaseChatCost = (
-  model: CatalogModel,
-  request: { inputTokens: number; maxOutputTokens?: number | undefined },
-): number => {
+export const worstCaseChatCost = (model: CatalogModel, request: { inputTokens: number; maxOutputTokens?: number | undefined }): number => {
   const input = units(request.inputTokens);
   const rates = tokenRates(model.prices, input);
   return settle(input * maxBig(rates.input, rates.cacheWrite) + units(worstCaseOutputTokens(model, request)) * rates.output);
@@ -91,8 +82,7 @@ const worstCaseOutputTokens = (model: CatalogModel, request: { inputTokens: numb
 };
 
 /** Embedding (and moderation) input tokens at the input rate. */
-export const computeEmbeddingCost = (model: CatalogModel, inputTokens: number): number =>
-  settle(units(inputTokens) * rate(model.prices.inputPerMillion));
+export const computeEmbeddingCost = (model: CatalogModel, inputTokens: number): number => settle(units(inputTokens) * rate(model.prices.inputPerMillion));
 
 export type ImageCostInput = {
   count: number;
@@ -135,18 +125,14 @@ export const perImagePrice = (model: CatalogModel, size?: string, quality?: stri
 };
 
 /** Text-to-speech: input characters at the per-character rate. */
-export const computeSpeechCost = (model: CatalogModel, characters: number): number =>
-  settle(units(characters) * rate(model.prices.charactersPerMillion));
+export const computeSpeechCost = (model: CatalogModel, characters: number): number => settle(units(characters) * rate(model.prices.charactersPerMillion));
 
 /**
  * Transcription: by reported tokens when the model is token-priced (audio input
  * tokens at the audio rate), else by duration — whole milliseconds, rounded up,
  * at the per-second rate.
  */
-export const computeTranscriptionCost = (
-  model: CatalogModel,
-  input: { durationSeconds: number; usage?: { inputTokens: number; outputTokens: number } | undefined },
-): number => {
+export const computeTranscriptionCost = (model: CatalogModel, input: { durationSeconds: number; usage?: { inputTokens: number; outputTokens: number } | undefined }): number => {
   const prices = model.prices;
   const inputRate = prices.audioInputPerMillion ?? prices.inputPerMillion;
   if (input.usage && inputRate !== undefined) {

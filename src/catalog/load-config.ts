@@ -17,10 +17,7 @@ export const DEFAULT_CATALOG_FILE = 'junction.yaml';
  * JUNCTION_CONFIG) must exist; the default file is optional, so a bare
  * checkout runs with the published catalog and no aliases or plans.
  */
-export const loadCatalogConfig = async (
-  path?: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): Promise<CatalogConfig> => {
+export const loadCatalogConfig = async (path?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<CatalogConfig> => {
   const explicit = path ?? env[CATALOG_FILE_ENV];
   const file = explicit ?? DEFAULT_CATALOG_FILE;
   let text: string;
@@ -66,10 +63,7 @@ export type ConfiguredProviders = {
  * names an `api_key_env` that is not set is skipped (and so contributes no models),
  * the same rule as OPENAI_API_KEY for the built-in providers.
  */
-export const providerConfigsFromCatalogConfig = (
-  config: CatalogConfig,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): ConfiguredProviders => {
+export const providerConfigsFromCatalogConfig = (config: CatalogConfig, env: Readonly<Record<string, string | undefined>> = process.env): ConfiguredProviders => {
   const result: ConfiguredProviders = { providers: [], skipped: [] };
   for (const [id, provider] of Object.entries(config.providers)) {
     const apiKey = provider.apiKeyEnv === undefined ? undefined : env[provider.apiKeyEnv];
@@ -90,8 +84,6 @@ export const providerConfigsFromCatalogConfig = (
   return result;
 };
 
-const isMissingFile = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT';
+const isMissingFile = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT';
 
-const yamlPosition = (position: { line: number; col: number } | undefined): string =>
-  position ? `line ${position.line}, column ${position.col}` : '(yaml)';
+const yamlPosition = (position: { line: number; col: number } | undefined): string => (position ? `line ${position.line}, column ${position.col}` : '(yaml)');

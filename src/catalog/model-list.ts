@@ -41,8 +41,7 @@ export type ModelListEntry = {
 };
 
 /** µUSD per million units → USD per unit: 10^6 × 10^6 = 12 decimal places. */
-const perUnit = (microPerMillion: number | undefined): string | undefined =>
-  microPerMillion === undefined ? undefined : formatScaled(BigInt(microPerMillion), 12);
+const perUnit = (microPerMillion: number | undefined): string | undefined => (microPerMillion === undefined ? undefined : formatScaled(BigInt(microPerMillion), 12));
 /** µUSD → USD. */
 const usd = (micro: number): string => formatScaled(BigInt(micro), 6);
 

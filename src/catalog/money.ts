@@ -35,8 +35,7 @@ const numberToDecimalText = (value: number): string => {
 };
 
 /** Ceiling of a / b for a ≥ 0, b > 0. */
-export const ceilDiv = (numerator: bigint, denominator: bigint): bigint =>
-  (numerator + denominator - 1n) / denominator;
+export const ceilDiv = (numerator: bigint, denominator: bigint): bigint => (numerator + denominator - 1n) / denominator;
 
 /** A BigInt that is known to fit a JS number (micro-USD amounts in practice). */
 export const toSafeNumber = (value: bigint): number => {

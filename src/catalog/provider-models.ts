@@ -65,12 +65,7 @@ export const applyOverride = (model: CatalogModel, override: Omit<ModelOverride,
 });
 
 /** An openai-compatible model (or a config-added one): chat only and free unless config says otherwise. */
-export const configModel = (
-  provider: CatalogProvider,
-  name: string,
-  override: Omit<ModelOverride, 'disabled'>,
-  created: number,
-): CatalogModel =>
+export const configModel = (provider: CatalogProvider, name: string, override: Omit<ModelOverride, 'disabled'>, created: number): CatalogModel =>
   applyOverride(
     makeModel({
       provider,
@@ -153,8 +148,5 @@ export const publishedProviderModels = (provider: CatalogProvider, now: Date, cr
   return models;
 };
 
-export const compatibleProviderModels = (
-  provider: CatalogProvider,
-  config: CompatibleProviderConfig | undefined,
-  created: number,
-): CatalogModel[] => (config?.models ?? []).map((entry) => configModel(provider, entry.name, entry.override, created));
+export const compatibleProviderModels = (provider: CatalogProvider, config: CompatibleProviderConfig | undefined, created: number): CatalogModel[] =>
+  (config?.models ?? []).map((entry) => configModel(provider, entry.name, entry.override, created));

@@ -28,14 +28,7 @@ import type { ModelPrices, PriceTier } from './types.ts';
 export const PUBLISHED_PROVIDER_BY_KIND = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' } as const satisfies Record<string, SnapshotProviderId>;
 export type PublishedProviderId = (typeof PUBLISHED_PROVIDER_BY_KIND)[keyof typeof PUBLISHED_PROVIDER_BY_KIND];
 
-type MatchLogic =
-  | { or: MatchLogic[] }
-  | { and: MatchLogic[] }
-  | { equals: string }
-  | { starts_with: string }
-  | { ends_with: string }
-  | { contains: string }
-  | { regex: string };
+type MatchLogic = { or: MatchLogic[] } | { and: MatchLogic[] } | { equals: string } | { starts_with: string } | { ends_with: string } | { contains: string } | { regex: string };
 
 const MatchLogicSchema: z.ZodType<MatchLogic> = z.lazy(() =>
   z.union([
@@ -105,11 +98,8 @@ export const publishedModels = (providerId: PublishedProviderId, now: Date): rea
 };
 
 /** The first published model whose match logic accepts `upstreamName`. */
-export const findPublishedModel = (
-  providerId: PublishedProviderId,
-  upstreamName: string,
-  now: Date,
-): PublishedModel | undefined => publishedModels(providerId, now).find((model) => model.matches(upstreamName));
+export const findPublishedModel = (providerId: PublishedProviderId, upstreamName: string, now: Date): PublishedModel | undefined =>
+  publishedModels(providerId, now).find((model) => model.matches(upstreamName));
 
 /**
  * Mirrors the package's own choice: the last entry whose start date has passed.

@@ -4,18 +4,7 @@
  * immutable data built once at start-up.
  */
 
-export const CAPABILITIES = [
-  'chat',
-  'tools',
-  'vision',
-  'reasoning',
-  'json_output',
-  'embeddings',
-  'image_generation',
-  'moderation',
-  'audio_speech',
-  'audio_transcription',
-] as const;
+export const CAPABILITIES = ['chat', 'tools', 'vision', 'reasoning', 'json_output', 'embeddings', 'image_generation', 'moderation', 'audio_speech', 'audio_transcription'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible';

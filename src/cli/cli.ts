@@ -38,11 +38,12 @@ export function buildCli(): Command {
     .description("change an account's plan (a plan name from the config file)")
     .requiredOption('--plan <plan>')
     .option('--json')
-    .action(async (id: string, options: { plan: string; json?: boolean }, cli: Command) =>
-      execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true, cli),
-    );
+    .action(async (id: string, options: { plan: string; json?: boolean }, cli: Command) => execute({ command: 'accounts.set-plan', account: id, plan: options.plan }, options.json === true, cli));
   addUserCommand(program);
-  accounts.command('list').option('--json').action(async (options: { json?: boolean }, cli: Command) => execute({ command: 'accounts.list' }, options.json === true, cli));
+  accounts
+    .command('list')
+    .option('--json')
+    .action(async (options: { json?: boolean }, cli: Command) => execute({ command: 'accounts.list' }, options.json === true, cli));
   return program;
 }
 
@@ -66,19 +67,24 @@ function addServerCommands(program: Command): void {
       const results = await runDoctor(process.env);
       if (options.json) process.stdout.write(`${JSON.stringify({ ok: results.every((result) => result.ok), results }, null, 2)}\n`);
       // A refused file lists one problem a line: they are indented under their FAIL line.
-      else for (const result of results) process.stdout.write(`${result.ok ? 'ok  ' : 'FAIL'}  ${result.name}: ${result.detail.replaceAll('\n', '\n      ')}${result.fix ? `\n      fix: ${result.fix}` : ''}\n`);
+      else
+        for (const result of results)
+          process.stdout.write(`${result.ok ? 'ok  ' : 'FAIL'}  ${result.name}: ${result.detail.replaceAll('\n', '\n      ')}${result.fix ? `\n      fix: ${result.fix}` : ''}\n`);
       if (!results.every((result) => result.ok)) process.exitCode = 1;
     });
 
-  program.command('migrate').description('apply pending database migrations').action(async () => {
-    const db = await openDatabase(readEnvConfig({ LOG_LEVEL: 'silent', ...process.env }));
-    try {
-      const applied = await migrate(db);
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
-    } finally {
-      await db.close();
-    }
-  });
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      const db = await openDatabase(readEnvConfig({ LOG_LEVEL: 'silent', ...process.env }));
+      try {
+        const applied = await migrate(db);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+      } finally {
+        await db.close();
+      }
+    });
 }
 
 function addKeyCommands(program: Command): void {
@@ -111,7 +117,12 @@ function addKeyCommands(program: Command): void {
           ...(options.monthlyLimitUsd !== undefined && { monthlyLimitUsd: decimal(String(options.monthlyLimitUsd)) }),
           ...(options.totalLimitUsd !== undefined && { totalLimitUsd: decimal(String(options.totalLimitUsd)) }),
           ...(options.expiresAt !== undefined && { expiresAt: String(options.expiresAt) }),
-          ...(options.allowedModels !== undefined && { allowedModels: String(options.allowedModels).split(',').map((id) => id.trim()).filter(Boolean) }),
+          ...(options.allowedModels !== undefined && {
+            allowedModels: String(options.allowedModels)
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean),
+          }),
           ...(options.rateLimitRpm !== undefined && { rateLimitRpm: decimal(String(options.rateLimitRpm)) }),
           ...(options.account !== undefined && { account: String(options.account) }),
         },
@@ -123,10 +134,11 @@ function addKeyCommands(program: Command): void {
     .command('list')
     .option('--account <id>')
     .option('--json')
-    .action(async (options: { account?: string; json?: boolean }, cli: Command) =>
-      execute({ command: 'keys.list', ...(options.account && { account: options.account }) }, options.json === true, cli),
-    );
-  for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
+    .action(async (options: { account?: string; json?: boolean }, cli: Command) => execute({ command: 'keys.list', ...(options.account && { account: options.account }) }, options.json === true, cli));
+  for (const [name, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
     keys
       .command(`${name} <id>`)
       .description(`${name} a key (takes effect on the next request)`)

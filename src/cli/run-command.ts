@@ -20,7 +20,7 @@ export async function runCommand(command: AdminCommand, onProgress?: ProgressSin
     // there would be printed, yet no server would ever know it.
     throw new CliUsageError(
       'JUNCTION_DATA_DIR=memory:// is an in-memory store that only its own process can see, so this command would act on a throwaway store. ' +
-        'Point the CLI at the server\'s store: the same JUNCTION_DATA_DIR folder, or the same DATABASE_URL.',
+        "Point the CLI at the server's store: the same JUNCTION_DATA_DIR folder, or the same DATABASE_URL.",
     );
   }
   const embeddedDir = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? config.dataDir : undefined;

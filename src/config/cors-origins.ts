@@ -7,7 +7,10 @@ export type CorsOrigins = '*' | readonly string[];
 
 export function parseCorsOrigins(text: string | undefined): CorsOrigins | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.includes('*')) {
     if (entries.length > 1) throw new Error("JUNCTION_CORS_ORIGINS: '*' allows every origin; list origins or give '*' alone");
     return '*';

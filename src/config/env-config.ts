@@ -19,35 +19,28 @@ export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('The port the server listens on (0: any free port).'),
   // Read apart from the rest, before zod loads (storage-env.ts).
   DATABASE_URL: z.string().optional().describe('PostgreSQL (15+, with pgvector) to use instead of the embedded store.'),
-  JUNCTION_DATA_DIR: z.string().optional().describe('The embedded store\'s folder (default `./.junction`); `memory://` keeps it in memory.'),
-  JUNCTION_PGLITE_SHARED_BUFFERS: z
-    .string()
-    .optional()
-    .describe('The embedded engine\'s buffer pool, `8MB` to `1GB`; unset, 16MB or more for a store with large vector indexes.'),
+  JUNCTION_DATA_DIR: z.string().optional().describe("The embedded store's folder (default `./.junction`); `memory://` keeps it in memory."),
+  JUNCTION_PGLITE_SHARED_BUFFERS: z.string().optional().describe("The embedded engine's buffer pool, `8MB` to `1GB`; unset, 16MB or more for a store with large vector indexes."),
   JUNCTION_PGLITE_PAGE_CACHE: z
     .string()
     .optional()
-    .describe('The most the embedded store\'s page cache may hold (default `256MB`, none beside a pool enlarged for vector indexes), up to `8GB`; `0` turns it off.'),
+    .describe("The most the embedded store's page cache may hold (default `256MB`, none beside a pool enlarged for vector indexes), up to `8GB`; `0` turns it off."),
   REDIS_URL: z.string().min(1).optional().describe('Redis shared by every process for request-rate windows.'),
   JUNCTION_CONFIG: z.string().min(1).optional().describe('The config file (default `./junction.yaml` when present): models, aliases, plans, providers, currencies.'),
   JUNCTION_KEY_SECRET: z.string().min(1).optional().describe('HMAC key for API-key hashes (a built-in value when unset); changing it invalidates every key.'),
   JUNCTION_FX_RATES: z.string().optional().describe('USD value of credit currencies, `EUR=1.08,GBP=1.27`; wins over the config file.'),
   // Parsed by src/providers/provider-registry.ts.
   OPENAI_API_KEY: z.string().optional().describe('Enables the `openai` provider.'),
-  OPENAI_BASE_URL: z.url().optional().describe('The `openai` provider\'s API root (default `https://api.openai.com/v1`).'),
+  OPENAI_BASE_URL: z.url().optional().describe("The `openai` provider's API root (default `https://api.openai.com/v1`)."),
   ANTHROPIC_API_KEY: z.string().optional().describe('Enables the `anthropic` provider.'),
-  ANTHROPIC_BASE_URL: z.url().optional().describe('The `anthropic` provider\'s API root (default `https://api.anthropic.com/v1`).'),
+  ANTHROPIC_BASE_URL: z.url().optional().describe("The `anthropic` provider's API root (default `https://api.anthropic.com/v1`)."),
   GEMINI_API_KEY: z.string().optional().describe('Enables the `google` provider (Gemini).'),
-  GEMINI_BASE_URL: z.url().optional().describe('The `google` provider\'s API root (default `https://generativelanguage.googleapis.com/v1beta`).'),
-  JUNCTION_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().optional().describe('Per-attempt wait for an upstream\'s response headers (default 60000).'),
+  GEMINI_BASE_URL: z.url().optional().describe("The `google` provider's API root (default `https://generativelanguage.googleapis.com/v1beta`)."),
+  JUNCTION_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().optional().describe("Per-attempt wait for an upstream's response headers (default 60000)."),
   JUNCTION_AGENTS_DIR: z.string().default('./agents').describe('Agent files (watched).'),
   JUNCTION_TOOLS_DIR: z.string().default('./tools').describe('Tool files (watched).'),
   JUNCTION_KNOWLEDGE_DIR: z.string().default('./knowledge').describe('Knowledge collections, one folder each (watched).'),
-  JUNCTION_EMBEDDING_MODEL: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Catalog id of the embedding model for knowledge (`openai/text-embedding-3-small`); without it knowledge search is full text only.'),
+  JUNCTION_EMBEDDING_MODEL: z.string().min(1).optional().describe('Catalog id of the embedding model for knowledge (`openai/text-embedding-3-small`); without it knowledge search is full text only.'),
   // Parsed by src/tools/builtin/http-fetch-policy.ts and src/agents/mcp/tenant-mcp-policy.ts.
   JUNCTION_HTTP_FETCH_ALLOWLIST: z.string().optional().describe('Hosts (`example.com`, `*.example.com`) or URL prefixes the `http_fetch` tool may GET, comma-separated.'),
   JUNCTION_HTTP_FETCH_ALLOW_PRIVATE: FlagSchema.describe('Lets `http_fetch` reach private and loopback addresses.'),
@@ -61,7 +54,7 @@ export const EnvSchema = z.object({
     .default(30)
     .describe('A process silent this long is presumed dead: its budget leases return and its open calls are billed as `interrupted`.'),
   // Parsed in src/assembly/services.ts.
-  JUNCTION_RUN_LEASE_SECONDS: z.coerce.number().positive().optional().describe('How long a background run\'s lease lasts before another process may take the run over (default 30).'),
+  JUNCTION_RUN_LEASE_SECONDS: z.coerce.number().positive().optional().describe("How long a background run's lease lasts before another process may take the run over (default 30)."),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
   JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: z.coerce
     .number()
@@ -77,10 +70,7 @@ export const EnvSchema = z.object({
   JUNCTION_TRUST_PROXY: TrustProxySchema.describe('Which peers may set the scheme, host and client address (`X-Forwarded-*`): `false`, `true`, a hop count, or addresses and CIDR ranges.'),
   JUNCTION_PUBLIC_URL: PublicUrlSchema.describe('The origin browsers use (`https://junction.example`): CSRF checks, links the server hands out, `Secure` cookies.'),
   // Parsed by src/ops/workers.ts and src/main.ts.
-  JUNCTION_WORKERS: z
-    .string()
-    .optional()
-    .describe('Processes serving the port (`auto`: one per core); more than one needs `DATABASE_URL`.'),
+  JUNCTION_WORKERS: z.string().optional().describe('Processes serving the port (`auto`: one per core); more than one needs `DATABASE_URL`.'),
   JUNCTION_WORKER_INDEX: z.string().optional().describe('Set by the `--workers` primary for each worker; not for operators.'),
   // Parsed in src/assembly/services.ts.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional().describe('OTLP/HTTP endpoint for traces; without it tracing is off.'),
@@ -89,8 +79,8 @@ export const EnvSchema = z.object({
   // Parsed by src/http/logger-options.ts.
   JUNCTION_LOG_FORMAT: z.enum(['json', 'pretty']).optional().describe('Log lines as JSON or readable text (default: readable on a terminal, JSON otherwise).'),
   // Read by glibc when the process starts; `npm start` sets them (src/ops/allocator-env.ts).
-  MALLOC_MMAP_THRESHOLD_: z.string().optional().describe('glibc\'s mmap threshold; `npm start` sets 131072 unless given.'),
-  MALLOC_TRIM_THRESHOLD_: z.string().optional().describe('glibc\'s trim threshold; `npm start` sets 4194304 unless given.'),
+  MALLOC_MMAP_THRESHOLD_: z.string().optional().describe("glibc's mmap threshold; `npm start` sets 131072 unless given."),
+  MALLOC_TRIM_THRESHOLD_: z.string().optional().describe("glibc's trim threshold; `npm start` sets 4194304 unless given."),
 });
 
 export type EnvConfig = {

@@ -58,7 +58,10 @@ export const PublicUrlSchema = z
     }
     // The console is served at the root, and links are built by appending paths to this origin.
     if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-      context.addIssue({ code: 'custom', message: `'${text}' must be an http or https origin without a path, query or credentials; write it as ${url.protocol.startsWith('http') ? url.origin : 'https://host[:port]'}` });
+      context.addIssue({
+        code: 'custom',
+        message: `'${text}' must be an http or https origin without a path, query or credentials; write it as ${url.protocol.startsWith('http') ? url.origin : 'https://host[:port]'}`,
+      });
       return z.NEVER;
     }
     return url.origin;

@@ -42,14 +42,24 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
     await asAccount.call(this, request, reply);
     request.apiKey = systemKeyFor(consoleCaller(request).accountId, now());
   };
-  await app.register(async (scope) => {
-    await scope.register(imagesRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
-    await scope.register(speechRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
-  }, { prefix: '/try' });
+  await app.register(
+    async (scope) => {
+      await scope.register(imagesRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
+      await scope.register(speechRoute, { authenticator: services.authenticator, unary: services.unary, auth: tryAuth });
+    },
+    { prefix: '/try' },
+  );
   await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans });
   const runtime = services.agentRuntime;
   if (runtime) {
-    await app.register(consoleKnowledgeRoutes, { db, now, knowledgeDir: services.config.knowledgeDir, embedder: (context) => runtime.embedder(context), knowledgeReady: (accountId) => services.knowledge.ensureIndexed(accountId), extractor: services.knowledge.extractor });
+    await app.register(consoleKnowledgeRoutes, {
+      db,
+      now,
+      knowledgeDir: services.config.knowledgeDir,
+      embedder: (context) => runtime.embedder(context),
+      knowledgeReady: (accountId) => services.knowledge.ensureIndexed(accountId),
+      extractor: services.knowledge.extractor,
+    });
   }
   if (services.agentDirectory) {
     await app.register(consoleAgentsRoutes, {

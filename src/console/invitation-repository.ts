@@ -22,10 +22,9 @@ const OPEN = 'i.accepted_at IS NULL AND i.revoked_at IS NULL';
 
 /** The account's invitations still waiting for an answer (expired ones included, marked by their date). */
 export async function listOpenInvitations(db: Queryable, accountId: string): Promise<InvitationRow[]> {
-  const result = await db.query<InvitationRow>(
-    `SELECT ${COLUMNS} FROM invitations i LEFT JOIN users u ON u.id = i.invited_by WHERE i.account_id = $1 AND ${OPEN} ORDER BY i.created_at, i.id`,
-    [accountId],
-  );
+  const result = await db.query<InvitationRow>(`SELECT ${COLUMNS} FROM invitations i LEFT JOIN users u ON u.id = i.invited_by WHERE i.account_id = $1 AND ${OPEN} ORDER BY i.created_at, i.id`, [
+    accountId,
+  ]);
   return result.rows;
 }
 
@@ -37,18 +36,12 @@ export async function countLiveInvitations(db: Queryable, accountId: string, now
 
 /** The open invitation of this email in this account, locked until the transaction ends. */
 export async function lockOpenInvitationFor(db: Queryable, accountId: string, email: string): Promise<{ id: string; role: Role } | undefined> {
-  const result = await db.query<{ id: string; role: Role }>(
-    `SELECT i.id, i.role FROM invitations i WHERE i.account_id = $1 AND lower(i.email) = lower($2) AND ${OPEN} FOR UPDATE`,
-    [accountId, email],
-  );
+  const result = await db.query<{ id: string; role: Role }>(`SELECT i.id, i.role FROM invitations i WHERE i.account_id = $1 AND lower(i.email) = lower($2) AND ${OPEN} FOR UPDATE`, [accountId, email]);
   return result.rows[0];
 }
 
 /** Creates an invitation; returns it and its token (stored only as a hash). */
-export async function createInvitation(
-  db: Queryable,
-  invitation: { accountId: string; email: string; role: Role; invitedBy: string; now: Date },
-): Promise<{ row: InvitationRow; token: string }> {
+export async function createInvitation(db: Queryable, invitation: { accountId: string; email: string; role: Role; invitedBy: string; now: Date }): Promise<{ row: InvitationRow; token: string }> {
   const token = newToken();
   const result = await db.query<{ id: string }>(
     `INSERT INTO invitations (account_id, email, role, token_hash, invited_by, created_at, expires_at) VALUES ($1, lower($2), $3, $4, $5, $6, $7) RETURNING id`,
@@ -103,4 +96,7 @@ export async function invitedEarlierElsewhere(db: Queryable, invitation: UsableI
 
 /** Two invitations of one email made at once: the second breaks the one-open-invitation index. */
 export const isOpenInvitationClash = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && String((error as { constraint?: unknown; message?: unknown }).constraint ?? (error as { message?: unknown }).message).includes('invitations_open_email');
+  typeof error === 'object' &&
+  error !== null &&
+  (error as { code?: unknown }).code === '23505' &&
+  String((error as { constraint?: unknown; message?: unknown }).constraint ?? (error as { message?: unknown }).message).includes('invitations_open_email');

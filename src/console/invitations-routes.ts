@@ -73,10 +73,12 @@ export async function invitationsRoutes(app: FastifyInstance, deps: InvitationsD
     const caller = consoleCaller(request);
     const input = parseInput(InviteSchema, request.body);
     assertMayInviteAs(caller, input.role);
-    const { row, token } = await deps.db.transaction((tx) => inviteIn(tx, caller, input, deps.now())).catch((error: unknown) => {
-      if (isOpenInvitationClash(error)) throw new JunctionError('conflict', `${input.email} is being invited by someone else right now; reload and try again.`, { param: 'email' });
-      throw error;
-    });
+    const { row, token } = await deps.db
+      .transaction((tx) => inviteIn(tx, caller, input, deps.now()))
+      .catch((error: unknown) => {
+        if (isOpenInvitationClash(error)) throw new JunctionError('conflict', `${input.email} is being invited by someone else right now; reload and try again.`, { param: 'email' });
+        throw error;
+      });
     return reply.status(201).send({ data: toInvitation(row), invite_url: inviteLink(request, token) });
   };
   app.post('/invitations', { preHandler: manager }, invite);

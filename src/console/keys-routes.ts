@@ -53,7 +53,11 @@ export async function consoleKeysRoutes(app: FastifyInstance, deps: ConsoleKeysD
     return { data: toConsoleKey(updated, deps.now()) };
   });
 
-  for (const [path, kind] of [['/keys', 'model'], ['/provisioning-keys', 'provisioning'], ['/agent-keys', 'agent']] as const) {
+  for (const [path, kind] of [
+    ['/keys', 'model'],
+    ['/provisioning-keys', 'provisioning'],
+    ['/agent-keys', 'agent'],
+  ] as const) {
     if (kind !== 'model') {
       app.post(path, { preHandler: manager }, async (request, reply) => {
         const input = parseInput(SimpleKeyInputSchema, request.body);

@@ -124,7 +124,11 @@ export async function consoleKnowledgeRoutes(app: FastifyInstance, deps: Console
     if (!path || !formatOf(path)) throw new JunctionError('invalid_request', 'Upload a .md, .txt, .html or .pdf file.', { param: 'file' });
     const occupancy = await collectionOccupancy(deps.db, accountId, name, path);
     if (occupancy.documents >= KNOWLEDGE_DOCUMENTS_PER_COLLECTION && !occupancy.hasPath) {
-      throw new JunctionError('conflict', `'${name}' already holds ${KNOWLEDGE_DOCUMENTS_PER_COLLECTION.toLocaleString('en-US')} documents, the most one collection may; delete some or use another collection.`, { param: 'file' });
+      throw new JunctionError(
+        'conflict',
+        `'${name}' already holds ${KNOWLEDGE_DOCUMENTS_PER_COLLECTION.toLocaleString('en-US')} documents, the most one collection may; delete some or use another collection.`,
+        { param: 'file' },
+      );
     }
     const content = await file.toBuffer().catch((error: { code?: string }) => {
       if (error.code === 'FST_REQ_FILE_TOO_LARGE') throw new JunctionError('request_too_large', `A document may be at most ${KNOWLEDGE_UPLOAD_LIMIT_BYTES / 1024 / 1024} MB.`, { param: 'file' });

@@ -24,13 +24,16 @@ export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): 
     const days = Array.from({ length: DAYS }, (_, index) => dayKey(new Date(since.getTime() + index * 86_400_000)));
 
     // One reading connection for the page's queries, in turn: a page never takes several.
-    const [credit, byModel, byKey, requests, spend] = await reportingReadsOf(deps.db).session(async (reads) => [
-      await getCreditSummary(reads, accountId),
-      await dailySpendByModel(reads, accountId, since),
-      await dailySpendByKey(reads, accountId, since),
-      await dailyRequests(reads, accountId, since),
-      await spendTotals(reads, accountId, today, monthStart),
-    ] as const);
+    const [credit, byModel, byKey, requests, spend] = await reportingReadsOf(deps.db).session(
+      async (reads) =>
+        [
+          await getCreditSummary(reads, accountId),
+          await dailySpendByModel(reads, accountId, since),
+          await dailySpendByKey(reads, accountId, since),
+          await dailyRequests(reads, accountId, since),
+          await spendTotals(reads, accountId, today, monthStart),
+        ] as const,
+    );
     const point = (row: { day: string; name: string; spend: number }) => ({ day: row.day, name: row.name, spend_usd: microsToUsd(Number(row.spend)) });
     return {
       balance: {

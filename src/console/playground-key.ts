@@ -37,10 +37,7 @@ export async function playgroundKeyFor(db: Database, hasher: KeyHasher, accountI
 }
 
 async function boundKey(db: Database, accountId: string, userId: string): Promise<ApiKeyRecord | undefined> {
-  const result = await db.query<{ lookup_id: string }>(
-    'SELECT k.lookup_id FROM playground_keys p JOIN api_keys k ON k.id = p.key_id WHERE p.account_id = $1 AND p.user_id = $2',
-    [accountId, userId],
-  );
+  const result = await db.query<{ lookup_id: string }>('SELECT k.lookup_id FROM playground_keys p JOIN api_keys k ON k.id = p.key_id WHERE p.account_id = $1 AND p.user_id = $2', [accountId, userId]);
   const lookupId = result.rows[0]?.lookup_id;
   return lookupId ? findKeyByLookupId(db, lookupId) : undefined;
 }

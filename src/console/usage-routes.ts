@@ -12,7 +12,23 @@ import { type UsageEntry, UsageQuerySchema } from './contract/usage.ts';
 
 export type ConsoleUsageDeps = { db: Database; now: () => Date; settle: () => Promise<void> };
 
-const CSV_COLUMNS = ['created_at', 'id', 'key_name', 'endpoint', 'model', 'provider', 'status', 'http_status', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms', 'attempts', 'agent_id', 'agent_run_id'] as const;
+const CSV_COLUMNS = [
+  'created_at',
+  'id',
+  'key_name',
+  'endpoint',
+  'model',
+  'provider',
+  'status',
+  'http_status',
+  'input_tokens',
+  'output_tokens',
+  'cost_usd',
+  'latency_ms',
+  'attempts',
+  'agent_id',
+  'agent_run_id',
+] as const;
 
 const encodeCursor = (row: UsageRow): string => Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
@@ -132,12 +148,14 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
   app.get('/usage/:id', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;
     const { id } = request.params as { id: string };
-    const result = await reads.session((db) => db.query<UsageRow>(
-      `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
+    const result = await reads.session((db) =>
+      db.query<UsageRow>(
+        `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
          input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts, streamed,
          agent_id, agent_run_id, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
-      [id, accountId],
-    ));
+        [id, accountId],
+      ),
+    );
     const row = result.rows[0];
     if (!row) throw new JunctionError('not_found', `No usage row '${id}' in this account.`);
     return { data: { ...toEntry(row, await reads.session((db) => keyNames(db, accountId))), upstream_model: row.upstream_model, units: row.units } };

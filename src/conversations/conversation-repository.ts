@@ -63,10 +63,7 @@ const CacheControlSchema = z.object({ type: z.literal('ephemeral'), ttl: z.strin
 const hints = { cacheControl: CacheControlSchema.optional() };
 const TextPartSchema = z.object({ type: z.literal('text'), text: z.string(), ...hints });
 const detail = { detail: z.enum(['auto', 'low', 'high']).optional(), ...hints };
-const ImagePartSchema = z.union([
-  z.object({ type: z.literal('image'), url: z.string(), ...detail }),
-  z.object({ type: z.literal('image'), data: z.string(), mediaType: z.string(), ...detail }),
-]);
+const ImagePartSchema = z.union([z.object({ type: z.literal('image'), url: z.string(), ...detail }), z.object({ type: z.literal('image'), data: z.string(), mediaType: z.string(), ...detail })]);
 const file = { type: z.literal('file'), mediaType: z.string(), filename: z.string().optional(), ...hints };
 const FilePartSchema = z.union([z.object({ data: z.string(), ...file }), z.object({ url: z.string(), ...file })]);
 const ReasoningPartSchema = z.object({
@@ -129,8 +126,7 @@ type MessageRow = {
   metadata: unknown;
   created_at: Date;
 };
-const MESSAGE_COLUMNS =
-  'm.id, m.conversation_id, m.parent_id, m.message, m.model, m.agent_id, m.response_id, m.input_tokens, m.output_tokens, m.cost_micros, m.metadata, m.created_at';
+const MESSAGE_COLUMNS = 'm.id, m.conversation_id, m.parent_id, m.message, m.model, m.agent_id, m.response_id, m.input_tokens, m.output_tokens, m.cost_micros, m.metadata, m.created_at';
 const toStoredMessage = (row: MessageRow): StoredMessage => ({
   id: row.id,
   conversationId: row.conversation_id,
@@ -139,20 +135,14 @@ const toStoredMessage = (row: MessageRow): StoredMessage => ({
   model: row.model,
   agentId: row.agent_id,
   responseId: row.response_id,
-  usage:
-    row.input_tokens === null && row.output_tokens === null
-      ? null
-      : { inputTokens: row.input_tokens ?? 0, outputTokens: row.output_tokens ?? 0 },
+  usage: row.input_tokens === null && row.output_tokens === null ? null : { inputTokens: row.input_tokens ?? 0, outputTokens: row.output_tokens ?? 0 },
   costMicros: row.cost_micros,
   metadata: MetadataSchema.parse(row.metadata),
   createdAt: row.created_at,
 });
 
 export async function findConversation(db: Queryable, owner: ConversationOwner, id: string): Promise<Conversation | undefined> {
-  const result = await db.query<ConversationRow>(
-    `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = $1 AND c.account_id = $2 AND c.key_id = $3`,
-    [id, owner.accountId, owner.keyId],
-  );
+  const result = await db.query<ConversationRow>(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = $1 AND c.account_id = $2 AND c.key_id = $3`, [id, owner.accountId, owner.keyId]);
   return result.rows[0] ? toConversation(result.rows[0]) : undefined;
 }
 
@@ -209,9 +199,7 @@ export async function appendMessages(
     const first = params.length + 1;
     params.push(...values);
     const p = (offset: number) => `$${first + offset}`;
-    rows.push(
-      `(${p(0)}, $1, ${p(1)}, ${p(2)}, ${p(3)}::jsonb, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::integer, ${p(8)}::integer, ${p(9)}::bigint, ${p(10)}::jsonb)`,
-    );
+    rows.push(`(${p(0)}, $1, ${p(1)}, ${p(2)}, ${p(3)}::jsonb, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::integer, ${p(8)}::integer, ${p(9)}::bigint, ${p(10)}::jsonb)`);
     parentId = id;
   }
   if (rows.length === 0) return { messages: [], conversationCreatedAt: null, conversationUpdatedAt: null };
@@ -223,8 +211,12 @@ export async function appendMessages(
     ? `created AS (INSERT INTO conversations (id, account_id, key_id, agent_id, title) VALUES ($1, $2, $3, $4, $5) RETURNING created_at, updated_at)`
     : `created AS (SELECT NULL::timestamptz AS created_at, NULL::timestamptz AS updated_at WHERE false)`;
   const sql = `WITH ${created},
-     touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING updated_at)${alongside ? `,
-     alongside AS (${alongside.sql})` : ''}
+     touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING updated_at)${
+       alongside
+         ? `,
+     alongside AS (${alongside.sql})`
+         : ''
+     }
      INSERT INTO conversation_messages AS m
        (id, conversation_id, parent_id, role, message, model, agent_id, response_id, input_tokens, output_tokens, cost_micros, metadata)
      VALUES ${rows.join(', ')}
@@ -288,19 +280,12 @@ export async function findLatestMessage(db: Queryable, conversationId: string): 
 
 /** Every node of the conversation in append order (parents before children). */
 export async function listMessages(db: Queryable, conversationId: string): Promise<StoredMessage[]> {
-  const result = await db.query<MessageRow>(
-    `SELECT ${MESSAGE_COLUMNS} FROM conversation_messages m WHERE m.conversation_id = $1 ORDER BY m.position`,
-    [conversationId],
-  );
+  const result = await db.query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM conversation_messages m WHERE m.conversation_id = $1 ORDER BY m.position`, [conversationId]);
   return result.rows.map(toStoredMessage);
 }
 
 /** Newest first; `after` is the id of the last conversation of the previous page. */
-export async function listConversations(
-  db: Queryable,
-  owner: ConversationOwner,
-  page: { limit: number; after?: string | null },
-): Promise<{ conversations: Conversation[]; hasMore: boolean }> {
+export async function listConversations(db: Queryable, owner: ConversationOwner, page: { limit: number; after?: string | null }): Promise<{ conversations: Conversation[]; hasMore: boolean }> {
   const result = await db.query<ConversationRow>(
     `SELECT ${CONVERSATION_COLUMNS} FROM conversations c
      WHERE c.account_id = $1 AND c.key_id = $2
@@ -317,9 +302,6 @@ export async function listConversations(
 
 /** Hard delete; messages and the responses stored in it go with it (ON DELETE CASCADE). */
 export async function deleteConversation(db: Queryable, owner: ConversationOwner, id: string): Promise<boolean> {
-  const result = await db.query(
-    'DELETE FROM conversations WHERE id = $1 AND account_id = $2 AND key_id = $3 RETURNING id',
-    [id, owner.accountId, owner.keyId],
-  );
+  const result = await db.query('DELETE FROM conversations WHERE id = $1 AND account_id = $2 AND key_id = $3 RETURNING id', [id, owner.accountId, owner.keyId]);
   return result.rows.length > 0;
 }

@@ -189,11 +189,9 @@ export async function recordTurn(db: Database, input: RecordTurnInput): Promise<
   });
 }
 
-const isForeignKeyViolation = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && 'code' in error && error.code === '23503';
+const isForeignKeyViolation = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === '23503';
 
-const conversationNotFound = (id: string) =>
-  new JunctionError('not_found', `No conversation found with id '${id}'.`, { param: 'conversation_id' });
+const conversationNotFound = (id: string) => new JunctionError('not_found', `No conversation found with id '${id}'.`, { param: 'conversation_id' });
 
 /** The first user text, whitespace collapsed, cut to 80 characters. */
 export function conversationTitle(messages: readonly ModelMessage[]): string | null {
@@ -214,21 +212,13 @@ export async function getConversation(db: Queryable, owner: ConversationOwner, i
   return conversation;
 }
 
-export async function getConversationTree(
-  db: Queryable,
-  owner: ConversationOwner,
-  id: string,
-): Promise<{ conversation: Conversation; messages: StoredMessage[] }> {
+export async function getConversationTree(db: Queryable, owner: ConversationOwner, id: string): Promise<{ conversation: Conversation; messages: StoredMessage[] }> {
   const conversation = await getConversation(db, owner, id);
   return { conversation, messages: await listMessages(db, conversation.id) };
 }
 
 /** Newest first; an `after` cursor the owner cannot see is a 400 rather than an empty page. */
-export async function pageConversations(
-  db: Queryable,
-  owner: ConversationOwner,
-  page: { limit?: number; after?: string | null } = {},
-): Promise<{ conversations: Conversation[]; hasMore: boolean }> {
+export async function pageConversations(db: Queryable, owner: ConversationOwner, page: { limit?: number; after?: string | null } = {}): Promise<{ conversations: Conversation[]; hasMore: boolean }> {
   const limit = Math.min(Math.max(Math.trunc(page.limit ?? 20), 1), 100);
   if (page.after && !(await findConversation(db, owner, page.after))) {
     throw new JunctionError('invalid_request', `Unknown cursor '${page.after}'.`, { param: 'after' });
@@ -313,9 +303,7 @@ function renderUserContent(message: UserMessage) {
 function renderAssistant(message: AssistantMessage) {
   const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
   const reasoning = message.content.flatMap((part) => (part.type === 'reasoning' && part.text ? [part.text] : []));
-  const toolCalls = message.content.flatMap((part) =>
-    part.type === 'tool-call' ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: part.arguments } }] : [],
-  );
+  const toolCalls = message.content.flatMap((part) => (part.type === 'tool-call' ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: part.arguments } }] : []));
   return {
     content: text.length > 0 ? text.join('') : null,
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),

@@ -10,9 +10,12 @@ export const NO_AGENT_YET = '';
  */
 export async function createEmptyConversation(db: Queryable, owner: ConversationOwner, metadata: Record<string, string>): Promise<{ id: string; createdAt: Date }> {
   const id = newConversationId();
-  const result = await db.query<{ created_at: Date }>(
-    'INSERT INTO conversations (id, account_id, key_id, agent_id, metadata) VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING created_at',
-    [id, owner.accountId, owner.keyId, NO_AGENT_YET, JSON.stringify(metadata)],
-  );
+  const result = await db.query<{ created_at: Date }>('INSERT INTO conversations (id, account_id, key_id, agent_id, metadata) VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING created_at', [
+    id,
+    owner.accountId,
+    owner.keyId,
+    NO_AGENT_YET,
+    JSON.stringify(metadata),
+  ]);
   return { id, createdAt: (result.rows[0] as { created_at: Date }).created_at };
 }

@@ -154,10 +154,7 @@ export function responseUpsert(response: ResponseToSave, firstParam: number): { 
 
 /** A stored response of `owner`; responses of other keys, and store:false ones, are not found. */
 export async function findResponse(db: Queryable, owner: ConversationOwner, id: string): Promise<StoredResponse | undefined> {
-  const result = await db.query<ResponseRow>(
-    `SELECT ${COLUMNS} FROM responses WHERE id = $1 AND account_id = $2 AND key_id = $3 AND store`,
-    [id, owner.accountId, owner.keyId],
-  );
+  const result = await db.query<ResponseRow>(`SELECT ${COLUMNS} FROM responses WHERE id = $1 AND account_id = $2 AND key_id = $3 AND store`, [id, owner.accountId, owner.keyId]);
   return result.rows[0] ? toStoredResponse(result.rows[0]) : undefined;
 }
 
@@ -169,11 +166,7 @@ export async function getResponse(db: Queryable, owner: ConversationOwner, id: s
 }
 
 /** The response `previous_response_id` names, or a 404 `previous_response_not_found`. */
-export async function findResponseForContinuation(
-  db: Queryable,
-  owner: ConversationOwner,
-  previousResponseId: string,
-): Promise<StoredResponse> {
+export async function findResponseForContinuation(db: Queryable, owner: ConversationOwner, previousResponseId: string): Promise<StoredResponse> {
   const response = await findResponse(db, owner, previousResponseId);
   if (!response) {
     throw new JunctionError('previous_response_not_found', `Previous response with id '${previousResponseId}' not found.`, {
@@ -185,10 +178,6 @@ export async function findResponseForContinuation(
 
 /** Deletes the response record only; the conversation messages it produced stay in their tree. */
 export async function deleteResponse(db: Queryable, owner: ConversationOwner, id: string): Promise<boolean> {
-  const result = await db.query('DELETE FROM responses WHERE id = $1 AND account_id = $2 AND key_id = $3 AND store RETURNING id', [
-    id,
-    owner.accountId,
-    owner.keyId,
-  ]);
+  const result = await db.query('DELETE FROM responses WHERE id = $1 AND account_id = $2 AND key_id = $3 AND store RETURNING id', [id, owner.accountId, owner.keyId]);
   return result.rows.length > 0;
 }

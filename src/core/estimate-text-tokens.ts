@@ -8,7 +8,8 @@
  * would bill a CJK text at a quarter of its tokens. Those characters count one token each;
  * everything else four characters a token.
  */
-const CJK_RANGES = '[\u1100-\u11FF\u2E80-\u2FDF\u3000-\u303F\u3040-\u30FF\u3100-\u312F\u3130-\u318F\u31A0-\u31FF\u3200-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF\uFF00-\uFFEF]|[\uD840-\uD87F][\uDC00-\uDFFF]';
+const CJK_RANGES =
+  '[\u1100-\u11FF\u2E80-\u2FDF\u3000-\u303F\u3040-\u30FF\u3100-\u312F\u3130-\u318F\u31A0-\u31FF\u3200-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF\uFF00-\uFFEF]|[\uD840-\uD87F][\uDC00-\uDFFF]';
 const CJK = new RegExp(CJK_RANGES, 'g');
 /** Without the global flag: a test that allocates nothing, for the common case of no CJK at all. */
 const HAS_CJK = new RegExp(CJK_RANGES);

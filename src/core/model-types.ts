@@ -61,10 +61,7 @@ export type ToolDefinition = {
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
 
-export type ResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
+export type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
 
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 export type ReasoningConfig = {

@@ -15,10 +15,7 @@ export type CreditGrant = {
  * The USD equivalent is computed by PostgreSQL's numeric arithmetic (exact), rounded
  * to whole micro-USD.
  */
-export async function grantCredits(
-  db: Database,
-  grant: { accountId: string; currency: string; amount: string; usdRate: string; note?: string },
-): Promise<CreditGrant> {
+export async function grantCredits(db: Database, grant: { accountId: string; currency: string; amount: string; usdRate: string; note?: string }): Promise<CreditGrant> {
   return db.transaction(async (tx) => {
     const result = await tx.query<{
       id: number;
@@ -36,10 +33,7 @@ export async function grantCredits(
     );
     const row = result.rows[0];
     if (!row) throw new Error('credit grant insert returned no row');
-    await tx.query('UPDATE accounts SET granted_micros = granted_micros + $2 WHERE id = $1', [
-      grant.accountId,
-      row.usd_micros,
-    ]);
+    await tx.query('UPDATE accounts SET granted_micros = granted_micros + $2 WHERE id = $1', [grant.accountId, row.usd_micros]);
     return {
       id: row.id,
       currency: row.currency,
@@ -61,10 +55,9 @@ export type CreditSummary = {
 };
 
 export async function getCreditSummary(db: Queryable, accountId: string): Promise<CreditSummary> {
-  const account = await db.query<{ granted_micros: number; usage_micros: number; leased_micros: number }>(
-    'SELECT granted_micros, usage_micros, leased_micros FROM accounts WHERE id = $1',
-    [accountId],
-  );
+  const account = await db.query<{ granted_micros: number; usage_micros: number; leased_micros: number }>('SELECT granted_micros, usage_micros, leased_micros FROM accounts WHERE id = $1', [
+    accountId,
+  ]);
   const totals = await db.query<{ currency: string; amount: string; usd_micros: number }>(
     `SELECT currency, sum(amount)::text AS amount, sum(usd_micros)::bigint AS usd_micros
      FROM credit_grants WHERE account_id = $1 GROUP BY currency ORDER BY currency`,

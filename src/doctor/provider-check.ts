@@ -27,7 +27,12 @@ export async function checkProvider(config: ProviderConfig, timeoutMs = 10_000):
     await response.body.dump();
     if (response.statusCode === 200) return { name, ok: true, detail: `${config.baseUrl} answered with the key` };
     if (response.statusCode === 401 || response.statusCode === 403) {
-      return { name, ok: false, detail: `${config.baseUrl} refused the key (${response.statusCode})`, fix: `check the API key of ${config.id} (its environment variable or api_key_env in the config file)` };
+      return {
+        name,
+        ok: false,
+        detail: `${config.baseUrl} refused the key (${response.statusCode})`,
+        fix: `check the API key of ${config.id} (its environment variable or api_key_env in the config file)`,
+      };
     }
     return { name, ok: false, detail: `${config.baseUrl}/models answered ${response.statusCode}`, fix: `check the base URL of ${config.id}` };
   } catch (error) {

@@ -49,19 +49,33 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
             : { name: 'pgvector', ok: false, detail: 'the vector extension is not installed', fix: 'install pgvector (bash scripts/install-pgvector.sh) and CREATE EXTENSION vector' },
         );
         const pending = await pendingMigrations(db).catch(() => ['(no schema yet)']);
-        results.push(pending.length === 0 ? { name: 'migrations', ok: true, detail: 'all applied' } : { name: 'migrations', ok: false, detail: `pending: ${pending.join(', ')}`, fix: 'run npx junction migrate (or start the server once)' });
+        results.push(
+          pending.length === 0
+            ? { name: 'migrations', ok: true, detail: 'all applied' }
+            : { name: 'migrations', ok: false, detail: `pending: ${pending.join(', ')}`, fix: 'run npx junction migrate (or start the server once)' },
+        );
       } finally {
         await db.close();
       }
     } catch (error) {
-      results.push({ name: 'database', ok: false, detail: (error as Error).message, fix: config.databaseUrl ? 'check DATABASE_URL and that PostgreSQL is running' : 'stop the server holding the embedded store, or check JUNCTION_DATA_DIR' });
+      results.push({
+        name: 'database',
+        ok: false,
+        detail: (error as Error).message,
+        fix: config.databaseUrl ? 'check DATABASE_URL and that PostgreSQL is running' : 'stop the server holding the embedded store, or check JUNCTION_DATA_DIR',
+      });
     }
   }
 
   const extra = catalogConfig ? providerConfigsFromCatalogConfig(catalogConfig, env) : { providers: [], skipped: [] };
   const providers = [...providersFromEnv(env), ...extra.providers];
   if (providers.length === 0) {
-    results.push({ name: 'providers', ok: false, detail: 'no provider is configured, so there are no models', fix: 'set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, or add providers to the config file' });
+    results.push({
+      name: 'providers',
+      ok: false,
+      detail: 'no provider is configured, so there are no models',
+      fix: 'set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, or add providers to the config file',
+    });
   }
   for (const skip of extra.skipped) results.push({ name: `provider ${skip.id}`, ok: false, detail: skip.reason, fix: 'set the variable named above' });
   results.push(...(await Promise.all(providers.map((provider) => checkProvider(provider)))));

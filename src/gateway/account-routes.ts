@@ -26,24 +26,20 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRoutesDep
     },
   );
 
-  app.get(
-    '/credits',
-    { preHandler: requireKey(deps.authenticator, { kinds: KeyKindSchema.options }) },
-    async (request) => {
-      const caller = authenticatedKey(request);
-      const summary = await getCreditSummary(deps.db, caller.accountId);
-      return {
-        data: {
-          balance_usd: microsToUsd(summary.grantedMicros - summary.usageMicros),
-          total_credits: microsToUsd(summary.grantedMicros),
-          total_usage: microsToUsd(summary.usageMicros),
-          currencies: summary.byCurrency.map((entry) => ({
-            currency: entry.currency,
-            amount: trimDecimal(entry.amount),
-            usd_equivalent: microsToUsd(entry.usdMicros),
-          })),
-        },
-      };
-    },
-  );
+  app.get('/credits', { preHandler: requireKey(deps.authenticator, { kinds: KeyKindSchema.options }) }, async (request) => {
+    const caller = authenticatedKey(request);
+    const summary = await getCreditSummary(deps.db, caller.accountId);
+    return {
+      data: {
+        balance_usd: microsToUsd(summary.grantedMicros - summary.usageMicros),
+        total_credits: microsToUsd(summary.grantedMicros),
+        total_usage: microsToUsd(summary.usageMicros),
+        currencies: summary.byCurrency.map((entry) => ({
+          currency: entry.currency,
+          amount: trimDecimal(entry.amount),
+          usd_equivalent: microsToUsd(entry.usdMicros),
+        })),
+      },
+    };
+  });
 }

@@ -75,16 +75,18 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
     const query = parseInput(UsageQuerySchema, request.query, 'query string');
     await deps.settlements.drain(2_000);
     // A reporting read: on the reads' own connections, never in the gateway's way.
-    const rows = await reportingReadsOf(deps.db).session((reads) => listUsage(reads, key.accountId, {
-      limit: query.limit + 1,
-      ...(query.key_id && { keyId: query.key_id }),
-      ...(query.model && { model: query.model }),
-      ...(query.status && { status: query.status }),
-      ...(query.endpoint && { endpoint: query.endpoint }),
-      ...(query.from && { from: new Date(query.from) }),
-      ...(query.to && { to: new Date(query.to) }),
-      ...(query.cursor && { before: decodeCursor(query.cursor) }),
-    }));
+    const rows = await reportingReadsOf(deps.db).session((reads) =>
+      listUsage(reads, key.accountId, {
+        limit: query.limit + 1,
+        ...(query.key_id && { keyId: query.key_id }),
+        ...(query.model && { model: query.model }),
+        ...(query.status && { status: query.status }),
+        ...(query.endpoint && { endpoint: query.endpoint }),
+        ...(query.from && { from: new Date(query.from) }),
+        ...(query.to && { to: new Date(query.to) }),
+        ...(query.cursor && { before: decodeCursor(query.cursor) }),
+      }),
+    );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return { data: page.map(toUsageView), has_more: rows.length > query.limit, next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null };

@@ -74,11 +74,5 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     if (rawError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') discardRestOfBody(request, reply);
     return sendError(request, reply, error);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      request,
-      reply,
-      new JunctionError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`),
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new JunctionError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`)));
 }

@@ -9,8 +9,7 @@ declare module 'fastify' {
 }
 
 /** JUNCTION_TRUST_PROXY as fastify's `trustProxy` option: a hop count becomes the function fastify would make of it (its types omit numbers). */
-export const fastifyTrustProxy = (trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) =>
-  typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+export const fastifyTrustProxy = (trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) => (typeof trust === 'number' ? (_address, hop) => hop < trust : trust);
 
 /** Makes JUNCTION_PUBLIC_URL (an origin, or undefined) the app's public origin. */
 export function registerPublicOrigin(app: FastifyInstance, publicUrl: string | undefined): void {

@@ -107,9 +107,6 @@ export function assertActive(record: ApiKeyRecord, now: Date): void {
     throw new JunctionError('key_disabled', 'This API key is disabled. Ask an administrator to enable it.');
   }
   if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) {
-    throw new JunctionError(
-      'key_expired',
-      `This API key expired at ${record.expiresAt.toISOString()}. Create a new key or extend its expiry.`,
-    );
+    throw new JunctionError('key_expired', `This API key expired at ${record.expiresAt.toISOString()}. Create a new key or extend its expiry.`);
   }
 }

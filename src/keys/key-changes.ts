@@ -18,8 +18,7 @@ import { requireOrderedLimits } from './limit-order.ts';
  */
 export type KeyChangeDeps = { db: Database; hasher: KeyHasher; keyChanges: KeyChangeSync };
 
-export const keyNotFound = (id: string, kind?: KeyKind) =>
-  new JunctionError('not_found', `No ${kind ? `${kind} ` : ''}key with id '${id}' in this account.`);
+export const keyNotFound = (id: string, kind?: KeyKind) => new JunctionError('not_found', `No ${kind ? `${kind} ` : ''}key with id '${id}' in this account.`);
 
 /** Refuses fields a create may not carry, with the reason (the strict schema would only call them unknown). */
 export function refuseCreateOnlyFields(body: unknown): void {
@@ -74,10 +73,7 @@ const LIMIT_FIELD = {
 } as const satisfies Record<LimitWindow, { setting: keyof KeySettings; wire: string }>;
 
 /** Creates a model or agent key from its parsed wire input; the plain key is only in the result. */
-export async function createKeyFromInput(
-  deps: Pick<KeyChangeDeps, 'db' | 'hasher'>,
-  request: { accountId: string; input: CreateKeyInput; now: Date },
-): Promise<CreatedKey> {
+export async function createKeyFromInput(deps: Pick<KeyChangeDeps, 'db' | 'hasher'>, request: { accountId: string; input: CreateKeyInput; now: Date }): Promise<CreatedKey> {
   const { kind, ...fields } = request.input;
   requireFutureExpiry(fields.expires_at, request.now);
   const settings = toKeySettings(fields);
@@ -88,10 +84,7 @@ export async function createKeyFromInput(
  * Changes a model or agent key of the account (provisioning keys are never changed
  * through a route) and returns once every live process has dropped its cached copy.
  */
-export async function changeKey(
-  deps: Pick<KeyChangeDeps, 'db' | 'keyChanges'>,
-  request: { accountId: string; id: string; input: UpdateKeyInput; now: Date },
-): Promise<ApiKeyRecord> {
+export async function changeKey(deps: Pick<KeyChangeDeps, 'db' | 'keyChanges'>, request: { accountId: string; id: string; input: UpdateKeyInput; now: Date }): Promise<ApiKeyRecord> {
   const { accountId, id, input } = request;
   let currentWindow: LimitWindow | undefined;
   if (input.limit !== undefined && input.limit_reset === undefined) {

@@ -41,8 +41,7 @@ export function generateKey(kind: KeyKind): GeneratedKey {
 }
 
 /** `sk-jn-3fA…9xQ`: enough to recognise a key in a list, nothing to guess it from. */
-export const displayLabel = (kind: KeyKind, lookupId: string, secret: string): string =>
-  `${PREFIX[kind]}${lookupId.slice(0, 3)}…${secret.slice(-3)}`;
+export const displayLabel = (kind: KeyKind, lookupId: string, secret: string): string => `${PREFIX[kind]}${lookupId.slice(0, 3)}…${secret.slice(-3)}`;
 
 export type ParsedKey = { kind: KeyKind; lookupId: string; secret: string };
 

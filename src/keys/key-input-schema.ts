@@ -3,16 +3,14 @@ import { usdToMicros } from '../core/money.ts';
 import { ManagedKeyKindSchema } from './key-kind.ts';
 
 /** The wire shapes of a key's settings, shared by `/v1/keys`, the console and the browser (so only zod and money here). */
-const usdAmount = z
-  .union([z.number().nonnegative().max(1e9), z.string().regex(/^\d+(\.\d{1,6})?$/, 'a decimal USD amount')])
-  .transform((value, context) => {
-    try {
-      return usdToMicros(value);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+const usdAmount = z.union([z.number().nonnegative().max(1e9), z.string().regex(/^\d+(\.\d{1,6})?$/, 'a decimal USD amount')]).transform((value, context) => {
+  try {
+    return usdToMicros(value);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 
 /** PostgreSQL text cannot hold NUL; the JSON parser already refused lone surrogates. */
 const storableText = (value: string): boolean => !value.includes('\u0000');
@@ -24,7 +22,10 @@ const settingsFields = {
   daily_limit_usd: usdAmount.nullable(),
   monthly_limit_usd: usdAmount.nullable(),
   total_limit_usd: usdAmount.nullable(),
-  expires_at: z.iso.datetime({ offset: true }).transform((text) => new Date(text)).nullable(),
+  expires_at: z.iso
+    .datetime({ offset: true })
+    .transform((text) => new Date(text))
+    .nullable(),
   allowed_models: z.array(z.string().min(1).max(200)).max(1000).nullable(),
   rate_limit_rpm: z.number().int().positive().max(1_000_000).nullable(),
   // OpenRouter's names: one limit whose reset period picks the window.

@@ -26,16 +26,11 @@ export type NewKey = {
 };
 
 export async function insertKey(db: Queryable, key: NewKey): Promise<ApiKeyRecord> {
-  const entries = Object.entries(key.settings).filter(([, value]) => value !== undefined) as Array<
-    [keyof KeySettings, unknown]
-  >;
+  const entries = Object.entries(key.settings).filter(([, value]) => value !== undefined) as Array<[keyof KeySettings, unknown]>;
   const columns = ['account_id', 'kind', 'lookup_id', 'secret_hash', 'label', ...entries.map(([f]) => COLUMN_OF[f])];
   const values = [key.accountId, key.kind, key.lookupId, key.secretHash, key.label, ...entries.map(([, v]) => v)];
   const placeholders = values.map((_, index) => `$${index + 1}`).join(', ');
-  const result = await db.query<ApiKeyRow>(
-    `INSERT INTO api_keys (${columns.join(', ')}) VALUES (${placeholders}) RETURNING *`,
-    values,
-  );
+  const result = await db.query<ApiKeyRow>(`INSERT INTO api_keys (${columns.join(', ')}) VALUES (${placeholders}) RETURNING *`, values);
   return toApiKeyRecord(result.rows[0] as ApiKeyRow);
 }
 
@@ -49,10 +44,7 @@ export async function findKeyByLookupId(db: Queryable, lookupId: string): Promis
 /** A live key of the account that `/keys` may manage (provisioning keys are not manageable there). */
 export async function findManagedKey(db: Queryable, accountId: string, id: string): Promise<ApiKeyRecord | undefined> {
   if (!isUuid(id)) return undefined;
-  const result = await db.query<ApiKeyRow>(
-    `SELECT * FROM api_keys WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND kind <> 'provisioning'`,
-    [id, accountId],
-  );
+  const result = await db.query<ApiKeyRow>(`SELECT * FROM api_keys WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND kind <> 'provisioning'`, [id, accountId]);
   const row = result.rows[0];
   return row ? toApiKeyRecord(row) : undefined;
 }
@@ -63,11 +55,7 @@ const scopeFilter = (scope: KeyScope): string => (scope === 'managed' ? "AND kin
 
 export type KeyListOptions = { limit: number; offset: number; kinds?: KeyKind[] };
 
-export async function listKeys(
-  db: Queryable,
-  accountId: string,
-  options: KeyListOptions,
-): Promise<{ keys: ApiKeyRecord[]; hasMore: boolean }> {
+export async function listKeys(db: Queryable, accountId: string, options: KeyListOptions): Promise<{ keys: ApiKeyRecord[]; hasMore: boolean }> {
   const kinds = options.kinds ?? ['model', 'agent'];
   const result = await db.query<ApiKeyRow>(
     `SELECT * FROM api_keys WHERE account_id = $1 AND deleted_at IS NULL AND kind = ANY($2::text[])
@@ -82,17 +70,9 @@ export async function listKeys(
  * Changes only the given fields in one UPDATE, so concurrent PATCHes of different
  * fields both land, and announces the change in the same transaction.
  */
-export async function updateKey(
-  db: Database,
-  accountId: string,
-  id: string,
-  settings: KeySettings,
-  scope: KeyScope = 'managed',
-): Promise<{ record: ApiKeyRecord; changeId: string } | undefined> {
+export async function updateKey(db: Database, accountId: string, id: string, settings: KeySettings, scope: KeyScope = 'managed'): Promise<{ record: ApiKeyRecord; changeId: string } | undefined> {
   if (!isUuid(id)) return undefined;
-  const entries = Object.entries(settings).filter(([, value]) => value !== undefined) as Array<
-    [keyof KeySettings, unknown]
-  >;
+  const entries = Object.entries(settings).filter(([, value]) => value !== undefined) as Array<[keyof KeySettings, unknown]>;
   const assignments = entries.map(([field], index) => `${COLUMN_OF[field]} = $${index + 3}`);
   return db.transaction(async (tx) => {
     const result = await tx.query<ApiKeyRow>(
@@ -109,12 +89,7 @@ export async function updateKey(
 }
 
 /** Soft delete: usage rows keep pointing at the key; the key itself never works again. */
-export async function deleteKey(
-  db: Database,
-  accountId: string,
-  id: string,
-  scope: KeyScope = 'managed',
-): Promise<{ lookupId: string; changeId: string } | undefined> {
+export async function deleteKey(db: Database, accountId: string, id: string, scope: KeyScope = 'managed'): Promise<{ lookupId: string; changeId: string } | undefined> {
   if (!isUuid(id)) return undefined;
   return db.transaction(async (tx) => {
     const result = await tx.query<{ lookup_id: string }>(

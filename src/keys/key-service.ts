@@ -8,11 +8,7 @@ import { insertKey } from './key-repository.ts';
 export type CreatedKey = { record: ApiKeyRecord; plainKey: string };
 
 /** Creates keys; the plain key exists only in the return value, never in storage or logs. */
-export async function createKey(
-  db: Database,
-  hasher: KeyHasher,
-  request: { accountId: string; kind: KeyKind; settings: KeySettings & { name: string } },
-): Promise<CreatedKey> {
+export async function createKey(db: Database, hasher: KeyHasher, request: { accountId: string; kind: KeyKind; settings: KeySettings & { name: string } }): Promise<CreatedKey> {
   const generated = generateKey(request.kind);
   const record = await insertKey(db, {
     accountId: request.accountId,

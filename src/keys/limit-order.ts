@@ -18,7 +18,11 @@ export function requireOrderedLimits(settings: Pick<KeySettings, 'dailyLimitMicr
       const longValue = settings[longer.setting];
       const shortValue = settings[shorter.setting];
       if (typeof longValue === 'number' && typeof shortValue === 'number' && longValue < shortValue) {
-        throw new JunctionError('invalid_request', `The ${longer.name} limit ($${microsToUsd(longValue)}) is below the ${shorter.name} limit ($${microsToUsd(shortValue)}): raise it, or lower the ${shorter.name} one.`, { param: longer.wire });
+        throw new JunctionError(
+          'invalid_request',
+          `The ${longer.name} limit ($${microsToUsd(longValue)}) is below the ${shorter.name} limit ($${microsToUsd(shortValue)}): raise it, or lower the ${shorter.name} one.`,
+          { param: longer.wire },
+        );
       }
     }
   }

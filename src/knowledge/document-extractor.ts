@@ -74,7 +74,9 @@ export class DocumentExtractor {
     const fileName = basename(job.path);
     if (job.owner !== undefined) {
       if ((this.#perOwner.get(job.owner) ?? 0) >= this.#options.perOwner) {
-        return Promise.reject(new ExtractionFailure('account_busy', `'${fileName}' waits for ${this.#options.perOwner} other documents of this account to finish extracting; try again when they have.`));
+        return Promise.reject(
+          new ExtractionFailure('account_busy', `'${fileName}' waits for ${this.#options.perOwner} other documents of this account to finish extracting; try again when they have.`),
+        );
       }
       if (this.#queue.filter((queued) => queued.owner !== undefined).length >= this.#options.maxQueued) {
         return Promise.reject(new ExtractionFailure('pool_busy', `Too many documents are waiting to be extracted; try '${fileName}' again shortly.`));
@@ -256,8 +258,7 @@ const stopped = (fileName: string) => new ExtractionFailure('stopped', `The extr
 const outOfMemory = (fileName: string) => new ExtractionFailure('out_of_memory', `'${fileName}' needs more memory to extract than one document may use.`);
 
 /** The compiled thread beside the compiled server; from source, its tsx bootstrap. */
-const workerScript = (): URL =>
-  import.meta.url.endsWith('.ts') ? new URL('./extraction-worker-boot.mjs', import.meta.url) : new URL('./extraction-worker.js', import.meta.url);
+const workerScript = (): URL => (import.meta.url.endsWith('.ts') ? new URL('./extraction-worker-boot.mjs', import.meta.url) : new URL('./extraction-worker.js', import.meta.url));
 
 let shared: DocumentExtractor | undefined;
 

@@ -25,12 +25,7 @@ export async function extractDocumentText(path: string, content: Uint8Array, lim
   return { format: extracted.format, title, text };
 }
 
-async function extractByFormat(
-  format: DocumentFormat | undefined,
-  fileName: string,
-  content: Uint8Array,
-  limits: ExtractionLimits,
-): Promise<{ format: DocumentFormat; text: string; title?: string }> {
+async function extractByFormat(format: DocumentFormat | undefined, fileName: string, content: Uint8Array, limits: ExtractionLimits): Promise<{ format: DocumentFormat; text: string; title?: string }> {
   switch (format) {
     case 'markdown': {
       const { body, title } = stripFrontMatter(utf8(content));

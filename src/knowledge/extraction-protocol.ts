@@ -11,6 +11,4 @@ export type ExtractionRequest = { id: number; path: string; content: Uint8Array;
 
 export type ExtractionReply =
   /** Sent once the thread has loaded its modules: a job's wall time counts from then. */
-  | { id: 0; ready: true }
-  | { id: number; ok: true; document: DocumentChunks }
-  | { id: number; ok: false; kind: ExtractionFailureKind; message: string };
+  { id: 0; ready: true } | { id: number; ok: true; document: DocumentChunks } | { id: number; ok: false; kind: ExtractionFailureKind; message: string };

@@ -65,7 +65,17 @@ function tierSql(index: number): string {
 function widestTierSql(): string {
   const names = [...TIERS].reverse();
   return names
-    .map((name, index) => `SELECT * FROM ${name}${index === 0 ? '' : ` WHERE ${names.slice(0, index).map((wider) => `NOT EXISTS (SELECT 1 FROM ${wider})`).join(' AND ')}`}`)
+    .map(
+      (name, index) =>
+        `SELECT * FROM ${name}${
+          index === 0
+            ? ''
+            : ` WHERE ${names
+                .slice(0, index)
+                .map((wider) => `NOT EXISTS (SELECT 1 FROM ${wider})`)
+                .join(' AND ')}`
+        }`,
+    )
     .join('\n       UNION ALL ');
 }
 
@@ -95,12 +105,9 @@ const TIERED_SQL = `WITH ${TIERS.map((_, index) => tierSql(index)).join(', ')}, 
  * text (B).
  */
 export async function searchByText(db: Queryable, scope: SearchScope & { question: string }): Promise<ChunkMatch[]> {
-  const small = await db.query<MatchRow & { lexemes: string[] | null; quoted: string[] | null; large: boolean }>(SMALL_SCOPE_SQL, [
-    scope.question,
-    scope.accountId,
-    scope.collections,
-    scope.limit,
-  ], { prepareAs: 'knowledge-text-small-scope' });
+  const small = await db.query<MatchRow & { lexemes: string[] | null; quoted: string[] | null; large: boolean }>(SMALL_SCOPE_SQL, [scope.question, scope.accountId, scope.collections, scope.limit], {
+    prepareAs: 'knowledge-text-small-scope',
+  });
   const large = small.rows.find((row) => row.large);
   if (!large) return small.rows.map(({ lexemes: _lexemes, quoted: _quoted, large: _large, ...row }) => toMatch(row));
   if (!large.lexemes?.length || !large.quoted?.length) return [];

@@ -69,15 +69,10 @@ export async function searchKnowledge(options: KnowledgeSearchOptions): Promise<
   return { hits, mode: 'hybrid' };
 }
 
-async function vectorCandidates(
-  options: KnowledgeSearchOptions,
-  candidates: number,
-): Promise<{ matches?: ChunkMatch[]; reason?: string }> {
+async function vectorCandidates(options: KnowledgeSearchOptions, candidates: number): Promise<{ matches?: ChunkMatch[]; reason?: string }> {
   const { embedder } = options;
   if (!embedder) return {};
-  const indexed = (await listIndexedCollections(options.db, options.accountId)).filter((collection) =>
-    options.collections.includes(collection.name),
-  );
+  const indexed = (await listIndexedCollections(options.db, options.accountId)).filter((collection) => options.collections.includes(collection.name));
   if (!indexed.some((collection) => collection.embeddingModel === embedder.modelId)) {
     const models = [...new Set(indexed.map((collection) => collection.embeddingModel ?? 'no embedder'))];
     return { reason: `collections are indexed with ${models.join(', ') || 'nothing yet'}, not ${embedder.modelId}` };

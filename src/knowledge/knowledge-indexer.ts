@@ -132,7 +132,11 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
   const embedPending = async (all: boolean) => {
     while (embedder && (pending.size >= batchSize || (all && pending.size > 0))) {
       const batch = [...pending].slice(0, batchSize);
-      const embedded = await embedChecked(embedder, batch.map(([, text]) => text), 'document');
+      const embedded = await embedChecked(
+        embedder,
+        batch.map(([, text]) => text),
+        'document',
+      );
       batch.forEach(([hash], position) => {
         const vector = embedded[position] ?? [];
         vectors.set(hash, { embedding: toVectorLiteral(vector), dims: vector.length });
@@ -172,7 +176,11 @@ async function indexCollection(options: IndexOptions, collection: string): Promi
   await writeReady();
 
   const removed = [...stored.values()];
-  await deleteDocuments(db, accountId, removed.map((document) => document.id));
+  await deleteDocuments(
+    db,
+    accountId,
+    removed.map((document) => document.id),
+  );
   chunksWritten += removed.reduce((sum, document) => sum + document.chunkCount, 0);
   return { report: { ...progress, documentsRemoved: removed.length, chunksTotal }, chunksWritten };
 }
@@ -191,7 +199,11 @@ export async function indexDocument(options: Pick<IndexOptions, 'db' | 'accountI
     const missing = plan.chunks.filter((chunk, index) => !vectors.has(chunk.contentHash) && plan.chunks.findIndex((other) => other.contentHash === chunk.contentHash) === index);
     for (let start = 0; start < missing.length; start += 64) {
       const batch = missing.slice(start, start + 64);
-      const embedded = await embedChecked(options.embedder, batch.map((chunk) => chunk.embedText), 'document');
+      const embedded = await embedChecked(
+        options.embedder,
+        batch.map((chunk) => chunk.embedText),
+        'document',
+      );
       batch.forEach((chunk, position) => {
         const vector = embedded[position] ?? [];
         vectors.set(chunk.contentHash, { embedding: toVectorLiteral(vector), dims: vector.length });

@@ -88,11 +88,7 @@ export async function deleteDocuments(db: Queryable, accountId: string, ids: rea
 }
 
 /** Embeddings already stored for these chunk hashes (the hash includes the model id). */
-export async function findStoredEmbeddings(
-  db: Queryable,
-  accountId: string,
-  hashes: readonly string[],
-): Promise<Map<string, StoredEmbedding>> {
+export async function findStoredEmbeddings(db: Queryable, accountId: string, hashes: readonly string[]): Promise<Map<string, StoredEmbedding>> {
   if (hashes.length === 0) return new Map();
   const result = await db.query<{ content_hash: string; embedding: string; dims: number }>(
     `SELECT DISTINCT ON (content_hash) content_hash, embedding::text AS embedding, dims FROM knowledge_chunks
@@ -155,11 +151,7 @@ async function insertChunks(
 }
 
 /** Counts for status output and tests. */
-export async function countChunks(
-  db: Queryable,
-  accountId: string,
-  collection?: string,
-): Promise<{ chunks: number; embedded: number; documents: number }> {
+export async function countChunks(db: Queryable, accountId: string, collection?: string): Promise<{ chunks: number; embedded: number; documents: number }> {
   const result = await db.query<{ chunks: number; embedded: number; documents: number }>(
     `SELECT count(*)::int AS chunks, count(embedding)::int AS embedded, count(DISTINCT document_id)::int AS documents
      FROM knowledge_chunks WHERE account_id = $1 AND ($2::text IS NULL OR collection = $2)`,
@@ -179,10 +171,7 @@ const MATCH_COLUMNS = 'id, collection, path, title, heading, content';
  * session of both engines, keeps returning candidates when the account/collection
  * filter rejects the first ones the graph offers.
  */
-export async function searchByVector(
-  db: Database,
-  scope: SearchScope & { embeddingModel: string; vector: readonly number[] },
-): Promise<ChunkMatch[]> {
+export async function searchByVector(db: Database, scope: SearchScope & { embeddingModel: string; vector: readonly number[] }): Promise<ChunkMatch[]> {
   const dims = scope.vector.length;
   const distance = distanceExpression(dims);
   const vector = HNSW_HALFVEC_DIMENSIONS.includes(dims) ? toVectorLiteral(scope.vector) : toVectorBinary(scope.vector);

@@ -73,9 +73,7 @@ export class KnowledgeSync {
 
   /** Every account that has an agent key or has needed its knowledge in this process. */
   async syncAll(): Promise<void> {
-    const accounts = await this.#options.db.query<{ account_id: string }>(
-      `SELECT DISTINCT account_id FROM api_keys WHERE kind = 'agent' AND deleted_at IS NULL`,
-    );
+    const accounts = await this.#options.db.query<{ account_id: string }>(`SELECT DISTINCT account_id FROM api_keys WHERE kind = 'agent' AND deleted_at IS NULL`);
     const ids = new Set([...accounts.rows.map((row) => row.account_id), ...this.#synced.keys()]);
     // One account's failure (its embeddings refused for lack of credit, say) must not
     // leave the accounts after it unindexed: each queued sync reports its own.

@@ -31,7 +31,10 @@ export function lexemeFrequencies(db: Queryable, now = Date.now()): Promise<Lexe
     return frequencies;
   }
   entry.readAt = now;
-  frequencies.then(() => cached.set(db, fresh), () => undefined);
+  frequencies.then(
+    () => cached.set(db, fresh),
+    () => undefined,
+  );
   return entry.frequencies;
 }
 

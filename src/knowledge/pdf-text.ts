@@ -13,8 +13,7 @@ export async function pdfText(fileName: string, content: Uint8Array, limits: Ext
   // Loaded on demand: pdf.js is large and most deployments have no PDFs.
   const { getDocumentProxy, getMeta } = await import('unpdf');
   const budget = startInflationBudget(limits.maxInflatedStreamBytes);
-  const inflatedTooFar = () =>
-    new ExtractionFailure('inflates_too_large', `'${fileName}' holds a compressed stream that inflates past ${Math.round(limits.maxInflatedStreamBytes / 1024 / 1024)} MB.`);
+  const inflatedTooFar = () => new ExtractionFailure('inflates_too_large', `'${fileName}' holds a compressed stream that inflates past ${Math.round(limits.maxInflatedStreamBytes / 1024 / 1024)} MB.`);
   // Verbosity 0 (errors only): pdf.js's warnings about a damaged file would go to the server's output, outside its log.
   const pdf = await getDocumentProxy(new Uint8Array(content), { verbosity: 0 }).catch((error: unknown) => {
     throw unreadable(fileName, error);
@@ -57,7 +56,11 @@ export async function pdfText(fileName: string, content: Uint8Array, limits: Ext
 
 /** As unpdf's `extractText(…, { mergePages: true })`: pages on their own lines, runs of spaces as one. */
 function normalizeMergedText(pages: string[]): string {
-  return pages.join('\n').replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
+  return pages
+    .join('\n')
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n');
 }
 
 export function textTooLarge(fileName: string, limits: ExtractionLimits): ExtractionFailure {

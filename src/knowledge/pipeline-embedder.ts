@@ -15,17 +15,14 @@ export function pipelineEmbedder(unary: UnaryPipeline, context: CallContext, mod
     modelId,
     async embed(texts: string[], kind: EmbeddingKind): Promise<number[][]> {
       const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
-      const result = await unary.run(
-        overlay(context, { endpoint: kind === 'query' ? 'agents.knowledge.query' : 'knowledge.index' }),
-        {
-          model: modelId,
-          capability: 'embeddings',
-          worstCase: (model) => computeEmbeddingCost(model, bytes),
-          call: (adapter, model, signal) =>
-            requireMethod(adapter, 'embed', model)({ model: model.upstreamName, input: texts, taskType: kind === 'query' ? 'RETRIEVAL_QUERY' : 'RETRIEVAL_DOCUMENT' }, { signal }),
-          meter: (response, model) => ({ costMicros: computeEmbeddingCost(model, response.usage.inputTokens), usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 } }),
-        },
-      );
+      const result = await unary.run(overlay(context, { endpoint: kind === 'query' ? 'agents.knowledge.query' : 'knowledge.index' }), {
+        model: modelId,
+        capability: 'embeddings',
+        worstCase: (model) => computeEmbeddingCost(model, bytes),
+        call: (adapter, model, signal) =>
+          requireMethod(adapter, 'embed', model)({ model: model.upstreamName, input: texts, taskType: kind === 'query' ? 'RETRIEVAL_QUERY' : 'RETRIEVAL_DOCUMENT' }, { signal }),
+        meter: (response, model) => ({ costMicros: computeEmbeddingCost(model, response.usage.inputTokens), usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 } }),
+      });
       return result.value.embeddings;
     },
   };

@@ -13,7 +13,10 @@ export async function prepareDocument(path: string, content: Uint8Array, limits:
   const { format, title, text } = await extractDocumentText(path, content, limits);
   const chunks = await splitDocument({ format, title, text }, split);
   if (chunks.length > limits.maxChunks) {
-    throw new ExtractionFailure('too_many_chunks', `'${basename(path)}' splits into ${chunks.length.toLocaleString('en-US')} chunks, more than the ${limits.maxChunks.toLocaleString('en-US')} one document may have.`);
+    throw new ExtractionFailure(
+      'too_many_chunks',
+      `'${basename(path)}' splits into ${chunks.length.toLocaleString('en-US')} chunks, more than the ${limits.maxChunks.toLocaleString('en-US')} one document may have.`,
+    );
   }
   return { format, title, chunks };
 }

@@ -28,10 +28,7 @@ type Section = { headings: string[]; body: string };
  * each section then goes through LangChain's Markdown splitter, which prefers
  * paragraph and line boundaries. Plain text and PDF use the recursive splitter.
  */
-export async function splitDocument(
-  document: Pick<KnowledgeDocument, 'text' | 'format' | 'title'>,
-  options: SplitOptions = {},
-): Promise<KnowledgeChunk[]> {
+export async function splitDocument(document: Pick<KnowledgeDocument, 'text' | 'format' | 'title'>, options: SplitOptions = {}): Promise<KnowledgeChunk[]> {
   const config = {
     chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
     chunkOverlap: options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP,

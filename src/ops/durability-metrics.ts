@@ -8,5 +8,5 @@ export function registerDurabilityMetrics(registry: Registry, counts: () => Stor
   totalCounter(registry, 'junction_embedded_store_fsync_seconds_total', "Time the embedded store's engine spent in fsync", () => counts()?.syncSeconds);
   totalCounter(registry, 'junction_embedded_store_checkpoints_total', "Checkpoints of the embedded store's engine (its own checkpointer's)", () => counts()?.checkpoints);
   totalCounter(registry, 'junction_embedded_store_checkpoint_seconds_total', "Time the embedded store's engine spent in checkpoints", () => counts()?.checkpointSeconds);
-  totalCounter(registry, 'junction_embedded_store_checkpoint_failures_total', "Checkpoints of the embedded store that failed (tried again at the next look)", () => counts()?.checkpointFailures);
+  totalCounter(registry, 'junction_embedded_store_checkpoint_failures_total', 'Checkpoints of the embedded store that failed (tried again at the next look)', () => counts()?.checkpointFailures);
 }

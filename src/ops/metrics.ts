@@ -20,43 +20,115 @@ import { totalCounter } from './total-counter.ts';
  */
 export class JunctionMetrics {
   readonly registry = new Registry();
-  readonly #requests = new FastCounter({ name: 'junction_http_requests_total', help: 'HTTP requests by route pattern, method, status and caller kind', labelNames: ['route', 'method', 'status', 'caller'], registers: [this.registry] });
-  readonly #latency = new FastHistogram({ name: 'junction_http_request_duration_seconds', help: 'Time to the full answer (streams: until their end)', labelNames: ['route', 'method'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
-  readonly #calls = new FastCounter({ name: 'junction_model_calls_total', help: 'Model and tool calls by model, provider, endpoint and usage status', labelNames: ['model', 'provider', 'endpoint', 'status'], registers: [this.registry] });
-  readonly #attempts = new FastCounter({ name: 'junction_upstream_attempts_total', help: 'Upstream attempts (retries and fallbacks included) by provider', labelNames: ['provider'], registers: [this.registry] });
+  readonly #requests = new FastCounter({
+    name: 'junction_http_requests_total',
+    help: 'HTTP requests by route pattern, method, status and caller kind',
+    labelNames: ['route', 'method', 'status', 'caller'],
+    registers: [this.registry],
+  });
+  readonly #latency = new FastHistogram({
+    name: 'junction_http_request_duration_seconds',
+    help: 'Time to the full answer (streams: until their end)',
+    labelNames: ['route', 'method'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly #calls = new FastCounter({
+    name: 'junction_model_calls_total',
+    help: 'Model and tool calls by model, provider, endpoint and usage status',
+    labelNames: ['model', 'provider', 'endpoint', 'status'],
+    registers: [this.registry],
+  });
+  readonly #attempts = new FastCounter({
+    name: 'junction_upstream_attempts_total',
+    help: 'Upstream attempts (retries and fallbacks included) by provider',
+    labelNames: ['provider'],
+    registers: [this.registry],
+  });
   readonly #tokens = new FastCounter({ name: 'junction_tokens_total', help: 'Tokens by model and direction', labelNames: ['model', 'direction'], registers: [this.registry] });
   readonly #cost = new FastCounter({ name: 'junction_cost_usd_total', help: 'Billed cost in USD by model', labelNames: ['model'], registers: [this.registry] });
-  readonly #latencyModel = new FastHistogram({ name: 'junction_model_call_duration_seconds', help: 'Model call latency by provider (first attempt to settlement)', labelNames: ['provider'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry] });
-  readonly #toolCalls = new FastCounter({ name: 'junction_agent_tool_calls_total', help: 'Server-side agent tool calls by tool and outcome', labelNames: ['tool', 'outcome'], registers: [this.registry] });
+  readonly #latencyModel = new FastHistogram({
+    name: 'junction_model_call_duration_seconds',
+    help: 'Model call latency by provider (first attempt to settlement)',
+    labelNames: ['provider'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+  readonly #toolCalls = new FastCounter({
+    name: 'junction_agent_tool_calls_total',
+    help: 'Server-side agent tool calls by tool and outcome',
+    labelNames: ['tool', 'outcome'],
+    registers: [this.registry],
+  });
   readonly #agentCalls = new FastCounter({ name: 'junction_agent_model_calls_total', help: 'Model calls made by agent runs, by agent', labelNames: ['agent'], registers: [this.registry] });
 
   constructor(services: { settlements: SettlementQueue; db: Database; catalog: Catalog }) {
     const knownModels = new Set(services.catalog.models.map((model) => model.id));
     this.#modelLabel = (model) => (model && knownModels.has(model) ? model : 'unknown');
-    new Gauge({ name: 'junction_open_streams', help: 'Streamed responses open in this process', registers: [this.registry], collect() { this.set(openStreams()); } });
-    new Gauge({ name: 'junction_settlement_queue_depth', help: 'Settlements not yet in the database (queued, or in the statement being written)', registers: [this.registry], collect() { this.set(services.settlements.backlog().depth); } });
-    new Gauge({ name: 'junction_settlement_oldest_pending_seconds', help: 'Age of the oldest settlement not yet in the database', registers: [this.registry], collect() { this.set(services.settlements.backlog().oldestPendingAgeMs / 1000); } });
-    new Gauge({ name: 'junction_settlements_kept_aside', help: 'Settlements no write could take (logged; journaled at shutdown)', registers: [this.registry], collect() { this.set(services.settlements.poisonedCount); } });
+    new Gauge({
+      name: 'junction_open_streams',
+      help: 'Streamed responses open in this process',
+      registers: [this.registry],
+      collect() {
+        this.set(openStreams());
+      },
+    });
+    new Gauge({
+      name: 'junction_settlement_queue_depth',
+      help: 'Settlements not yet in the database (queued, or in the statement being written)',
+      registers: [this.registry],
+      collect() {
+        this.set(services.settlements.backlog().depth);
+      },
+    });
+    new Gauge({
+      name: 'junction_settlement_oldest_pending_seconds',
+      help: 'Age of the oldest settlement not yet in the database',
+      registers: [this.registry],
+      collect() {
+        this.set(services.settlements.backlog().oldestPendingAgeMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'junction_settlements_kept_aside',
+      help: 'Settlements no write could take (logged; journaled at shutdown)',
+      registers: [this.registry],
+      collect() {
+        this.set(services.settlements.poisonedCount);
+      },
+    });
     const engineCpu = services.db.engineCpuSeconds?.bind(services.db);
     if (engineCpu) totalCounter(this.registry, 'junction_embedded_store_cpu_seconds_total', "CPU time of the embedded store's engine thread (PGlite), part of the process's own CPU time", engineCpu);
     const durability = services.db.durabilityCounts?.bind(services.db);
     if (durability) registerDurabilityMetrics(this.registry, durability);
     const pool = services.db.poolStats?.bind(services.db);
     if (pool) {
-      new Gauge({ name: 'junction_db_pool_connections', help: 'Database pool connections by state', labelNames: ['state'], registers: [this.registry], collect() {
-        const stats = pool();
-        this.set({ state: 'total' }, stats.total);
-        this.set({ state: 'idle' }, stats.idle);
-        this.set({ state: 'waiting' }, stats.waiting);
-      } });
+      new Gauge({
+        name: 'junction_db_pool_connections',
+        help: 'Database pool connections by state',
+        labelNames: ['state'],
+        registers: [this.registry],
+        collect() {
+          const stats = pool();
+          this.set({ state: 'total' }, stats.total);
+          this.set({ state: 'idle' }, stats.idle);
+          this.set({ state: 'waiting' }, stats.waiting);
+        },
+      });
     }
     const reads = reportingReadsOf(services.db);
-    new Gauge({ name: 'junction_db_read_connections', help: 'Console and reporting reads: their connections (slots on the embedded store) by state', labelNames: ['state'], registers: [this.registry], collect() {
-      const stats = reads.stats();
-      this.set({ state: 'max' }, stats.max);
-      this.set({ state: 'in_use' }, stats.inUse);
-      this.set({ state: 'waiting' }, stats.waiting);
-    } });
+    new Gauge({
+      name: 'junction_db_read_connections',
+      help: 'Console and reporting reads: their connections (slots on the embedded store) by state',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const stats = reads.stats();
+        this.set({ state: 'max' }, stats.max);
+        this.set({ state: 'in_use' }, stats.inUse);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
+    });
     totalCounter(this.registry, 'junction_db_read_pool_busy_total', 'Console and reporting reads refused (503) because every reading connection stayed in use', () => reads.stats().busyRefusals);
   }
 

@@ -6,10 +6,15 @@ import { Counter, type Registry } from 'prom-client';
  */
 export function totalCounter(registry: Registry, name: string, help: string, total: () => number | undefined): void {
   let counted = 0;
-  new Counter({ name, help, registers: [registry], collect() {
-    const value = total();
-    if (value === undefined || value <= counted) return;
-    this.inc(value - counted);
-    counted = value;
-  } });
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const value = total();
+      if (value === undefined || value <= counted) return;
+      this.inc(value - counted);
+      counted = value;
+    },
+  });
 }

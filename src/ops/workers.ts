@@ -17,9 +17,7 @@ export function workerCount(value: string | undefined): number {
  */
 export function assertWorkersFit(workers: number, env: NodeJS.ProcessEnv): void {
   if (workers > 1 && !env.DATABASE_URL) {
-    throw new Error(
-      `${workers} workers need a shared database: the embedded store (JUNCTION_DATA_DIR) belongs to one process. Set DATABASE_URL to PostgreSQL, or run one worker.`,
-    );
+    throw new Error(`${workers} workers need a shared database: the embedded store (JUNCTION_DATA_DIR) belongs to one process. Set DATABASE_URL to PostgreSQL, or run one worker.`);
   }
 }
 

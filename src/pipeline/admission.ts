@@ -24,11 +24,7 @@ export type Admitted = {
  * minute, then the model (and each fallback) against catalog, plan and allowlist.
  * The reservation of the worst-case cost follows (see `reserveOrCap`).
  */
-export async function admit(
-  deps: AdmissionDeps,
-  context: CallContext,
-  request: { model: string; fallbackModels?: readonly string[]; capability: Capability },
-): Promise<Admitted> {
+export async function admit(deps: AdmissionDeps, context: CallContext, request: { model: string; fallbackModels?: readonly string[]; capability: Capability }): Promise<Admitted> {
   const key = context.key;
   const rateLimit = await deps.rateLimiter.consume(key.id, key.rateLimitRpm);
   return { candidates: candidatesFor(deps.catalog, key, await deps.plans.planOf(key.accountId), request), rateLimit };
@@ -40,11 +36,7 @@ export async function admit(
  * the gateway's profile. Undefined (nothing counted yet) when it cannot: call `admit`.
  * Refusals throw as `admit`'s do.
  */
-export function admitNow(
-  deps: AdmissionDeps,
-  context: CallContext,
-  request: { model: string; fallbackModels?: readonly string[]; capability: Capability },
-): Admitted | undefined {
+export function admitNow(deps: AdmissionDeps, context: CallContext, request: { model: string; fallbackModels?: readonly string[]; capability: Capability }): Admitted | undefined {
   const key = context.key;
   const plan = deps.plans.cachedPlanOf(key.accountId);
   if (plan === undefined || !deps.rateLimiter.inProcess) return undefined;
@@ -100,5 +92,4 @@ export function reserveFromLeases(
 }
 
 /** Whether an error is a budget refusal (the only kind an output cap can cure). */
-export const isBudgetRefusal = (error: unknown): error is JunctionError =>
-  isJunctionError(error) && (error.code === 'insufficient_credits' || error.code === 'key_limit_exceeded');
+export const isBudgetRefusal = (error: unknown): error is JunctionError => isJunctionError(error) && (error.code === 'insufficient_credits' || error.code === 'key_limit_exceeded');

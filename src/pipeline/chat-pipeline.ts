@@ -60,12 +60,18 @@ export class ChatPipeline {
     const call = begun instanceof Promise ? await begun : begun;
     let opened;
     try {
-      opened = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, tracedAttempt(call, async (adapter, model) => {
-        const iterator = adapter.streamChat(withUpstreamModel(call.request, model), { signal: context.signal })[Symbol.asyncIterator]();
-        // The first event proves the upstream accepted the call; until then a retry is safe.
-        const first = await iterator.next();
-        return { iterator, first };
-      }));
+      opened = await withRetriesAndFallbacks(
+        call.candidates,
+        this.#deps.providers,
+        this.#deps.retry ?? DEFAULT_RETRY_POLICY,
+        context.signal,
+        tracedAttempt(call, async (adapter, model) => {
+          const iterator = adapter.streamChat(withUpstreamModel(call.request, model), { signal: context.signal })[Symbol.asyncIterator]();
+          // The first event proves the upstream accepted the call; until then a retry is safe.
+          const first = await iterator.next();
+          return { iterator, first };
+        }),
+      );
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, true);
     }
@@ -120,9 +126,13 @@ export class ChatPipeline {
     if (firstCandidate) this.#deps.budgets.journal(openCall(context, call, firstCandidate, false));
     let result;
     try {
-      result = await withRetriesAndFallbacks(call.candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, tracedAttempt(call, (adapter, model) =>
-        adapter.generateChat(withUpstreamModel(call.request, model), { signal: context.signal }),
-      ));
+      result = await withRetriesAndFallbacks(
+        call.candidates,
+        this.#deps.providers,
+        this.#deps.retry ?? DEFAULT_RETRY_POLICY,
+        context.signal,
+        tracedAttempt(call, (adapter, model) => adapter.generateChat(withUpstreamModel(call.request, model), { signal: context.signal })),
+      );
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, false);
     }
@@ -167,7 +177,23 @@ export class ChatPipeline {
   #refused(context: CallContext, input: ChatInput, prepared: PreparedCall, error: unknown): unknown {
     endSpan(prepared.span, error);
     if (error instanceof JunctionError) {
-      this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: prepared.generationId, context, requestedModel: input.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt: prepared.startedAt, streamed: prepared.streamed }), context.key);
+      this.#deps.budgets.settle(
+        undefined,
+        0,
+        usageLogEntry({
+          id: prepared.generationId,
+          context,
+          requestedModel: input.model,
+          model: undefined,
+          status: 'rejected',
+          httpStatus: error.status,
+          errorCode: error.code,
+          costMicros: 0,
+          startedAt: prepared.startedAt,
+          streamed: prepared.streamed,
+        }),
+        context.key,
+      );
     }
     return error;
   }
@@ -175,7 +201,18 @@ export class ChatPipeline {
   #failBeforeStart(context: CallContext, call: BeganCall, error: unknown, streamed: boolean): JunctionError {
     const aborted = context.signal.aborted;
     const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, call.candidates[0]);
-    this.#settle({ context, call, model: call.candidates[0], status: aborted ? 'client_closed' : 'upstream_error', httpStatus: clientError.status, usage: undefined, costMicros: 0, attempts: 1, streamed, errorCode: clientError.code });
+    this.#settle({
+      context,
+      call,
+      model: call.candidates[0],
+      status: aborted ? 'client_closed' : 'upstream_error',
+      httpStatus: clientError.status,
+      usage: undefined,
+      costMicros: 0,
+      attempts: 1,
+      streamed,
+      errorCode: clientError.code,
+    });
     return clientError;
   }
 
@@ -193,7 +230,20 @@ export class ChatPipeline {
       });
       endSpan(call.span, status === 'success' ? undefined : new Error(errorCode ?? status));
     }
-    const entry = usageLogEntry({ id: call.generationId, context, requestedModel: call.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt: call.startedAt, attempts, streamed });
+    const entry = usageLogEntry({
+      id: call.generationId,
+      context,
+      requestedModel: call.requestedModel,
+      model,
+      status,
+      httpStatus,
+      errorCode: errorCode ?? null,
+      ...(usage && { usage }),
+      costMicros,
+      startedAt: call.startedAt,
+      attempts,
+      streamed,
+    });
     this.#deps.budgets.settle(call.reservation, costMicros, entry, context.key);
   }
 }
@@ -241,8 +291,7 @@ function budgetOf(prepared: PreparedCall, candidates: CatalogModel[]) {
   const thinking = reasoningAllowance(prepared.request.reasoning);
   return {
     explicitCap: prepared.request.maxOutputTokens,
-    worstCase: (cap: number | undefined) =>
-      Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens: cap === undefined ? undefined : cap + thinking }))),
+    worstCase: (cap: number | undefined) => Math.max(...candidates.map((model) => worstCaseChatCost(model, { inputTokens, maxOutputTokens: cap === undefined ? undefined : cap + thinking }))),
     affordableOutput: (budgetMicros: number) => Math.min(...candidates.map((model) => affordableOutputTokens(model, inputTokens, budgetMicros))) - thinking,
   };
 }

@@ -8,14 +8,7 @@ import type { ApiKeyRecord } from '../keys/key-record.ts';
  * this kind of call: known (404 model_not_found), in the account's plan and the key's
  * allowlist (403 model_not_allowed), and able to do it (400).
  */
-export function resolveAllowedModel(
-  catalog: Catalog,
-  key: ApiKeyRecord,
-  plan: string,
-  requested: string,
-  capability: Capability,
-  param = 'model',
-): CatalogModel {
+export function resolveAllowedModel(catalog: Catalog, key: ApiKeyRecord, plan: string, requested: string, capability: Capability, param = 'model'): CatalogModel {
   const model = resolveModel(catalog, requested);
   if (!model) {
     throw new JunctionError('model_not_found', `The model '${requested}' does not exist or its provider is not configured. GET /v1/models lists the models you can use.`, { param });
@@ -34,5 +27,4 @@ export function resolveAllowedModel(
 
 /** Whether a model is visible to a key (GET /models): plan ∩ allowlist. */
 export const isVisibleTo = (catalog: Catalog, key: ApiKeyRecord, plan: string, model: CatalogModel): boolean =>
-  isModelInPlan(catalog, plan, model.canonicalId) &&
-  (!key.allowedModels || key.allowedModels.includes(model.id) || key.allowedModels.includes(model.canonicalId));
+  isModelInPlan(catalog, plan, model.canonicalId) && (!key.allowedModels || key.allowedModels.includes(model.id) || key.allowedModels.includes(model.canonicalId));

@@ -60,11 +60,9 @@ const WINDOW_MS = 60_000;
 
 function refusal(rpm: number, msBeforeNext: number): JunctionError {
   const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new JunctionError(
-    'rate_limit_exceeded',
-    `This key allows ${rpm} requests per minute. Retry after ${retryAfter} s, or raise rate_limit_rpm.`,
-    { headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders({ limit: rpm, remaining: 0, resetMs: msBeforeNext }) } },
-  );
+  return new JunctionError('rate_limit_exceeded', `This key allows ${rpm} requests per minute. Retry after ${retryAfter} s, or raise rate_limit_rpm.`, {
+    headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders({ limit: rpm, remaining: 0, resetMs: msBeforeNext }) },
+  });
 }
 
 export const rateLimitHeaders = (state: RateLimitState): Record<string, string> => ({

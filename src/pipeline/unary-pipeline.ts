@@ -54,26 +54,56 @@ export class UnaryPipeline {
       reservation = this.#deps.budgets.reserveFromLeases(context.key, worstCase) ?? (await this.#deps.budgets.reserve(context.key, worstCase));
     } catch (error) {
       if (error instanceof JunctionError) {
-        this.#deps.budgets.settle(undefined, 0, usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt }), context.key);
+        this.#deps.budgets.settle(
+          undefined,
+          0,
+          usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt }),
+          context.key,
+        );
       }
       throw error;
     }
     let result;
     try {
-      result = await withRetriesAndFallbacks(candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, (adapter, model) =>
-        spec.call(adapter, model, context.signal),
-      );
+      result = await withRetriesAndFallbacks(candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, (adapter, model) => spec.call(adapter, model, context.signal));
     } catch (error) {
       const aborted = context.signal.aborted;
       const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, candidates[0]);
-      this.#deps.budgets.settle(reservation, 0, usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: candidates[0], status: aborted ? 'client_closed' : 'upstream_error', httpStatus: clientError.status, errorCode: clientError.code, costMicros: 0, startedAt }), context.key);
+      this.#deps.budgets.settle(
+        reservation,
+        0,
+        usageLogEntry({
+          id: generationId,
+          context,
+          requestedModel: spec.model,
+          model: candidates[0],
+          status: aborted ? 'client_closed' : 'upstream_error',
+          httpStatus: clientError.status,
+          errorCode: clientError.code,
+          costMicros: 0,
+          startedAt,
+        }),
+        context.key,
+      );
       throw clientError;
     }
     const metered = spec.meter(result.value, result.model);
     this.#deps.budgets.settle(
       reservation,
       metered.costMicros,
-      usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: result.model, status: 'success', httpStatus: 200, ...(metered.usage && { usage: metered.usage }), units: metered.units ?? null, costMicros: metered.costMicros, startedAt, attempts: result.attempts }),
+      usageLogEntry({
+        id: generationId,
+        context,
+        requestedModel: spec.model,
+        model: result.model,
+        status: 'success',
+        httpStatus: 200,
+        ...(metered.usage && { usage: metered.usage }),
+        units: metered.units ?? null,
+        costMicros: metered.costMicros,
+        startedAt,
+        attempts: result.attempts,
+      }),
       context.key,
     );
     return { value: result.value, model: result.model, costMicros: metered.costMicros, generationId, rateLimit, ...(metered.usage && { usage: metered.usage }) };

@@ -20,7 +20,13 @@ export function providersFromEnv(env: Env): ProviderConfig[] {
     providers.push({ id: 'anthropic', kind: 'anthropic', apiKey: env.ANTHROPIC_API_KEY, baseUrl: base(env.ANTHROPIC_BASE_URL, 'https://api.anthropic.com/v1'), ...(timeoutMs && { timeoutMs }) });
   }
   if (env.GEMINI_API_KEY) {
-    providers.push({ id: 'google', kind: 'gemini', apiKey: env.GEMINI_API_KEY, baseUrl: base(env.GEMINI_BASE_URL, 'https://generativelanguage.googleapis.com/v1beta'), ...(timeoutMs && { timeoutMs }) });
+    providers.push({
+      id: 'google',
+      kind: 'gemini',
+      apiKey: env.GEMINI_API_KEY,
+      baseUrl: base(env.GEMINI_BASE_URL, 'https://generativelanguage.googleapis.com/v1beta'),
+      ...(timeoutMs && { timeoutMs }),
+    });
   }
   return providers;
 }
@@ -39,5 +45,4 @@ export function createAdapter(config: ProviderConfig): ProviderAdapter {
 /** Adapter per provider id, built once at start-up. */
 export type ProviderRegistry = ReadonlyMap<string, ProviderAdapter>;
 
-export const buildProviderRegistry = (configs: readonly ProviderConfig[]): ProviderRegistry =>
-  new Map(configs.map((config) => [config.id, createAdapter(config)]));
+export const buildProviderRegistry = (configs: readonly ProviderConfig[]): ProviderRegistry => new Map(configs.map((config) => [config.id, createAdapter(config)]));

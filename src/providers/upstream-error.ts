@@ -37,5 +37,4 @@ export class UpstreamError extends Error {
 }
 
 /** 408, 409 (Anthropic overload), 429, 5xx and our own timeout/network codes (0) are worth a retry. */
-export const isRetryableStatus = (status: number): boolean =>
-  status === 0 || status === 408 || status === 409 || status === 429 || status >= 500;
+export const isRetryableStatus = (status: number): boolean => status === 0 || status === 408 || status === 409 || status === 429 || status >= 500;

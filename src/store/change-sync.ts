@@ -26,12 +26,7 @@ export class ChangeSync {
   readonly #waiters = new Set<() => void>();
   readonly #unsubscribes: Array<() => Promise<void>> = [];
 
-  constructor(
-    db: Database,
-    channels: ChangeChannels,
-    registration: ProcessRegistration | undefined,
-    onChange: (subject: string | typeof LOST_NOTIFICATIONS) => void,
-  ) {
+  constructor(db: Database, channels: ChangeChannels, registration: ProcessRegistration | undefined, onChange: (subject: string | typeof LOST_NOTIFICATIONS) => void) {
     this.#db = db;
     this.#channels = channels;
     this.#registration = registration;
@@ -44,9 +39,7 @@ export class ChangeSync {
         const [subject, changeId] = payload.split(' ');
         if (subject) this.#onChange(subject);
         if (changeId && this.#registration) {
-          this.#db
-            .query('SELECT pg_notify($1, $2)', [this.#channels.acks, `${changeId} ${this.#registration.id}`])
-            .catch(() => undefined);
+          this.#db.query('SELECT pg_notify($1, $2)', [this.#channels.acks, `${changeId} ${this.#registration.id}`]).catch(() => undefined);
         }
       }),
     );

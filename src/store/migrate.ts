@@ -51,10 +51,7 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   for (const migration of migrations) {
     const done = await db.transaction(async (tx) => {
       await tx.query(SCHEMA_LOCK_SQL);
-      const existing = await tx.query<{ checksum: string }>(
-        'SELECT checksum FROM schema_migrations WHERE version = $1',
-        [migration.version],
-      );
+      const existing = await tx.query<{ checksum: string }>('SELECT checksum FROM schema_migrations WHERE version = $1', [migration.version]);
       const row = existing.rows[0];
       if (row) {
         if (row.checksum !== migration.checksum) {
@@ -63,11 +60,7 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
         return false;
       }
       await tx.exec(migration.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-        migration.version,
-        migration.name,
-        migration.checksum,
-      ]);
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [migration.version, migration.name, migration.checksum]);
       return true;
     });
     if (done) applied.push(migration.name);

@@ -14,15 +14,7 @@ import { DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import type { StoreDurabilityCounters } from './store-durability-counters.ts';
 import { syncFolderTree } from './sync-folder-tree.ts';
 import { PRIVATE_FOLDER_MODE, tightenStoreFolder } from './store-folder-modes.ts';
-import {
-  DEFAULT_STORE_TEMPLATE_DIR,
-  discardStoreTemplate,
-  emptyNewStoreFolder,
-  isNewStore,
-  readStoreTemplate,
-  storeTemplateFile,
-  writeStoreTemplate,
-} from './pglite-store-template.ts';
+import { DEFAULT_STORE_TEMPLATE_DIR, discardStoreTemplate, emptyNewStoreFolder, isNewStore, readStoreTemplate, storeTemplateFile, writeStoreTemplate } from './pglite-store-template.ts';
 
 const parsers = { [types.INT8]: (value: string) => Number(value) };
 
@@ -61,12 +53,7 @@ const INITDB_OPTIONS = ['--no-data-checksums'];
  * created and locked the folder. A new store starts from the kept empty one in
  * `templateDir` when there is one (pglite-store-template.ts).
  */
-export async function openPgliteEngine(
-  dataDir: string,
-  settings: PgliteEngineSettings = {},
-  templateDir = DEFAULT_STORE_TEMPLATE_DIR,
-  counters?: StoreDurabilityCounters,
-): Promise<Database> {
+export async function openPgliteEngine(dataDir: string, settings: PgliteEngineSettings = {}, templateDir = DEFAULT_STORE_TEMPLATE_DIR, counters?: StoreDurabilityCounters): Promise<Database> {
   applyEngineWasmTiering();
   const folder = dataDir.startsWith('memory://') ? undefined : dataDir;
   if (folder !== undefined) {
@@ -187,8 +174,7 @@ class PgliteDatabase implements Database {
     // transaction lock this one holds): it runs as an ordinary query.
     return this.#db.transaction(async (tx) =>
       work({
-        query: async <Row>(sql: string, params: readonly unknown[] = []) =>
-          toResult(await tx.query<Row>(sql, params as unknown[], binaryParameterOptions(this.#db, params))),
+        query: async <Row>(sql: string, params: readonly unknown[] = []) => toResult(await tx.query<Row>(sql, params as unknown[], binaryParameterOptions(this.#db, params))),
         exec: async (sql: string) => {
           await tx.exec(sql);
         },

@@ -35,7 +35,10 @@ const TEMPLATE_FORMAT = 2;
 
 /** The template's file for this PGlite and these initdb options. */
 export function storeTemplateFile(templateDir: string, initdbOptions: readonly string[]): string {
-  const key = createHash('sha256').update(JSON.stringify({ format: TEMPLATE_FORMAT, pglite: installedPackageVersion('@electric-sql/pglite'), initdbOptions })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify({ format: TEMPLATE_FORMAT, pglite: installedPackageVersion('@electric-sql/pglite'), initdbOptions }))
+    .digest('hex')
+    .slice(0, 16);
   return join(templateDir, `empty-store-${key}.tar`);
 }
 
@@ -83,7 +86,10 @@ export async function writeStoreTemplate(db: PGlite, file: string): Promise<void
  */
 export function postgresEntriesOnly(tar: Uint8Array): Uint8Array {
   const kept: Uint8Array[] = [];
-  const text = (from: number, length: number) => Buffer.from(tar.subarray(from, from + length)).toString('latin1').replace(/\0.*$/s, '');
+  const text = (from: number, length: number) =>
+    Buffer.from(tar.subarray(from, from + length))
+      .toString('latin1')
+      .replace(/\0.*$/s, '');
   let at = 0;
   while (at + TAR_BLOCK <= tar.length && tar[at] !== 0) {
     const prefix = text(at + 345, 155);

@@ -33,8 +33,7 @@ export async function openPgliteDatabase(dataDir: string, settings: PgliteEngine
 }
 
 /** The compiled worker beside the compiled server; from source, its tsx bootstrap. */
-const workerScript = (): URL =>
-  import.meta.url.endsWith('.ts') ? new URL('./pglite-worker-boot.mjs', import.meta.url) : new URL('./pglite-worker.js', import.meta.url);
+const workerScript = (): URL => (import.meta.url.endsWith('.ts') ? new URL('./pglite-worker-boot.mjs', import.meta.url) : new URL('./pglite-worker.js', import.meta.url));
 
 /** Resolves with the worker's ready message once it has opened the engine; rejects with its error, or if the thread ends first. */
 function started(worker: Worker): Promise<{ cpuFile?: string }> {

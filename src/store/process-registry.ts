@@ -76,10 +76,7 @@ export class ProcessRegistration implements LeaseHolder {
 
   /** Ids of the other processes that have shown life recently. */
   async otherLiveProcesses(): Promise<string[]> {
-    const result = await this.#db.query<{ id: string }>(
-      `SELECT id FROM lease_holders WHERE id <> $1 AND heartbeat_at > now() - make_interval(secs => $2)`,
-      [this.id, this.#staleAfterSeconds],
-    );
+    const result = await this.#db.query<{ id: string }>(`SELECT id FROM lease_holders WHERE id <> $1 AND heartbeat_at > now() - make_interval(secs => $2)`, [this.id, this.#staleAfterSeconds]);
     return result.rows.map((row) => row.id);
   }
 

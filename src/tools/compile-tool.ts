@@ -43,8 +43,7 @@ export class ToolDefinitionError extends Error {
   }
 }
 
-const isZodSchema = (value: unknown): value is zodCore.$ZodType =>
-  typeof value === 'object' && value !== null && '_zod' in value;
+const isZodSchema = (value: unknown): value is zodCore.$ZodType => typeof value === 'object' && value !== null && '_zod' in value;
 
 const ToolExportSchema = z.strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"'),
@@ -54,7 +53,12 @@ const ToolExportSchema = z.strictObject({
     'must be a JSON Schema object or a zod schema',
   ),
   cost_usd: z.union([z.number(), z.string()]).optional(),
-  timeout_ms: z.number().int().positive().max(10 * 60_000).optional(),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(10 * 60_000)
+    .optional(),
   execute: z.custom<(args: never, context: ToolContext) => unknown>((value) => typeof value === 'function', 'must be a function'),
 });
 
@@ -70,9 +74,7 @@ export function compileTool(exported: unknown, source: string, version: string):
   }
   const definition = parsed.data;
   const costMicros = parseCost(definition.cost_usd);
-  const { parameters, parseArguments } = isZodSchema(definition.parameters)
-    ? fromZod(definition.parameters)
-    : fromJsonSchema(definition.parameters);
+  const { parameters, parseArguments } = isZodSchema(definition.parameters) ? fromZod(definition.parameters) : fromJsonSchema(definition.parameters);
   if (parameters['type'] !== 'object') {
     throw new ToolDefinitionError([{ path: 'parameters', message: 'must describe an object (type: "object")' }]);
   }
@@ -145,16 +147,17 @@ function withoutSchemaKey(schema: Record<string, unknown>): JsonSchema {
 }
 
 function formatAjvError(error: ErrorObject): string {
-  const segments = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   return `${formatPath(segments.map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment)))}: ${error.message ?? 'is invalid'}`;
 }
 
 /** Zod issues as `path: message`; an unknown key is reported at its own path, which is where the typo is. */
 export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): DefinitionIssue[] {
   return issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), message: 'unknown key' }))
-      : [{ path: formatPath(issue.path), message: issue.message }],
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), message: 'unknown key' })) : [{ path: formatPath(issue.path), message: issue.message }],
   );
 }
 

@@ -66,9 +66,7 @@ export type ToolDefinition = ZodToolDefinition<z.ZodType> | JsonSchemaToolDefini
 
 /** Identity at run time; gives `execute` typed arguments inferred from a zod schema. */
 export function defineTool<Schema extends z.ZodType>(definition: ZodToolDefinition<Schema>): ZodToolDefinition<Schema>;
-export function defineTool<Args = Record<string, unknown>>(
-  definition: JsonSchemaToolDefinition<Args>,
-): JsonSchemaToolDefinition<Args>;
+export function defineTool<Args = Record<string, unknown>>(definition: JsonSchemaToolDefinition<Args>): JsonSchemaToolDefinition<Args>;
 export function defineTool(definition: ToolDefinition): ToolDefinition {
   return definition;
 }

@@ -28,12 +28,7 @@ export type RunToolOptions = {
  * `args` is the parsed arguments object, or the JSON text exactly as the model
  * produced it (ToolCallPart.arguments); an empty string means no arguments.
  */
-export async function runTool(
-  tool: LoadedTool,
-  args: unknown,
-  context: ToolContext,
-  options: RunToolOptions = {},
-): Promise<ToolRunResult> {
+export async function runTool(tool: LoadedTool, args: unknown, context: ToolContext, options: RunToolOptions = {}): Promise<ToolRunResult> {
   const started = performance.now();
   const finish = (ok: boolean, content: string, costMicros: number): ToolRunResult => ({
     ok,
@@ -64,10 +59,7 @@ export async function runTool(
   try {
     // The race makes a tool that ignores its signal still time out; its promise is
     // left to settle on its own.
-    const output = await Promise.race([
-      Promise.resolve().then(() => tool.execute(check.value, overlay(context, { signal }))),
-      rejectOnAbort(signal),
-    ]);
+    const output = await Promise.race([Promise.resolve().then(() => tool.execute(check.value, overlay(context, { signal }))), rejectOnAbort(signal)]);
     return finish(true, normalise(output), tool.costMicros);
   } catch (error) {
     if (error instanceof ToolTimeoutError) return finish(false, `Error: ${tool.name} timed out after ${tool.timeoutMs} ms`, tool.costMicros);

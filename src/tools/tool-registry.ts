@@ -95,8 +95,7 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
       state.lastGood = compileTool(exported, file, version);
       state.error = undefined;
     } catch (error) {
-      const issues =
-        error instanceof ToolDefinitionError ? error.issues : [{ path: '(file)', message: (error as Error).message ?? String(error) }];
+      const issues = error instanceof ToolDefinitionError ? error.issues : [{ path: '(file)', message: (error as Error).message ?? String(error) }];
       const loadError = new ToolLoadError(file, issues);
       if (state.error?.message !== loadError.message) reportError(loadError);
       state.error = loadError;
@@ -120,7 +119,11 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
       const tool = state.lastGood;
       if (!tool) continue;
       if (builtinNames.has(tool.name)) {
-        clashes.push(new ToolLoadError(file, [{ path: 'name', message: `"${tool.name}" is the name of a built-in tool: this file is not loaded and the built-in ${tool.name} stays (give the tool another name)` }]));
+        clashes.push(
+          new ToolLoadError(file, [
+            { path: 'name', message: `"${tool.name}" is the name of a built-in tool: this file is not loaded and the built-in ${tool.name} stays (give the tool another name)` },
+          ]),
+        );
         continue;
       }
       const owner = owners.get(tool.name);
@@ -175,5 +178,8 @@ export async function createToolRegistry(options: ToolRegistryOptions): Promise<
 }
 
 function fingerprint(tools: Map<string, LoadedTool>): string {
-  return [...tools.values()].map((tool) => `${tool.name}@${tool.source}@${tool.version}`).sort().join('\n');
+  return [...tools.values()]
+    .map((tool) => `${tool.name}@${tool.source}@${tool.version}`)
+    .sort()
+    .join('\n');
 }

@@ -76,7 +76,10 @@ describe.skipIf(!enabled)('agents in the console', () => {
   it('shows a refused save beside the field and keeps serving the last version', async () => {
     await page.getByLabel('Max steps').fill('500');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText(/less than or equal to 100|100/).first().waitFor();
+    await page
+      .getByText(/less than or equal to 100|100/)
+      .first()
+      .waitFor();
     expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v1' });
   });
 
@@ -115,7 +118,10 @@ describe.skipIf(!enabled)('agents in the console', () => {
     await page.getByLabel('Name').fill('Clock');
     await page.getByLabel('Model', { exact: true }).selectOption('openai/test-tool');
     await page.getByLabel('Instructions').fill('Tell the time with the tool.');
-    await page.getByRole('group', { name: 'Tools' }).getByLabel(/current_time/).check();
+    await page
+      .getByRole('group', { name: 'Tools' })
+      .getByLabel(/current_time/)
+      .check();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { name: 'Agent clock' }).waitFor();
 
@@ -143,8 +149,13 @@ describe.skipIf(!enabled)('agents in the console', () => {
     await page.getByRole('link', { name: 'Knowledge' }).click();
     await page.getByLabel('Collection name').fill('guides');
     await page.getByRole('button', { name: 'Create collection' }).click();
-    await page.getByLabel('Upload document to guides').setInputFiles({ name: 'kettles.md', mimeType: 'text/markdown', buffer: Buffer.from('# Kettles\n\nA kettle may be returned within 45 days for a refund.\n') });
-    await page.getByRole('status').getByText(/Indexed kettles\.md: \d+ chunks/).waitFor();
+    await page
+      .getByLabel('Upload document to guides')
+      .setInputFiles({ name: 'kettles.md', mimeType: 'text/markdown', buffer: Buffer.from('# Kettles\n\nA kettle may be returned within 45 days for a refund.\n') });
+    await page
+      .getByRole('status')
+      .getByText(/Indexed kettles\.md: \d+ chunks/)
+      .waitFor();
     await page.getByRole('table', { name: 'Documents in guides' }).getByRole('cell', { name: 'kettles.md', exact: true }).waitFor();
     await page.getByLabel('Search knowledge').fill('kettle refund');
     await page.getByRole('button', { name: 'Search', exact: true }).click();

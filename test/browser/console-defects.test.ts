@@ -49,7 +49,12 @@ describe.skipIf(!enabled)('console defects', () => {
     const pending: Array<Promise<void>> = [];
     page.on('response', (response) => {
       if (!response.url().endsWith('.js')) return;
-      pending.push(response.request().sizes().then(async (sizes) => void scripts.push({ url: response.url(), bytes: sizes.responseBodySize, encoding: (await response.allHeaders())['content-encoding'] })));
+      pending.push(
+        response
+          .request()
+          .sizes()
+          .then(async (sizes) => void scripts.push({ url: response.url(), bytes: sizes.responseBodySize, encoding: (await response.allHeaders())['content-encoding'] })),
+      );
     });
     await page.goto('/sign-in');
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -58,7 +63,10 @@ describe.skipIf(!enabled)('console defects', () => {
     page.removeAllListeners('response');
     const total = scripts.reduce((sum, script) => sum + script.bytes, 0);
     expect(scripts.length).toBeGreaterThan(0);
-    expect(scripts.every((script) => script.encoding === 'br'), JSON.stringify(scripts)).toBe(true);
+    expect(
+      scripts.every((script) => script.encoding === 'br'),
+      JSON.stringify(scripts),
+    ).toBe(true);
     expect(total).toBeLessThan(SIGN_IN_BUDGET_BYTES);
     // The editor and chart code are other pages' chunks, not loaded here.
     expect(scripts.some((script) => /overview-page|agent-editor/.test(script.url))).toBe(false);
@@ -197,7 +205,9 @@ describe.skipIf(!enabled)('console defects', () => {
     await expect(role.inputValue()).resolves.toBe('member');
     await role.selectOption('admin');
     await confirm.getByRole('button', { name: 'Change role' }).click();
-    const roleOfMember = async () => ((await page.evaluate(async () => (await fetch('/console/api/members')).json())) as { data: Array<{ email: string; role: string }> }).data.find((member) => member.email === 'member@example.com')?.role;
+    const roleOfMember = async () =>
+      ((await page.evaluate(async () => (await fetch('/console/api/members')).json())) as { data: Array<{ email: string; role: string }> }).data.find((member) => member.email === 'member@example.com')
+        ?.role;
     await expect.poll(roleOfMember).toBe('admin');
 
     const form = page.getByRole('form', { name: 'Invite a person' });
@@ -214,8 +224,13 @@ describe.skipIf(!enabled)('console defects', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Knowledge' }).click();
     await page.getByLabel('Collection name').fill('guides');
     await page.getByRole('button', { name: 'Create collection' }).click();
-    await page.getByLabel('Upload document to guides').setInputFiles({ name: 'kettles.md', mimeType: 'text/markdown', buffer: Buffer.from('# Kettles\n\nA kettle may be returned within 45 days for a refund.\n') });
-    await page.getByRole('status').getByText(/Indexed kettles\.md/).waitFor();
+    await page
+      .getByLabel('Upload document to guides')
+      .setInputFiles({ name: 'kettles.md', mimeType: 'text/markdown', buffer: Buffer.from('# Kettles\n\nA kettle may be returned within 45 days for a refund.\n') });
+    await page
+      .getByRole('status')
+      .getByText(/Indexed kettles\.md/)
+      .waitFor();
     await page.getByLabel('Search knowledge').fill('kettle refund');
     await page.getByLabel('Collection', { exact: true }).selectOption('guides');
     await page.getByRole('button', { name: 'Search', exact: true }).click();

@@ -95,15 +95,24 @@ describe.skipIf(!enabled)('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Usage' }).click();
     const log = page.getByRole('table', { name: 'Usage log' });
     await log.getByRole('cell', { name: 'browser app', exact: true }).waitFor();
-    await log.getByRole('button', { name: /^Details of / }).first().click();
+    await log
+      .getByRole('button', { name: /^Details of / })
+      .first()
+      .click();
     const detail = page.getByRole('dialog', { name: 'Call details' });
     await expect(detail.textContent()).resolves.toContain('openai/test-echo');
     await page.keyboard.press('Escape');
 
     await page.getByRole('link', { name: 'Overview' }).click();
     // The chart's data, as a screen reader gets it; refreshed once the new call's spend is in.
-    await page.getByRole('list', { name: 'Spend per day by key data' }).getByText(/browser app \$/).waitFor({ state: 'attached' });
-    await page.getByRole('list', { name: 'Spend per day by model data' }).getByText(/openai\/test-echo \$/).waitFor({ state: 'attached' });
+    await page
+      .getByRole('list', { name: 'Spend per day by key data' })
+      .getByText(/browser app \$/)
+      .waitFor({ state: 'attached' });
+    await page
+      .getByRole('list', { name: 'Spend per day by model data' })
+      .getByText(/openai\/test-echo \$/)
+      .waitFor({ state: 'attached' });
     await expect(page.getByRole('region', { name: 'Balance' }).textContent()).resolves.toContain('EUR');
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });

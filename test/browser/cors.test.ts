@@ -53,14 +53,17 @@ type Outcome = { status: number; body: unknown; requestId: string | null } | { f
 
 /** fetch() inside the page: what the app's own code would see. */
 const call = (page: Page, url: string, init: { method: string; headers: Record<string, string>; body?: string }) =>
-  page.evaluate(async ({ url, init }): Promise<Outcome> => {
-    try {
-      const response = await fetch(url, init);
-      return { status: response.status, body: await response.json(), requestId: response.headers.get('x-request-id') };
-    } catch (error) {
-      return { failed: String(error) };
-    }
-  }, { url, init });
+  page.evaluate(
+    async ({ url, init }): Promise<Outcome> => {
+      try {
+        const response = await fetch(url, init);
+        return { status: response.status, body: await response.json(), requestId: response.headers.get('x-request-id') };
+      } catch (error) {
+        return { failed: String(error) };
+      }
+    },
+    { url, init },
+  );
 
 describe.skipIf(!enabled)('CORS for browser apps', () => {
   it('lets the listed origin call chat completions, messages and the Agents API, and read errors and headers', async () => {

@@ -78,7 +78,13 @@ describe.skipIf(!enabled)('database outage during traffic', () => {
     await cluster.start();
     const recoveredAt = Date.now();
     const afterRecovery: string[] = [];
-    for (let index = 0; index < 5; index += 1) afterRecovery.push(await chat().then(() => "ok", (error: unknown) => String(error)));
+    for (let index = 0; index < 5; index += 1)
+      afterRecovery.push(
+        await chat().then(
+          () => 'ok',
+          (error: unknown) => String(error),
+        ),
+      );
 
     let found = await counts(keyId);
     const expectedRows = 15;

@@ -43,8 +43,7 @@ async function asSuperuser(sql: string, database = 'postgres'): Promise<void> {
 }
 
 /** Cuts the gateway's open connections, so the refusal applies to the new ones it must make. */
-const cutConnections = (database = DATABASE) =>
-  asSuperuser(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
+const cutConnections = (database = DATABASE) => asSuperuser(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
 
 /** `journalWithinMs`: how soon the calls served must be in the file journal (a hung server first has its statements time out). */
 type Refusal = { name: string; refuse(): Promise<void>; restore(): Promise<void>; journalWithinMs?: number };
@@ -123,7 +122,14 @@ beforeAll(async () => {
   const keyView = await fetch(`${gateway.baseUrl}/v1/key`, { headers: { authorization: `Bearer ${hotKey}` } });
   hotKeyId = ((await keyView.json()) as { data: { id: string } }).data.id;
   expect((await fetch(`${gateway.baseUrl}/v1/usage`, { headers: { authorization: `Bearer ${provisioningKey}` } })).status).toBe(200);
-  sessionCookie = sessionCookieOf(await gateway.app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: 'http://localhost:80', host: 'localhost:80' }, payload: { email: 'owner@example.com', password: PASSWORD } }));
+  sessionCookie = sessionCookieOf(
+    await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/session',
+      headers: { origin: 'http://localhost:80', host: 'localhost:80' },
+      payload: { email: 'owner@example.com', password: PASSWORD },
+    }),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -153,7 +159,11 @@ async function askRoutesNeedingTheDatabase(coldKey: string): Promise<Answer[]> {
   const requests: Array<[string, string, RequestInit]> = [
     ['GET /v1/key', '/v1/key', { headers: { authorization: `Bearer ${hotKey}` } }],
     ['unseen key, /v1/chat/completions', '/v1/chat/completions', post({ model: 'openai/test-echo', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${coldKey}` })],
-    ['unseen key, /v1/messages', '/v1/messages', post({ model: 'anthropic/test-echo', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] }, { 'x-api-key': coldKey, 'anthropic-version': '2023-06-01' })],
+    [
+      'unseen key, /v1/messages',
+      '/v1/messages',
+      post({ model: 'anthropic/test-echo', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] }, { 'x-api-key': coldKey, 'anthropic-version': '2023-06-01' }),
+    ],
     ['unseen key, /v1beta generateContent', '/v1beta/models/google/test-echo:generateContent', post({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }, { 'x-goog-api-key': coldKey })],
     ['GET /v1/usage', '/v1/usage', { headers: { authorization: `Bearer ${provisioningKey}` } }],
     ['GET /console/api/me', '/console/api/me', { headers: { cookie: sessionCookie } }],

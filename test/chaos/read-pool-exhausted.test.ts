@@ -22,7 +22,12 @@ beforeAll(async () => {
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '20', currency: 'USD' });
   const link = await issueSetupLink(gateway.services.db, 'http://localhost', new Date());
   const token = new URL(link as string).searchParams.get('token') as string;
-  const setup = await gateway.app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, email: 'owner@example.com', password: 'correct horse battery' } });
+  const setup = await gateway.app.inject({
+    method: 'POST',
+    url: '/console/api/setup',
+    headers: { origin: ORIGIN, host: 'localhost:80' },
+    payload: { token, email: 'owner@example.com', password: 'correct horse battery' },
+  });
   owner = await sessionFrom(gateway.app, sessionCookieOf(setup));
   modelKey = await gateway.key('model');
   provisioningKey = await gateway.key('provisioning');
@@ -60,7 +65,12 @@ describe('every reading connection held', () => {
       }
       for (let index = 0; index < 3; index += 1) {
         const chat = await timed(() =>
-          gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(modelKey), payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: `held ${index}` }] } }),
+          gateway.app.inject({
+            method: 'POST',
+            url: '/v1/chat/completions',
+            headers: bearer(modelKey),
+            payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: `held ${index}` }] },
+          }),
         );
         expect(chat.value.statusCode).toBe(200);
         expect(chat.ms).toBeLessThan(1_000);

@@ -24,10 +24,9 @@ async function rowFor(marker: string, timeoutMs = 8_000): Promise<Row | undefine
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await gateway.settle();
-    const found = await gateway.services.db.query<Row & { id: string }>(
-      'SELECT status, output_tokens, input_tokens, cost_micros::bigint AS cost_micros FROM usage_log WHERE request_id = $1',
-      [marker],
-    );
+    const found = await gateway.services.db.query<Row & { id: string }>('SELECT status, output_tokens, input_tokens, cost_micros::bigint AS cost_micros FROM usage_log WHERE request_id = $1', [
+      marker,
+    ]);
     if (found.rows[0] || Date.now() > deadline) return found.rows[0] && { ...found.rows[0], cost_micros: Number(found.rows[0].cost_micros) };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

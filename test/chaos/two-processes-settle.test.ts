@@ -40,9 +40,7 @@ describe.skipIf(!enabled)('two processes, one capped key', () => {
     const other = statuses.filter((status) => status !== 200 && status !== 403 && status !== 402);
     const doneAt = Date.now();
     const read = async () => {
-      const rows = await first.services.db.query<{ n: number; cost: number }>(
-        "SELECT count(*)::int AS n, COALESCE(sum(cost_micros), 0)::bigint AS cost FROM usage_log WHERE status = 'success'",
-      );
+      const rows = await first.services.db.query<{ n: number; cost: number }>("SELECT count(*)::int AS n, COALESCE(sum(cost_micros), 0)::bigint AS cost FROM usage_log WHERE status = 'success'");
       const status = await first.app.inject({ method: 'GET', url: '/v1/key', headers: bearer(key) });
       return { rows: rows.rows[0]?.n ?? 0, cost: Number(rows.rows[0]?.cost ?? 0), reported: status.json<{ data: { usage: number } }>().data.usage };
     };

@@ -34,9 +34,7 @@ const lookupOrder: OpenAI.ChatCompletionFunctionTool = {
 
 describe('openai chat completions', () => {
   it('answers and streams', async () => {
-    const completion = await call('chat.completions.create', () =>
-      client.chat.completions.create({ model: 'openai/test-echo', messages: [{ role: 'user', content: 'hello openai' }] }),
-    );
+    const completion = await call('chat.completions.create', () => client.chat.completions.create({ model: 'openai/test-echo', messages: [{ role: 'user', content: 'hello openai' }] }));
     expect(completion.choices[0]?.message.content).toBe('hello openai');
     const stream = await call('chat.completions.create (stream)', () =>
       client.chat.completions.create({ model: 'anthropic/test-echo', messages: [{ role: 'user', content: 'stream these words' }], stream: true }),
@@ -55,9 +53,7 @@ describe('openai chat completions', () => {
       if (!assistant || toolCall?.type !== 'function') throw new Error(`${model}: no tool call`);
       // `name` beside tool_call_id is what LangChain and older clients send.
       const result = { role: 'tool', tool_call_id: toolCall.id, name: toolCall.function.name, content: 'shipped yesterday' } as OpenAI.ChatCompletionToolMessageParam;
-      const second = await call(`chat.completions.create (tool result, ${model})`, () =>
-        client.chat.completions.create({ model, messages: [...messages, assistant, result], tools: [lookupOrder] }),
-      );
+      const second = await call(`chat.completions.create (tool result, ${model})`, () => client.chat.completions.create({ model, messages: [...messages, assistant, result], tools: [lookupOrder] }));
       expect(second.choices[0]?.message.content, model).toContain('shipped yesterday');
     }
   });
@@ -96,10 +92,7 @@ describe('openai responses on the Agents API', () => {
     ];
     const response = await call('responses.create', () => agents.responses.create({ model: 'echo', input }));
     const items = await call('responses.inputItems.list', () => agents.responses.inputItems.list(response.id));
-    expect(items.data.map((item) => (item.type === 'message' ? item.content : null))).toEqual([
-      [{ type: 'input_text', text: 'second question' }],
-      [{ type: 'input_text', text: 'first question' }],
-    ]);
+    expect(items.data.map((item) => (item.type === 'message' ? item.content : null))).toEqual([[{ type: 'input_text', text: 'second question' }], [{ type: 'input_text', text: 'first question' }]]);
     const firstPage = await call('responses.inputItems.list (limit 1, asc)', () => agents.responses.inputItems.list(response.id, { limit: 1, order: 'asc' }));
     expect(firstPage.hasNextPage()).toBe(true);
     const rest = await call('responses.inputItems.list (next page)', () => firstPage.getNextPage());
@@ -112,9 +105,7 @@ describe('openai responses on the Agents API', () => {
     expect(short.object).toBe('response.input_tokens');
     expect(short.input_tokens).toBeGreaterThan(0);
     const first = await call('responses.create', () => agents.responses.create({ model: 'echo', input: 'a much longer sentence for the history to carry along' }));
-    const continued = await call('responses.inputTokens.count (previous_response_id)', () =>
-      agents.responses.inputTokens.count({ model: 'echo', input: 'hello', previous_response_id: first.id }),
-    );
+    const continued = await call('responses.inputTokens.count (previous_response_id)', () => agents.responses.inputTokens.count({ model: 'echo', input: 'hello', previous_response_id: first.id }));
     expect(continued.input_tokens).toBeGreaterThan(short.input_tokens + 10);
     await gateway.settle();
     const rows = await gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE endpoint LIKE 'agents.responses%'`);
@@ -139,9 +130,7 @@ describe('openai responses on the Agents API', () => {
     if (!firstId) throw new Error('no items');
     const one = await call('conversations.items.retrieve', () => agents.conversations.items.retrieve(firstId, { conversation_id: conversation.id }));
     expect(one).toEqual(first);
-    const added = await call('conversations.items.create', () =>
-      agents.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 'and one more thing' }] }),
-    );
+    const added = await call('conversations.items.create', () => agents.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 'and one more thing' }] }));
     expect(added.data.map((item) => item.type)).toEqual(['message']);
     await call('responses.create (conversation, after added items)', () => agents.responses.create({ model: 'echo', input: 'go on', conversation: conversation.id }));
     const afterAdd = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string }> };

@@ -40,7 +40,8 @@ afterAll(async () => {
 });
 
 const lastUpstreamMessages = () => (gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> }).messages;
-const texts = (messages: Array<{ role: string; content: unknown }>) => messages.map((message) => `${message.role}:${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`);
+const texts = (messages: Array<{ role: string; content: unknown }>) =>
+  messages.map((message) => `${message.role}:${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`);
 
 describe('agents as models', () => {
   it('lists the agents and their details', async () => {
@@ -148,7 +149,9 @@ describe('conversation trees', () => {
     await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'two again' }], conversation_id: first.conversation_id, parent_message_id: first.message_id } as never);
     expect(texts(lastUpstreamMessages()).slice(1)).toEqual(['user:one', 'assistant:one', 'user:two again']);
 
-    const tree = (await (await fetch(`${gateway.baseUrl}/agents/v1/conversations/${first.conversation_id}`, { headers: { authorization: `Bearer ${agentKey}` } })).json()) as { messages: Array<{ id: string; parent_id: string | null }> };
+    const tree = (await (await fetch(`${gateway.baseUrl}/agents/v1/conversations/${first.conversation_id}`, { headers: { authorization: `Bearer ${agentKey}` } })).json()) as {
+      messages: Array<{ id: string; parent_id: string | null }>;
+    };
     expect(tree.messages).toHaveLength(6);
     expect(tree.messages.filter((message) => message.parent_id === first.message_id)).toHaveLength(2);
   });
@@ -157,7 +160,9 @@ describe('conversation trees', () => {
     await expect(client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'x' }], conversation_id: 'conv_nope' } as never)).rejects.toMatchObject({ status: 404 });
     const a = (await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'a' }] })) as AgentCompletion;
     const b = (await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'b' }] })) as AgentCompletion;
-    await expect(client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'x' }], conversation_id: a.conversation_id, parent_message_id: b.message_id } as never)).rejects.toMatchObject({ status: 400 });
+    await expect(
+      client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'x' }], conversation_id: a.conversation_id, parent_message_id: b.message_id } as never),
+    ).rejects.toMatchObject({ status: 400 });
     const otherKey = new OpenAI({ apiKey: await gateway.key('agent'), baseURL: `${gateway.baseUrl}/agents/v1`, maxRetries: 0 });
     await expect(otherKey.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'x' }], conversation_id: a.conversation_id } as never)).rejects.toMatchObject({ status: 404 });
   });
@@ -166,10 +171,15 @@ describe('conversation trees', () => {
 describe('hot reload', () => {
   it('serves an edited agent file on the next request, and keeps the last good one on a broken edit', async () => {
     agentFile('echo', 'name: Echo\nmodel: openai/test-echo\ninstructions: Version two speaks.\n');
-    await expect.poll(async () => {
-      await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'v2?' }] });
-      return String(lastUpstreamMessages()[0]?.content);
-    }, { timeout: 5_000, interval: 200 }).toContain('Version two speaks.');
+    await expect
+      .poll(
+        async () => {
+          await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'v2?' }] });
+          return String(lastUpstreamMessages()[0]?.content);
+        },
+        { timeout: 5_000, interval: 200 },
+      )
+      .toContain('Version two speaks.');
 
     agentFile('echo', 'name: Echo\nmodel: openai/test-echo\ninstructions: broken\nunknown_field: 1\n');
     await new Promise((done) => setTimeout(done, 800));
@@ -182,7 +192,10 @@ describe('a step that calls a server tool and a client tool at once', () => {
   it('runs the server tool, stops for the client, and message_id continues with both results', async () => {
     agentFile('mixed', 'name: Mixed\nmodel: openai/test-tools-all\ninstructions: Use every tool at once.\ntools: [echo_upper]\nmax_steps: 4\n');
     await gateway.services.agentDirectory?.files.reload();
-    const clientTool: OpenAI.ChatCompletionTool = { type: 'function', function: { name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } } };
+    const clientTool: OpenAI.ChatCompletionTool = {
+      type: 'function',
+      function: { name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
+    };
     const start = async () => {
       const first = (await client.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'where is order 7?' }], tools: [clientTool] })) as AgentCompletion;
       expect(first.choices[0]?.finish_reason).toBe('tool_calls');

@@ -21,7 +21,11 @@ const SHARED_SPEC = resolve(import.meta.dirname, '../../../shared/reference/open
 const SPEC_PATH = existsSync(SHARED_SPEC) ? SHARED_SPEC : resolve(import.meta.dirname, '../fixtures/open-responses/openapi.json');
 const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as { components: { schemas: Record<string, { properties?: { type?: { enum?: string[] } }; oneOf?: unknown[] }> } };
 // The spec's prose allows extension items whose type carries a provider prefix (`junction:tool_call`); its closed union does not say so.
-spec.components.schemas.ItemField?.oneOf?.push({ type: 'object', required: ['type', 'id', 'status'], properties: { type: { type: 'string', pattern: '^[a-z][a-z0-9_-]*:' }, id: { type: 'string' }, status: { type: 'string' } } });
+spec.components.schemas.ItemField?.oneOf?.push({
+  type: 'object',
+  required: ['type', 'id', 'status'],
+  properties: { type: { type: 'string', pattern: '^[a-z][a-z0-9_-]*:' }, id: { type: 'string' }, status: { type: 'string' } },
+});
 // The OpenAPI keywords (discriminator, example, x-*) are not JSON Schema: non-strict mode skips them.
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addSchema({ $id: 'open-responses', components: spec.components });
@@ -35,7 +39,16 @@ const eventSchemas = new Map(
 );
 
 type Item = { type: string; id: string; status?: string; [key: string]: unknown };
-type ResponseBody = { id: string; status: string; output: Item[]; usage: { cost: number; cost_details: { tool_cost: number }; output_tokens: number } | null; error: { code: string } | null; incomplete_details: { reason: string } | null; previous_response_id: string | null; [key: string]: unknown };
+type ResponseBody = {
+  id: string;
+  status: string;
+  output: Item[];
+  usage: { cost: number; cost_details: { tool_cost: number }; output_tokens: number } | null;
+  error: { code: string } | null;
+  incomplete_details: { reason: string } | null;
+  previous_response_id: string | null;
+  [key: string]: unknown;
+};
 type Event = { type: string; sequence_number: number; [key: string]: unknown };
 
 function expectValidResponse(body: unknown): ResponseBody {
@@ -171,9 +184,15 @@ describe('plain answers', () => {
   it('streams the text in the spec order', async () => {
     const { events, response } = await stream({ model: 'echo', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'stream me please' }] }] });
     expect(types(events)).toEqual([
-      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
       ...types(events).filter((type) => type === 'response.output_text.delta'),
-      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
     ]);
     expect(textOf(response.output[0])).toBe('stream me please');
     expect(response.usage?.output_tokens).toBe(3);
@@ -219,7 +238,11 @@ describe('tool steps', () => {
     const second = await create({ model: 'delegator', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call?.call_id, output: 'sunny' }], tools });
     expect(second.previous_response_id).toBe(first.id);
     expect(textOf(second.output[0])).toBe('Tool get_weather returned: sunny');
-    expect(lastUpstreamMessages().slice(1).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(
+      lastUpstreamMessages()
+        .slice(1)
+        .map((message) => message.role),
+    ).toEqual(['user', 'assistant', 'tool']);
   });
 });
 
@@ -227,14 +250,29 @@ describe('continuations and storage', () => {
   it('continues with the earlier input and output, then the new input', async () => {
     const first = await create({ model: 'echo', input: 'one' });
     const second = await create({ model: 'echo', input: 'two', previous_response_id: first.id });
-    expect(lastUpstreamMessages().slice(1).map((message) => `${message.role}:${String(message.content)}`)).toEqual(['user:one', 'assistant:one', 'user:two']);
+    expect(
+      lastUpstreamMessages()
+        .slice(1)
+        .map((message) => `${message.role}:${String(message.content)}`),
+    ).toEqual(['user:one', 'assistant:one', 'user:two']);
     expect(textOf(second.output[0])).toBe('two');
   });
 
   it('resolves item references against the previous response output', async () => {
     const first = await create({ model: 'echo', input: 'alpha' });
-    await create({ model: 'echo', previous_response_id: first.id, input: [{ type: 'item_reference', id: first.output[0]?.id }, { role: 'user', content: 'beta' }] });
-    expect(lastUpstreamMessages().slice(1).map((message) => `${message.role}:${String(message.content)}`)).toEqual(['user:alpha', 'assistant:alpha', 'assistant:alpha', 'user:beta']);
+    await create({
+      model: 'echo',
+      previous_response_id: first.id,
+      input: [
+        { type: 'item_reference', id: first.output[0]?.id },
+        { role: 'user', content: 'beta' },
+      ],
+    });
+    expect(
+      lastUpstreamMessages()
+        .slice(1)
+        .map((message) => `${message.role}:${String(message.content)}`),
+    ).toEqual(['user:alpha', 'assistant:alpha', 'assistant:alpha', 'user:beta']);
     const unknown = await post({ model: 'echo', previous_response_id: first.id, input: [{ type: 'item_reference', id: 'msg_nope' }] });
     expect(await unknown.json()).toMatchObject({ error: { code: 'invalid_request', param: 'input.0.id' } });
   });
@@ -417,7 +455,11 @@ describe('WebSocket mode', () => {
   it('runs one response per message, in order, on one connection, billed like any run', async () => {
     await gateway.settle();
     const billed = async () =>
-      (await gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, COALESCE(sum(cost_micros), 0)::bigint AS cost FROM usage_log WHERE endpoint IN ('agents.responses', 'agents.tool')`)).rows[0] ?? { n: 0, cost: 0 };
+      (
+        await gateway.services.db.query<{ n: number; cost: number }>(
+          `SELECT count(*)::int AS n, COALESCE(sum(cost_micros), 0)::bigint AS cost FROM usage_log WHERE endpoint IN ('agents.responses', 'agents.tool')`,
+        )
+      ).rows[0] ?? { n: 0, cost: 0 };
     const before = await billed();
     const connection = await connect();
     // Sent back to back: the second waits for the first to end.
@@ -532,7 +574,11 @@ describe('store: false and generate: false', () => {
     ws.close();
     // Another connection (or HTTP) does not know it.
     const other = await socket();
-    expect((await other.turn({ model: 'echo', input: 'x', previous_response_id: second.id, store: false }))[0]).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found' } });
+    expect((await other.turn({ model: 'echo', input: 'x', previous_response_id: second.id, store: false }))[0]).toMatchObject({
+      type: 'error',
+      status: 404,
+      error: { code: 'previous_response_not_found' },
+    });
     other.ws.close();
   });
 

@@ -89,7 +89,13 @@ describe('chat completions through the official openai client', () => {
 
   it('answers in the same shape from Anthropic and Gemini models', async () => {
     for (const model of ['anthropic/test-echo', 'google/test-echo']) {
-      const completion = await client.chat.completions.create({ model, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'same words back' }] });
+      const completion = await client.chat.completions.create({
+        model,
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'same words back' },
+        ],
+      });
       expect(completion.choices[0]?.message.content, model).toBe('same words back');
       expect(completion.model).toBe(model);
     }

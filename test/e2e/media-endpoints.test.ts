@@ -54,14 +54,17 @@ describe('embeddings', () => {
     expect(response.data.map((item) => item.index)).toEqual([0, 1]);
     // ceil(10 characters / 4) tokens at $0.02/M, rounded up to a whole µUSD.
     expect(response.usage).toMatchObject({ prompt_tokens: 3, total_tokens: 3, cost: 0.000001 });
-    expect((lastUpstream()?.body as { model: string; encoding_format: string })).toMatchObject({ model: 'text-embedding-3-small', encoding_format: 'float' });
+    expect(lastUpstream()?.body as { model: string; encoding_format: string }).toMatchObject({ model: 'text-embedding-3-small', encoding_format: 'float' });
   });
 
   it('answers little-endian float32 base64, the official client default, which it decodes', async () => {
     const decoded = await client.embeddings.create({ model: 'openai/text-embedding-3-small', input: 'gateway', dimensions: 6 });
     expect(decoded.data[0]?.embedding).toEqual(Array.from(new Float32Array(fakeVector('gateway', 6))));
 
-    const raw = await post('/embeddings', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'gateway', encoding_format: 'base64' }) });
+    const raw = await post('/embeddings', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'gateway', encoding_format: 'base64' }),
+    });
     const body = (await raw.json()) as { data: Array<{ embedding: string }> };
     const bytes = Buffer.from(body.data[0]?.embedding ?? '', 'base64');
     expect(Array.from({ length: bytes.length / 4 }, (_, index) => bytes.readFloatLE(index * 4))).toEqual(Array.from(new Float32Array(fakeVector('gateway'))));
@@ -183,7 +186,9 @@ describe('transcription and translation', () => {
     expect(tokens).toBe('Fake transcript of speech.wav.\n');
     expect((lastUpstream()?.body as MultipartBody).fields['response_format']).toBe('json');
     await gateway.settle();
-    const row = await gateway.services.db.query<{ cost_micros: string | number; input_tokens: number }>("SELECT cost_micros, input_tokens FROM usage_log WHERE upstream_model = 'gpt-4o-mini-transcribe'");
+    const row = await gateway.services.db.query<{ cost_micros: string | number; input_tokens: number }>(
+      "SELECT cost_micros, input_tokens FROM usage_log WHERE upstream_model = 'gpt-4o-mini-transcribe'",
+    );
     // 48 audio tokens at $3/M + 4 output tokens at $5/M.
     expect(row.rows.map((entry) => [Number(entry.cost_micros), entry.input_tokens])).toEqual([[164, 48]]);
   });
@@ -195,7 +200,10 @@ describe('transcription and translation', () => {
   });
 
   it('refuses parameters the model does not take and a missing file', async () => {
-    await expect(client.audio.transcriptions.create({ model: 'openai/gpt-4o-mini-transcribe', file: await audio(100), response_format: 'srt' })).rejects.toMatchObject({ status: 400, param: 'response_format' });
+    await expect(client.audio.transcriptions.create({ model: 'openai/gpt-4o-mini-transcribe', file: await audio(100), response_format: 'srt' })).rejects.toMatchObject({
+      status: 400,
+      param: 'response_format',
+    });
     const form = new FormData();
     form.set('model', 'openai/whisper-1');
     const response = await post('/audio/transcriptions', { body: form });

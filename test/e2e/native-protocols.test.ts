@@ -25,8 +25,7 @@ beforeAll(async () => {
 afterAll(async () => gateway.close());
 
 /** Event names of a raw SSE body, consecutive content_block_delta collapsed to one. */
-const eventSequence = (body: string) =>
-  [...body.matchAll(/^event: (\S+)$/gm)].map((match) => match[1]).filter((name, index, all) => !(name === 'content_block_delta' && all[index - 1] === name));
+const eventSequence = (body: string) => [...body.matchAll(/^event: (\S+)$/gm)].map((match) => match[1]).filter((name, index, all) => !(name === 'content_block_delta' && all[index - 1] === name));
 
 const anthropicTool: Anthropic.Tool = {
   name: 'lookup_order',
@@ -148,14 +147,14 @@ describe('POST /v1/messages through the official @anthropic-ai/sdk', () => {
     const denied = await badKey.messages.create({ model: 'openai/test-echo', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(Anthropic.AuthenticationError);
     expect((denied as InstanceType<typeof Anthropic.AuthenticationError>).error).toMatchObject({ error: { type: 'authentication_error' } });
-    const invalid = await anthropic.messages.create({ model: 'openai/test-echo', messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((error: unknown) => error);
+    const invalid = await anthropic.messages
+      .create({ model: 'openai/test-echo', messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming)
+      .catch((error: unknown) => error);
     expect((invalid as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ error: { type: 'invalid_request_error' } });
   });
 });
 
-const functionDeclarations = [
-  { name: 'lookup_order', description: 'Find an order', parametersJsonSchema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
-];
+const functionDeclarations = [{ name: 'lookup_order', description: 'Find an order', parametersJsonSchema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }];
 
 describe('/v1beta through the official @google/genai client', () => {
   it('generates content with a model of each provider (a slash in the model id)', async () => {
@@ -202,7 +201,10 @@ describe('/v1beta through the official @google/genai client', () => {
       const config = { thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } };
       const response = await google.models.generateContent({ model, contents: 'think first', config });
       const parts = response.candidates?.[0]?.content?.parts ?? [];
-      expect(parts.some((part) => part.thought === true && (part.text ?? '').length > 0), model).toBe(true);
+      expect(
+        parts.some((part) => part.thought === true && (part.text ?? '').length > 0),
+        model,
+      ).toBe(true);
       expect(response.text).toBe('think first');
       let thoughts = 0;
       for await (const chunk of await google.models.generateContentStream({ model, contents: 'think first', config })) {
@@ -303,7 +305,8 @@ describe('the same call costs the same on every front-end', () => {
       `SELECT k.name, u.model, u.input_tokens, u.output_tokens, u.cost_micros, k.spend_total_micros AS spend
        FROM usage_log u JOIN api_keys k ON k.id = u.key_id WHERE k.name LIKE 'cmp-%' ORDER BY u.model, k.name`,
     );
-    const byKey = (name: string) => rows.rows.filter((row) => row.name === name).map((row) => ({ model: row.model, input: row.input_tokens, output: row.output_tokens, cost: Number(row.cost_micros) }));
+    const byKey = (name: string) =>
+      rows.rows.filter((row) => row.name === name).map((row) => ({ model: row.model, input: row.input_tokens, output: row.output_tokens, cost: Number(row.cost_micros) }));
     expect(byKey('cmp-chat')).toHaveLength(3);
     expect(byKey('cmp-messages')).toEqual(byKey('cmp-chat'));
     expect(byKey('cmp-gemini')).toEqual(byKey('cmp-chat'));

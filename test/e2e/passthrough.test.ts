@@ -16,7 +16,10 @@ const clientFor = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${gateway.b
 type Row = { endpoint: string; model: string | null; status: string; http_status: number; input_tokens: number; output_tokens: number; cost_micros: string; streamed: boolean };
 async function rowsFor(endpoint: string): Promise<Row[]> {
   await gateway.settle();
-  const result = await gateway.services.db.query<Row>('SELECT endpoint, model, status, http_status, input_tokens, output_tokens, cost_micros, streamed FROM usage_log WHERE endpoint = $1 ORDER BY created_at', [endpoint]);
+  const result = await gateway.services.db.query<Row>(
+    'SELECT endpoint, model, status, http_status, input_tokens, output_tokens, cost_micros, streamed FROM usage_log WHERE endpoint = $1 ORDER BY created_at',
+    [endpoint],
+  );
   return result.rows;
 }
 
@@ -132,10 +135,14 @@ describe('OpenAI stateful APIs passed through with the official openai client', 
   });
 
   it('refuses the wrong key kind, a disabled key and a key over its rate limit', async () => {
-    const provisioning = await clientFor(await gateway.key('provisioning')).files.list().catch((error: unknown) => error);
+    const provisioning = await clientFor(await gateway.key('provisioning'))
+      .files.list()
+      .catch((error: unknown) => error);
     expect(provisioning).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((provisioning as InstanceType<typeof OpenAI.APIError>).code).toBe('wrong_key_kind');
-    const disabled = await clientFor(await gateway.key('model', { disabled: true })).files.list().catch((error: unknown) => error);
+    const disabled = await clientFor(await gateway.key('model', { disabled: true }))
+      .files.list()
+      .catch((error: unknown) => error);
     expect(disabled).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((disabled as InstanceType<typeof OpenAI.APIError>).code).toBe('key_disabled');
     const limited = clientFor(await gateway.key('model', { rateLimitRpm: 1 }));
@@ -149,11 +156,14 @@ describe('OpenAI stateful APIs passed through with the official openai client', 
     const rawPost = (path: string) =>
       new Promise<{ status: number; body: string }>((done, fail) => {
         const target = new URL(gateway.baseUrl);
-        const call = httpRequest({ host: target.hostname, port: target.port, path, method: 'POST', headers: { authorization: `Bearer ${modelKey}`, 'content-type': 'application/json' } }, (response) => {
-          let body = '';
-          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          response.on('end', () => done({ status: response.statusCode ?? 0, body }));
-        });
+        const call = httpRequest(
+          { host: target.hostname, port: target.port, path, method: 'POST', headers: { authorization: `Bearer ${modelKey}`, 'content-type': 'application/json' } },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => done({ status: response.statusCode ?? 0, body }));
+          },
+        );
         call.on('error', fail);
         call.end(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }));
       });

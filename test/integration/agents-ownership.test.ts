@@ -71,7 +71,12 @@ describe('two accounts × every Agents API route', () => {
     expect(foreignConversation.statusCode).toBe(404);
     // Beta's own conversation, continued from a message of acme's: not found either.
     const own = (await call(keys.beta, 'POST', '/chat/completions', { model: 'support', messages: [{ role: 'user', content: 'hello beta' }] })).json<{ conversation_id: string }>();
-    const foreignParent = await call(keys.beta, 'POST', '/chat/completions', { model: 'support', conversation_id: own.conversation_id, parent_message_id: ids.message_id, messages: [{ role: 'user', content: 'x' }] });
+    const foreignParent = await call(keys.beta, 'POST', '/chat/completions', {
+      model: 'support',
+      conversation_id: own.conversation_id,
+      parent_message_id: ids.message_id,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(foreignParent.statusCode).toBe(404);
     expect((await call(keys.beta, 'GET', `/conversations/${ids.conversation_id}`)).statusCode).toBe(404);
     expect((await call(keys.beta, 'DELETE', `/conversations/${ids.conversation_id}`)).statusCode).toBe(404);

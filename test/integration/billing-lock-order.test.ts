@@ -45,13 +45,7 @@ describe.skipIf(!enabled)('lock order of lease top-ups and group commits', () =>
       const outcomes = await Promise.allSettled([
         leaseFromKey(services.db, { keyId: key.id, holderId, needMicros: 10, wantMicros: 10, day, month }),
         leaseFromAccount(services.db, { accountId, holderId, needMicros: 10, wantMicros: 10 }),
-        writeSettlementBatch(
-          services.db,
-          [{ keyId: key.id, accountId, spendMicros: 0, keyLeaseMicros: 10, accountLeaseMicros: 10 }],
-          [],
-          holderId,
-          new Date(),
-        ),
+        writeSettlementBatch(services.db, [{ keyId: key.id, accountId, spendMicros: 0, keyLeaseMicros: 10, accountLeaseMicros: 10 }], [], holderId, new Date()),
       ]);
       for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(String(outcome.reason));
     }

@@ -147,7 +147,9 @@ describe('poison pills', () => {
     const written = await gateway.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_log WHERE id = ANY($1)', [settlements.map((settlement) => settlement.usage.id)]);
     const after = await gateway.services.db.query<{ spend: number }>('SELECT spend_total_micros AS spend FROM api_keys WHERE id = $1', [keyId]);
     const stored = await gateway.services.db.query<{ requested_model: string }>('SELECT requested_model FROM usage_log WHERE id = $1', [settlements[4]?.usage.id]);
-    console.log(`[chaos] poison pill: rows expected 9, found ${written.rows[0]?.n}; spend added ${Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)} µUSD of 900; kept aside ${queue.poisonedCount} of 2`);
+    console.log(
+      `[chaos] poison pill: rows expected 9, found ${written.rows[0]?.n}; spend added ${Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)} µUSD of 900; kept aside ${queue.poisonedCount} of 2`,
+    );
     expect(written.rows[0]?.n).toBe(9);
     expect(Number(after.rows[0]?.spend) - Number(before.rows[0]?.spend)).toBe(900);
     expect(stored.rows[0]?.requested_model).toBe('bad\ufffdmodel');
@@ -178,10 +180,7 @@ describe('poison pills', () => {
       // Replayed again (as if the file had stayed): the rows are already there, nothing is added.
       await writeShutdownJournal(directory, 'holder-test', settlements);
       expect(await replayShutdownJournals(directory, gateway.services.settlements)).toBe(3);
-      const written = await gateway.services.db.query<{ n: number; created: Date }>(
-        'SELECT count(*)::int AS n, min(created_at) AS created FROM usage_log WHERE id = ANY($1)',
-        [ids],
-      );
+      const written = await gateway.services.db.query<{ n: number; created: Date }>('SELECT count(*)::int AS n, min(created_at) AS created FROM usage_log WHERE id = ANY($1)', [ids]);
       expect(written.rows[0]?.n).toBe(3);
       expect((await spend()) - before).toBe(300);
       expect(new Date(written.rows[0]?.created ?? 0).getTime()).toBe(Math.min(...settlements.map((settlement) => settlement.usage.createdAt.getTime())));
@@ -228,7 +227,12 @@ describe('agent input that cannot be stored', () => {
       payload: { model: 'echo', input: Array.from({ length: 50_000 }, () => ({ role: 'user', content: 'x' })) },
     });
     expect(responses.statusCode).toBe(400);
-    const fine = await agents.app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: bearer(agentKey), payload: { model: 'echo', messages: [{ role: 'user', content: 'still fine' }] } });
+    const fine = await agents.app.inject({
+      method: 'POST',
+      url: '/agents/v1/chat/completions',
+      headers: bearer(agentKey),
+      payload: { model: 'echo', messages: [{ role: 'user', content: 'still fine' }] },
+    });
     expect(fine.statusCode).toBe(200);
   });
 

@@ -88,7 +88,12 @@ describe('npx junction', () => {
     // Piped (as here), progress and summary are plain lines: no redraws, no escapes, no JSON.
     const { stdout, stderr } = await run(process.execPath, [BIN, 'knowledge', 'index'], { env: { ...withoutDatabaseUrl(), ...env }, timeout: 60_000 });
     expect(stderr).toMatch(/^handbook: (\d+)\/\1 documents, \d+ chunks? embedded, \d+ reused$/m);
-    expect(stdout).toMatch(new RegExp(`^account ${first.data[0].account}\n  handbook: ${handbook.documentsTotal} documents, ${handbook.chunksTotal} chunks \\(0 embedded, ${handbook.chunksTotal} reused\\), 0 documents removed$`, 'm'));
+    expect(stdout).toMatch(
+      new RegExp(
+        `^account ${first.data[0].account}\n  handbook: ${handbook.documentsTotal} documents, ${handbook.chunksTotal} chunks \\(0 embedded, ${handbook.chunksTotal} reused\\), 0 documents removed$`,
+        'm',
+      ),
+    );
     expect(stdout).toMatch(/^embedding model: none/m);
     for (const output of [stdout, stderr]) {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape character in the output is what this looks for

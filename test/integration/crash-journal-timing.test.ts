@@ -58,8 +58,7 @@ afterAll(async () => {
   upstream.close();
 });
 
-const chat = (content: string) =>
-  app.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model: 'openai/test-echo', messages: [{ role: 'user', content }] } });
+const chat = (content: string) => app.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model: 'openai/test-echo', messages: [{ role: 'user', content }] } });
 const count = async (sql: string) => (await app.services.db.query<{ n: number }>(sql)).rows[0]?.n ?? -1;
 
 describe('crash journal timing', () => {

@@ -106,8 +106,7 @@ describe('PATCH /v1/keys/{id}', () => {
   });
 
   it("changes the window a key's limit shows when OpenRouter's PATCH sends only limit", async () => {
-    const patch = (id: string, payload: Record<string, unknown>) =>
-      t.app.inject({ method: 'PATCH', url: `/v1/keys/${id}`, headers: bearer(provisioning), payload });
+    const patch = (id: string, payload: Record<string, unknown>) => t.app.inject({ method: 'PATCH', url: `/v1/keys/${id}`, headers: bearer(provisioning), payload });
     const monthly = await createModelKey({ limit: 5, limit_reset: 'monthly' });
     const raised = await patch(monthly.data.id, { limit: 7 });
     expect(raised.statusCode).toBe(200);
@@ -140,12 +139,15 @@ describe('PATCH /v1/keys/{id}', () => {
     const created = await createModelKey();
     const fields = ['description', 'daily_limit_usd', 'monthly_limit_usd', 'total_limit_usd', 'rate_limit_rpm', 'name'] as const;
     const values: Record<(typeof fields)[number], unknown> = {
-      description: 'desc', daily_limit_usd: 1, monthly_limit_usd: 2, total_limit_usd: 3, rate_limit_rpm: 7, name: 'n2',
+      description: 'desc',
+      daily_limit_usd: 1,
+      monthly_limit_usd: 2,
+      total_limit_usd: 3,
+      rate_limit_rpm: 7,
+      name: 'n2',
     };
     const responses = await Promise.all(
-      fields.map((field) =>
-        t.app.inject({ method: 'PATCH', url: `/v1/keys/${created.data.id}`, headers: bearer(provisioning), payload: { [field]: values[field] } }),
-      ),
+      fields.map((field) => t.app.inject({ method: 'PATCH', url: `/v1/keys/${created.data.id}`, headers: bearer(provisioning), payload: { [field]: values[field] } })),
     );
     expect(responses.map((r) => r.statusCode)).toEqual(fields.map(() => 200));
     const read = await t.app.inject({ url: `/v1/keys/${created.data.id}`, headers: bearer(provisioning) });
@@ -219,11 +221,7 @@ describe('GET /v1/keys', () => {
   it('handles creates racing each other', async () => {
     const fresh = await createAccount(t.services.db, 'race');
     const admin = await t.key('provisioning', {}, fresh.id);
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, index) =>
-        t.app.inject({ method: 'POST', url: '/v1/keys', headers: bearer(admin), payload: { name: `r${index}` } }),
-      ),
-    );
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, index) => t.app.inject({ method: 'POST', url: '/v1/keys', headers: bearer(admin), payload: { name: `r${index}` } })));
     expect(responses.every((r) => r.statusCode === 201)).toBe(true);
     expect(new Set(responses.map((r) => r.json().key)).size).toBe(20);
     const list = await t.app.inject({ url: '/v1/keys?limit=100', headers: bearer(admin) });

@@ -54,7 +54,7 @@ async function sameOnBoth(answer: (route: Route) => Promise<unknown>) {
 }
 
 describe('one set of key rules behind both routes', () => {
-  it("PATCH {limit: 7} on a key with a $5 daily limit raises the daily limit on both", async () => {
+  it('PATCH {limit: 7} on a key with a $5 daily limit raises the daily limit on both', async () => {
     const outcome = await sameOnBoth((route) => createThenPatch(route, { daily_limit_usd: 5 }, { limit: 7 }));
     expect(outcome).toMatchObject({ status: 200, daily_limit_usd: 7, total_limit_usd: null });
   });

@@ -62,10 +62,9 @@ describe('leases reclaimed from a live process', () => {
     await gateway.settle();
     expect(gateway.services.settlements.pendingCount).toBe(0);
 
-    const usage = await gateway.services.db.query<{ total: number }>(
-      `SELECT sum(cost_micros)::bigint AS total FROM usage_log u JOIN api_keys k ON k.id = u.key_id WHERE k.account_id = $1`,
-      [account.id],
-    );
+    const usage = await gateway.services.db.query<{ total: number }>(`SELECT sum(cost_micros)::bigint AS total FROM usage_log u JOIN api_keys k ON k.id = u.key_id WHERE k.account_id = $1`, [
+      account.id,
+    ]);
     const spent = usage.rows[0]?.total ?? 0;
     const after = await balances(account.id);
     expect(spent).toBeGreaterThan(0);
@@ -82,10 +81,11 @@ describe('leases reclaimed from a live process', () => {
     const holder = randomUUID();
     const call = `gen-${randomUUID()}`;
     await db.query(`INSERT INTO lease_holders (id, heartbeat_at) VALUES ($1, now() - interval '1 hour')`, [holder]);
-    await db.query(
-      `INSERT INTO open_calls (id, holder_id, account_id, request_id, endpoint, cost_micros, started_at) VALUES ($1, $2, $3, 'req', 'chat.completions', 5, now())`,
-      [call, holder, randomUUID()],
-    );
+    await db.query(`INSERT INTO open_calls (id, holder_id, account_id, request_id, endpoint, cost_micros, started_at) VALUES ($1, $2, $3, 'req', 'chat.completions', 5, now())`, [
+      call,
+      holder,
+      randomUUID(),
+    ]);
     await expect(reclaimStaleLeases(db, 30)).rejects.toMatchObject({ code: '23503' });
     // Nothing of the statement stayed: no orphan row, and the holder and its journal are still there.
     const orphan = await db.query('SELECT 1 FROM usage_log WHERE id = $1', [call]);

@@ -58,10 +58,7 @@ describe('exact limits under 50 concurrent requests', () => {
     expect(ok).toBe(10);
     expect(reachedUpstream).toBe(10);
     expect(refused.every((error) => error.status === 403 && error.code === 'key_limit_exceeded')).toBe(true);
-    const spend = await gateway.services.db.query<{ spend_day_micros: number; leased_micros: number }>(
-      'SELECT spend_day_micros, leased_micros FROM api_keys WHERE account_id = $1',
-      [account.id],
-    );
+    const spend = await gateway.services.db.query<{ spend_day_micros: number; leased_micros: number }>('SELECT spend_day_micros, leased_micros FROM api_keys WHERE account_id = $1', [account.id]);
     expect(spend.rows[0]?.spend_day_micros).toBeGreaterThan(0);
     expect(spend.rows[0]?.spend_day_micros).toBeLessThanOrEqual(limitMicros);
   });
@@ -69,7 +66,7 @@ describe('exact limits under 50 concurrent requests', () => {
   it('the account balance admits exactly the 10 worst cases it covers', async () => {
     const account = await createAccount(gateway.services.db, 'balance');
     const worst = worstCaseMicros();
-    await runAdminCommand(gateway.services, { command: 'credits.grant', account: account.id, amount: (10 * worst / 1e6).toFixed(6), currency: 'USD' });
+    await runAdminCommand(gateway.services, { command: 'credits.grant', account: account.id, amount: ((10 * worst) / 1e6).toFixed(6), currency: 'USD' });
     const key = await gateway.key('model', {}, account.id);
     const { ok, refused, reachedUpstream } = await burst(key);
     expect(ok).toBe(10);
@@ -145,7 +142,9 @@ describe('a request without an output cap', () => {
       code: 'insufficient_credits',
     });
     await gateway.settle();
-    const rows = await gateway.services.db.query<{ status: string; error_code: string }>('SELECT status, error_code FROM usage_log u JOIN api_keys k ON k.id = u.key_id WHERE k.account_id = $1', [account.id]);
+    const rows = await gateway.services.db.query<{ status: string; error_code: string }>('SELECT status, error_code FROM usage_log u JOIN api_keys k ON k.id = u.key_id WHERE k.account_id = $1', [
+      account.id,
+    ]);
     expect(rows.rows).toEqual([{ status: 'rejected', error_code: 'insufficient_credits' }]);
   });
 });

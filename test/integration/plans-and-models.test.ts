@@ -11,8 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => gateway.close());
 
-const chat = (key: string, model: string) =>
-  gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model, messages: [{ role: 'user', content: 'hi' }] } });
+const chat = (key: string, model: string) => gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model, messages: [{ role: 'user', content: 'hi' }] } });
 
 describe('GET /v1/models and plans', () => {
   it('lists models with capabilities, pricing and media params', async () => {

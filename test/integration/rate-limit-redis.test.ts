@@ -61,7 +61,7 @@ describe.skipIf(!available)('rate limits in Redis', () => {
     const refused = await chat();
     expect(refused.statusCode).toBe(429);
     // The window lives in Redis: a key the gateway just used has a counter there.
-    const keyId = (await gateway.services.db.query<{ id: string }>("SELECT id FROM api_keys WHERE rate_limit_rpm = 2 ORDER BY position DESC LIMIT 1")).rows[0]?.id;
+    const keyId = (await gateway.services.db.query<{ id: string }>('SELECT id FROM api_keys WHERE rate_limit_rpm = 2 ORDER BY position DESC LIMIT 1')).rows[0]?.id;
     const probe = new Redis(REDIS_URL);
     clients.push(probe);
     expect(await probe.get(`junction-rpm-2:${keyId}`)).toBe('3');

@@ -93,7 +93,10 @@ describe('a settlement batch’s usage columns', () => {
   it('stores a batch whose optional columns are NULL in every row, every row of it', async () => {
     const accountId = app.services.defaultAccount.id;
     const batch = Array.from({ length: 5 }, (_, index) =>
-      usageRecordFixture({ accountId, keyId: null }, { id: `gen-columns-null-${index}`, errorCode: null, units: null, agentId: null, agentRunId: null, createdAt: new Date(1_764_300_000_000 + index) }),
+      usageRecordFixture(
+        { accountId, keyId: null },
+        { id: `gen-columns-null-${index}`, errorCode: null, units: null, agentId: null, agentRunId: null, createdAt: new Date(1_764_300_000_000 + index) },
+      ),
     );
     await writeSettlementBatch(app.services.db, batch.map(settlementOf), [], undefined, new Date());
 

@@ -102,7 +102,13 @@ describe('a settlement batch', () => {
   it('bills only the rows not yet in the log when some already are, and hands every lease back once', async () => {
     const now = new Date();
     const stored = [row(keyA, 500, now), row(keyB, 60, now)];
-    await writeSettlementBatch(app.services.db, stored.map((usage) => settled(usage, 0)), [], undefined, BATCH_TIME);
+    await writeSettlementBatch(
+      app.services.db,
+      stored.map((usage) => settled(usage, 0)),
+      [],
+      undefined,
+      BATCH_TIME,
+    );
     const before = await snapshot();
 
     const later = new Date(now.getTime() + 1_000);
@@ -125,7 +131,13 @@ describe('a settlement batch', () => {
     expect(after.account.leased - before.account.leased).toBe(-(200 * 2 + 100 * 2 + 50));
 
     // The whole batch again: every row is stored, so only the spend without a row is added.
-    await writeSettlementBatch(app.services.db, batch.map((settlement) => ({ ...settlement, keyLeaseMicros: 0, accountLeaseMicros: 0 })), [], undefined, BATCH_TIME);
+    await writeSettlementBatch(
+      app.services.db,
+      batch.map((settlement) => ({ ...settlement, keyLeaseMicros: 0, accountLeaseMicros: 0 })),
+      [],
+      undefined,
+      BATCH_TIME,
+    );
     const again = await snapshot();
     expect(again.a.spend_total).toBe(after.a.spend_total);
     expect(again.b.spend_total - after.b.spend_total).toBe(5);
@@ -163,8 +175,22 @@ describe('a settlement batch', () => {
     const journaled = async (ids: string[]) =>
       (await app.services.db.query<{ id: string; output_tokens: number }>('SELECT id, output_tokens FROM open_calls WHERE id = ANY($1::text[]) ORDER BY id', [ids])).rows;
     const openCall = (id: string, outputTokens: number): OpenCall => ({
-      id, accountId, keyId: keyA, requestId: `req-${id}`, endpoint: 'chat.completions', requestedModel: 'm', model: 'm', provider: 'p', upstreamModel: 'u',
-      inputTokens: 5, outputTokens, costMicros: 10, streamed: true, agentId: null, agentRunId: null, startedAt: new Date(),
+      id,
+      accountId,
+      keyId: keyA,
+      requestId: `req-${id}`,
+      endpoint: 'chat.completions',
+      requestedModel: 'm',
+      model: 'm',
+      provider: 'p',
+      upstreamModel: 'u',
+      inputTokens: 5,
+      outputTokens,
+      costMicros: 10,
+      streamed: true,
+      agentId: null,
+      agentRunId: null,
+      startedAt: new Date(),
     });
     const first = row(keyA, 1, new Date());
     const second = row(keyA, 1, new Date());
@@ -172,7 +198,12 @@ describe('a settlement batch', () => {
 
     // Journal rows only: both calls under way (no usage rows, nothing closed).
     await writeSettlementBatch(app.services.db, [], [openCall(first.id, 1), openCall(second.id, 1)], holderId, BATCH_TIME, []);
-    expect(await journaled(ids)).toEqual([{ id: first.id, output_tokens: 1 }, { id: second.id, output_tokens: 1 }].sort((a, b) => a.id.localeCompare(b.id)));
+    expect(await journaled(ids)).toEqual(
+      [
+        { id: first.id, output_tokens: 1 },
+        { id: second.id, output_tokens: 1 },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
     // Both: the first settles (its journal row goes) while the second progresses.
     await writeSettlementBatch(app.services.db, [settled(first, 0)], [openCall(second.id, 7)], holderId, BATCH_TIME, [first.id]);
     expect(await journaled(ids)).toEqual([{ id: second.id, output_tokens: 7 }]);

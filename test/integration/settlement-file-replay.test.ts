@@ -60,7 +60,9 @@ describe('settlement file replay', () => {
     expect(await replaySettlementFiles(directory, queue)).toBe(6);
     expect(observed).toEqual([]);
 
-    const rows = await gateway.services.db.query<{ id: string; cost_micros: string }>('SELECT id, cost_micros::text FROM usage_log WHERE id = ANY($1::text[]) ORDER BY cost_micros', [usage.map((row) => row.id)]);
+    const rows = await gateway.services.db.query<{ id: string; cost_micros: string }>('SELECT id, cost_micros::text FROM usage_log WHERE id = ANY($1::text[]) ORDER BY cost_micros', [
+      usage.map((row) => row.id),
+    ]);
     expect(rows.rows.map((row) => [row.id, Number(row.cost_micros)])).toEqual(usage.map((row) => [row.id, row.costMicros]));
     const after = await spend();
     expect(after.key - before.key).toBe(6_000);

@@ -21,7 +21,12 @@ beforeAll(async () => {
   app = await startTestApp({ JUNCTION_AGENTS_DIR: '/nonexistent', JUNCTION_TOOLS_DIR: '/nonexistent', JUNCTION_KNOWLEDGE_DIR: '/nonexistent' });
   const link = await issueSetupLink(app.services.db, 'http://localhost', new Date());
   const token = new URL(link as string).searchParams.get('token') as string;
-  const setup = await app.app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, email: 'owner@example.com', password: 'correct horse battery' } });
+  const setup = await app.app.inject({
+    method: 'POST',
+    url: '/console/api/setup',
+    headers: { origin: ORIGIN, host: 'localhost:80' },
+    payload: { token, email: 'owner@example.com', password: 'correct horse battery' },
+  });
   owner = await sessionFrom(app.app, sessionCookieOf(setup));
   await app.services.db.query(
     `INSERT INTO usage_log (id, account_id, request_id, endpoint, model, status, cost_micros, created_at)
@@ -66,7 +71,10 @@ describe('usage exports', () => {
     const response = await owner.request('GET', `/console/api/usage.jsonl?model=model-1&from=${from.toISOString()}&to=${to.toISOString()}`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const entries = response.body.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; model: string });
+    const entries = response.body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; model: string });
     expect(entries.every((entry) => entry.model === 'model-1')).toBe(true);
     // created_at = START + g × STEP_MS: g in [from, to) of the window, and g % 3 = 1 for model-1.
     const first = Math.ceil((from.getTime() - START) / STEP_MS);

@@ -41,7 +41,9 @@ afterAll(async () => {
 /** The log's rows grouped as the rollups group them, next to the rollups themselves, both ordered alike. */
 async function rollupAndLog(db: Queryable): Promise<{ rollup: unknown[]; log: unknown[] }> {
   const order = 'ORDER BY account_id, day, model, key_id NULLS FIRST';
-  const rollup = await db.query(`SELECT account_id, day::text AS day, model, key_id, requests::int AS requests, errors::int AS errors, spend_micros::float8 AS spend FROM usage_daily_rollups ${order}`);
+  const rollup = await db.query(
+    `SELECT account_id, day::text AS day, model, key_id, requests::int AS requests, errors::int AS errors, spend_micros::float8 AS spend FROM usage_daily_rollups ${order}`,
+  );
   const log = await db.query(
     `SELECT account_id, (created_at AT TIME ZONE 'UTC')::date::text AS day, COALESCE(model, requested_model, 'unknown') AS model, key_id,
        count(*)::int AS requests, (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors, sum(cost_micros)::float8 AS spend

@@ -31,7 +31,9 @@ async function startTenant(env: Record<string, string>): Promise<Tenant> {
   const gateway = await startGateway({ ...folders.env, ...env });
   const account = (await runAdminCommand(gateway.services, { command: 'accounts.create', name: 'tenant-b' })) as { data: { id: string } };
   await runAdminCommand(gateway.services, { command: 'credits.grant', account: account.data.id, amount: '100', currency: 'USD' });
-  const user = (await runAdminCommand(gateway.services, { command: 'users.create', email: 'admin@tenant-b.example', password: PASSWORD, account: account.data.id, role: 'owner' })) as { data: { id: string } };
+  const user = (await runAdminCommand(gateway.services, { command: 'users.create', email: 'admin@tenant-b.example', password: PASSWORD, account: account.data.id, role: 'owner' })) as {
+    data: { id: string };
+  };
   const admin = await signIn(gateway.app, 'admin@tenant-b.example', PASSWORD);
   const key = await gateway.key('agent', {}, account.data.id);
   return {
@@ -117,7 +119,11 @@ describe(`agents' tenant boundary, private addresses refused, on ${engineName()}
     // The console shows it as stored, with why, so it can be corrected.
     const detail = await tenant.admin.request('GET', '/console/api/agents/legacy');
     expect(detail.statusCode).toBe(200);
-    expect(detail.json()).toMatchObject({ version: 'v1', definition: { mcp_servers: [{ command: 'sh' }] }, issues: [{ path: 'mcp_servers[0].command' }, { path: 'mcp_servers[0].args' }, { path: 'mcp_servers[0].url' }] });
+    expect(detail.json()).toMatchObject({
+      version: 'v1',
+      definition: { mcp_servers: [{ command: 'sh' }] },
+      issues: [{ path: 'mcp_servers[0].command' }, { path: 'mcp_servers[0].args' }, { path: 'mcp_servers[0].url' }],
+    });
     const corrected = await put(tenant, 'legacy', { name: 'Legacy', model: 'openai/test-tool', instructions: 'x' });
     expect(corrected.json()).toEqual({ id: 'legacy', version: 2 });
     expect(corrected.statusCode).toBe(200);
@@ -227,7 +233,9 @@ describe(`agents' tenant boundary, MCP servers on 127.0.0.1 allowed by the opera
   });
 
   it('cuts an MCP tool result of 1 MB to the bound local tools have, saying so', async () => {
-    expect((await put(tenant, 'reader', { name: 'Reader', model: 'openai/test-tool', instructions: 'x', mcp_servers: [{ label: 'rec', url: listener.url, allowed_tools: ['big_report'] }] })).statusCode).toBe(201);
+    expect(
+      (await put(tenant, 'reader', { name: 'Reader', model: 'openai/test-tool', instructions: 'x', mcp_servers: [{ label: 'rec', url: listener.url, allowed_tools: ['big_report'] }] })).statusCode,
+    ).toBe(201);
     expect((await run(tenant, 'reader')).status).toBe('completed');
     const output = lastToolResult(tenant) ?? '';
     expect(output.length).toBeLessThan(100_100);

@@ -39,7 +39,12 @@ beforeAll(async () => {
   for (const kind of ['model', 'agent', 'provisioning'] as const) keys[kind] = await gateway.key(kind);
   const link = await issueSetupLink(gateway.services.db, 'http://localhost', new Date());
   const token = new URL(String(link)).searchParams.get('token') as string;
-  const setup = await gateway.app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, email: 'owner@example.com', password: PASSWORD } });
+  const setup = await gateway.app.inject({
+    method: 'POST',
+    url: '/console/api/setup',
+    headers: { origin: ORIGIN, host: 'localhost:80' },
+    payload: { token, email: 'owner@example.com', password: PASSWORD },
+  });
   consoleSession = await sessionFrom(gateway.app, sessionCookieOf(setup));
 });
 afterAll(async () => {
@@ -64,8 +69,7 @@ const upstreams = () => [gateway.openai.requests, gateway.anthropic.requests, ga
 const upstreamCalls = (): number[] => upstreams().map((requests) => requests.length);
 /** Token counting is free by design (no usage row); every other upstream call is billed or logged. */
 const FREE_UPSTREAM_PATH = /count_tokens|:countTokens/;
-const madeBillableCall = (before: number[]): boolean =>
-  upstreams().some((requests, index) => requests.slice(before[index]).some((request) => !FREE_UPSTREAM_PATH.test(request.path)));
+const madeBillableCall = (before: number[]): boolean => upstreams().some((requests, index) => requests.slice(before[index]).some((request) => !FREE_UPSTREAM_PATH.test(request.path)));
 
 type Served = { requestId: string; what: string };
 type Outcome = { route: RouteEntry; credential: CredentialKind; request: HostileRequest; response: LightMyRequestResponse | undefined; failure?: string; ms: number };
@@ -113,7 +117,13 @@ async function probeRoutes(routes: RouteEntry[], served: Served[], outcomes: Out
     for (const kind of CREDENTIAL_KINDS) {
       const url = route.path.replace(/:([A-Za-z0-9_]+)|\*/g, (_match, name: string | undefined) => seedParam(route.path, name ?? '*')[0] ?? 'fuzz');
       const body = ['POST', 'PUT', 'PATCH'].includes(route.method) ? JSON.stringify(seedBodies(route.method, route.path)[0]) : undefined;
-      const request: HostileRequest = { method: route.method, url, headers: { ...credentialHeaders(kind), ...(body && { 'content-type': 'application/json' }) }, ...(body && { payload: body }), description: 'well-formed' };
+      const request: HostileRequest = {
+        method: route.method,
+        url,
+        headers: { ...credentialHeaders(kind), ...(body && { 'content-type': 'application/json' }) },
+        ...(body && { payload: body }),
+        description: 'well-formed',
+      };
       const before = upstreamCalls();
       const outcome = await send(route, kind, request);
       outcomes.push(outcome);
@@ -168,9 +178,14 @@ describe(`hostile input on ${engineName()}`, () => {
 
     const failures = outcomes
       .filter((outcome) => !outcome.response || outcome.response.statusCode >= 500)
-      .map((outcome) => `${outcome.response?.statusCode ?? 'cut off'} ${outcome.request.method} ${outcome.route.path} [${outcome.credential}] ${outcome.request.description} → ${short(outcome.response?.body.slice(0, 200) ?? outcome.failure ?? '')}`);
+      .map(
+        (outcome) =>
+          `${outcome.response?.statusCode ?? 'cut off'} ${outcome.request.method} ${outcome.route.path} [${outcome.credential}] ${outcome.request.description} → ${short(outcome.response?.body.slice(0, 200) ?? outcome.failure ?? '')}`,
+      );
     const slowestWhat = `${slowest.request.method} ${slowest.route.path} ${slowest.request.description}`;
-    process.stdout.write(`fuzz on ${engineName()}: ${TOTAL} hostile requests (after ${outcomes.length - TOTAL} well-formed probes) over ${routes.length} routes (${callsUpstream.size} calling a provider) in ${(elapsed / 1000).toFixed(1)} s, ${served.length} served calls, slowest ${slowest.ms.toFixed(0)} ms (${slowestWhat.slice(0, 160)})\n`);
+    process.stdout.write(
+      `fuzz on ${engineName()}: ${TOTAL} hostile requests (after ${outcomes.length - TOTAL} well-formed probes) over ${routes.length} routes (${callsUpstream.size} calling a provider) in ${(elapsed / 1000).toFixed(1)} s, ${served.length} served calls, slowest ${slowest.ms.toFixed(0)} ms (${slowestWhat.slice(0, 160)})\n`,
+    );
     expect(failures, `responses ≥ 500:\n${failures.join('\n')}`).toEqual([]);
     // No request may hold the server for long (the bound leaves room for a loaded machine).
     expect(slowest.ms, slowestWhat).toBeLessThan(10_000);
@@ -216,7 +231,9 @@ describe(`hostile input on ${engineName()}`, () => {
     expect(failures, `failed turns:\n${failures.join('\n')}`).toEqual([]);
     await gateway.settle();
     // A WebSocket turn's calls carry the upgrade's request id and the turn's number.
-    const rows = await gateway.services.db.query<{ turns: string }>("SELECT count(DISTINCT request_id) AS turns FROM usage_log WHERE endpoint = 'agents.responses' AND request_id ~ '^req_[0-9a-f]+-[0-9]+$'");
+    const rows = await gateway.services.db.query<{ turns: string }>(
+      "SELECT count(DISTINCT request_id) AS turns FROM usage_log WHERE endpoint = 'agents.responses' AND request_id ~ '^req_[0-9a-f]+-[0-9]+$'",
+    );
     expect(completed).toBeGreaterThan(0);
     expect(Number(rows.rows[0]?.turns)).toBe(completed);
   }, 300_000);

@@ -110,7 +110,11 @@ describe(`invitations (${engineName()})`, () => {
       const userId = user.rows[0]?.id as string;
       for (const accountId of [account, ...others]) await harness.services.db.query("INSERT INTO memberships (user_id, account_id, role) VALUES ($1, $2, 'member')", [userId, accountId]);
       const token = `legacy-${email}`;
-      await harness.services.db.query("INSERT INTO one_time_tokens (token_hash, purpose, user_id, account_id, expires_at) VALUES ($1, 'set_password', $2, $3, now() + interval '1 day')", [hashToken(token), userId, account]);
+      await harness.services.db.query("INSERT INTO one_time_tokens (token_hash, purpose, user_id, account_id, expires_at) VALUES ($1, 'set_password', $2, $3, now() + interval '1 day')", [
+        hashToken(token),
+        userId,
+        account,
+      ]);
       return token;
     };
     const good = await anonymous('/set-password', { token: await issue('old-a@x.test', accountA, []), password: 'an old link pw' });

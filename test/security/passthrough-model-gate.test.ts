@@ -104,7 +104,11 @@ describe('pass-through calls without a model', () => {
   it('prices a streamed call and a background read the same way', async () => {
     const streamed = await post(openKey, '/v1/responses', { input: 'streamed unlisted words', prompt: { id: 'pmpt_gpt-unlisted-9' }, stream: true });
     expect(streamed.statusCode).toBe(200);
-    const completed = streamed.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))).find((event) => event.type === 'response.completed');
+    const completed = streamed.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)))
+      .find((event) => event.type === 'response.completed');
     const queued = (await post(openKey, '/v1/responses', { input: 'background unlisted', prompt: { id: 'pmpt_gpt-unlisted-9' }, background: true })).json();
     const read = await gateway.app.inject({ method: 'GET', url: `/v1/responses/${queued.id}`, headers: { authorization: `Bearer ${openKey}` } });
     expect(read.json().status).toBe('completed');

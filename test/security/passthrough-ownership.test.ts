@@ -64,11 +64,16 @@ beforeAll(async () => {
   const threadRun = await call(a, { method: 'POST', url: '/v1/threads/runs', body: { assistant_id: assistant, model: 'test-echo', stream: true } });
   const thread = /"thread_id":"(thread_[^"]+)"/.exec(threadRun.body)?.[1] ?? '';
   const run = /"id":"(run_[^"]+)"/.exec(threadRun.body)?.[1] ?? '';
-  const message = (await created200<{ id: string }>(a, { method: 'POST', url: `/v1/threads/${thread}/messages`, body: { role: 'user', content: 'a secret message', attachments: [{ file_id: file }] } })).id;
+  const message = (
+    await created200<{ id: string }>(a, { method: 'POST', url: `/v1/threads/${thread}/messages`, body: { role: 'user', content: 'a secret message', attachments: [{ file_id: file }] } })
+  ).id;
   const vectorStore = (await created200<{ id: string }>(a, { method: 'POST', url: '/v1/vector_stores', body: { name: 'a secret store', file_ids: [file] } })).id;
   const batch = (await created200<{ id: string }>(a, { method: 'POST', url: '/v1/batches', body: { input_file_id: file, endpoint: '/v1/responses', completion_window: '24h' } })).id;
   created = { file, response, streamedResponse: streamedResponseId(stream.body), assistant, thread, run, vectorStore, batch, message };
-  expect(Object.values(created).every((id) => id.length > 0), JSON.stringify(created)).toBe(true);
+  expect(
+    Object.values(created).every((id) => id.length > 0),
+    JSON.stringify(created),
+  ).toBe(true);
 });
 afterAll(async () => gateway?.close());
 
@@ -153,7 +158,10 @@ describe('pass-through objects of another account', () => {
     for (const family of ['files', 'assistants', 'vector_stores', 'batches', 'responses', 'threads']) {
       const page = await created200<{ object: string; data: Array<{ id: string }> }>(b, { method: 'GET', url: `/v1/${family}` });
       expect(page.object).toBe('list');
-      expect(page.data.map((item) => item.id).filter((id) => Object.values(created).includes(id)), family).toEqual([]);
+      expect(
+        page.data.map((item) => item.id).filter((id) => Object.values(created).includes(id)),
+        family,
+      ).toEqual([]);
     }
     const files = await created200<{ data: Array<{ id: string }> }>(b, { method: 'GET', url: '/v1/files' });
     expect(files.data).toHaveLength(1);
@@ -162,7 +170,13 @@ describe('pass-through objects of another account', () => {
   });
 
   it('cannot be deleted by B, and stay A’s', async () => {
-    for (const url of [`/v1/files/${created.file}`, `/v1/responses/${created.response}`, `/v1/assistants/${created.assistant}`, `/v1/threads/${created.thread}`, `/v1/vector_stores/${created.vectorStore}`]) {
+    for (const url of [
+      `/v1/files/${created.file}`,
+      `/v1/responses/${created.response}`,
+      `/v1/assistants/${created.assistant}`,
+      `/v1/threads/${created.thread}`,
+      `/v1/vector_stores/${created.vectorStore}`,
+    ]) {
       const response = await call(b, { method: 'DELETE', url });
       expect(response.statusCode, url).toBe(404);
     }
@@ -209,7 +223,6 @@ describe('pass-through objects of the own account', () => {
     expect(left.data.map((item) => item.id)).toEqual([created.file]);
     expect((await call(a, { method: 'GET', url: `/v1/files/${second}` })).statusCode).toBe(404);
   });
-
 });
 
 describe('pass-through objects Junction did not create', () => {

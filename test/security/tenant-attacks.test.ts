@@ -52,10 +52,17 @@ const withoutAny = (text: string, secrets: string[]) => secrets.filter((secret) 
 describe('what errors and logs give away', () => {
   it('refuses an almost valid key of every kind without echoing any part of it, in the answer or the log', async () => {
     const lines: string[] = [];
-    const logged = await buildApp({ ...world.gateway.services, config: { ...world.gateway.services.config, logLevel: 'trace' } }, { logStream: new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) }) });
+    const logged = await buildApp(
+      { ...world.gateway.services, config: { ...world.gateway.services.config, logLevel: 'trace' } },
+      { logStream: new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) }) },
+    );
     try {
       const sent: string[] = [];
-      for (const [kind, url] of [['model', '/v1/key'], ['provisioning', '/v1/keys'], ['agent', '/agents/v1/models']] as const) {
+      for (const [kind, url] of [
+        ['model', '/v1/key'],
+        ['provisioning', '/v1/keys'],
+        ['agent', '/agents/v1/models'],
+      ] as const) {
         const forged = almostValid(a.keys[kind].plain);
         const lookupId = forged.slice(kind === 'agent' ? 3 : 6, kind === 'agent' ? 15 : 18);
         sent.push(forged.slice(-43), a.keys[kind].plain.slice(-43), lookupId);
@@ -69,10 +76,20 @@ describe('what errors and logs give away', () => {
         expect(withoutAny(query.body, [forged.slice(-43), lookupId])).toEqual([]);
       }
       // A provider that refuses the operator's key: the caller learns an operator must act, not the key.
-      const refused = await logged.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(a.keys.model.plain), payload: { model: 'openai/test-fail-401', messages: [{ role: 'user', content: 'x' }] } });
+      const refused = await logged.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: bearer(a.keys.model.plain),
+        payload: { model: 'openai/test-fail-401', messages: [{ role: 'user', content: 'x' }] },
+      });
       expect(refused.statusCode).toBe(502);
       expect(withoutAny(refused.body, [...serverSecrets(), 'sk-fa', 'Incorrect API key'])).toEqual([]);
-      await logged.inject({ method: 'POST', url: '/console/api/set-password', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token: 'not-a-token', password: 'set-password-secret-0' } });
+      await logged.inject({
+        method: 'POST',
+        url: '/console/api/set-password',
+        headers: { origin: ORIGIN, host: 'localhost:80' },
+        payload: { token: 'not-a-token', password: 'set-password-secret-0' },
+      });
       expect(withoutAny(lines.join(''), [...sent, ...serverSecrets(), 'set-password-secret-0'])).toEqual([]);
       expect(lines.join('')).toContain('incoming request');
     } finally {
@@ -99,7 +116,9 @@ describe('what errors and logs give away', () => {
 describe('an exported console agent', () => {
   it('carries what the tenant wrote and nothing of the server: no environment value, no server path', async () => {
     const instructions = 'Tell them ${OPENAI_API_KEY} and ${JUNCTION_KEY_SECRET} and ${HOME} and {{env.OPENAI_API_KEY}}.';
-    const saved = await a.users.admin.session.request('PUT', '/console/api/agents/env-probe', { definition: { name: 'Env probe', description: '${DATABASE_URL}', model: 'openai/test-echo', instructions } });
+    const saved = await a.users.admin.session.request('PUT', '/console/api/agents/env-probe', {
+      definition: { name: 'Env probe', description: '${DATABASE_URL}', model: 'openai/test-echo', instructions },
+    });
     expect(saved.statusCode).toBe(201);
     const exported = await a.users.member.session.request('GET', '/console/api/agents/env-probe/export');
     expect(exported.statusCode).toBe(200);
@@ -108,7 +127,12 @@ describe('an exported console agent', () => {
     expect(withoutAny(exported.body, serverValues)).toEqual([]);
     // Run, the text reaches the model as written: nothing is substituted from the server's environment.
     const before = world.gateway.openai.requests.length;
-    const run = await app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: bearer(a.keys.agent.plain), payload: { model: 'env-probe', messages: [{ role: 'user', content: 'hi' }] } });
+    const run = await app.inject({
+      method: 'POST',
+      url: '/agents/v1/chat/completions',
+      headers: bearer(a.keys.agent.plain),
+      payload: { model: 'env-probe', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(run.statusCode).toBe(200);
     const upstream = JSON.stringify(world.gateway.openai.requests.slice(before).map((request) => request.body));
     expect(upstream).toContain('${OPENAI_API_KEY}');
@@ -135,7 +159,12 @@ describe('playground runs', () => {
     const foreignAgent = await b.users.owner.session.request('POST', '/agents/v1/chat/completions', { model: a.consoleAgent.id, messages: [{ role: 'user', content: 'x' }] });
     expect(foreignAgent.statusCode).toBe(404);
     // A's CSRF token on B's cookie: refused before anything runs.
-    const mixed = await b.users.owner.session.request('POST', '/agents/v1/chat/completions', { model: b.consoleAgent.id, messages: [{ role: 'user', content: 'x' }] }, { 'x-csrf-token': a.users.owner.session.csrf });
+    const mixed = await b.users.owner.session.request(
+      'POST',
+      '/agents/v1/chat/completions',
+      { model: b.consoleAgent.id, messages: [{ role: 'user', content: 'x' }] },
+      { 'x-csrf-token': a.users.owner.session.csrf },
+    );
     expect(mixed.statusCode).toBe(403);
     await world.gateway.settle();
     expect(await credits(b)).toBe(beforeB);
@@ -188,7 +217,10 @@ describe('key lookups', () => {
       const options = { kinds: ['model'] as const };
       const count = async (attempt: () => Promise<unknown>) => {
         calls.length = 0;
-        const outcome = await attempt().then(() => 'accepted', (error: { code?: string }) => error.code);
+        const outcome = await attempt().then(
+          () => 'accepted',
+          (error: { code?: string }) => error.code,
+        );
         return { outcome, compared: calls.length };
       };
       // Wrong secret first (cold), the right one (HMAC, then remembered), wrong again and right again (both from the cache).
@@ -207,14 +239,24 @@ describe('key lookups', () => {
 describe('sessions', () => {
   it('never keeps a session token planted before sign-in, nor hands the person another one’s session', async () => {
     const planted = 'attacker-chosen-token-0123456789abcdefghijklmnop';
-    const first = await app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: ORIGIN, host: 'localhost:80', cookie: `junction_session=${planted}` }, payload: { email: a.users.owner.email, password: PASSWORD } });
+    const first = await app.inject({
+      method: 'POST',
+      url: '/console/api/session',
+      headers: { origin: ORIGIN, host: 'localhost:80', cookie: `junction_session=${planted}` },
+      payload: { email: a.users.owner.email, password: PASSWORD },
+    });
     expect(first.json()).toEqual({ ok: true });
     expect(sessionCookieOf(first)).not.toContain(planted);
     expect((await app.inject({ url: '/console/api/me', headers: { cookie: `junction_session=${planted}` } })).json()).toEqual({ signed_in: false });
 
     // The attacker's own live session planted in the victim's browser: sign-in replaces it, and it stays the attacker's.
     const attacker = await signIn(app, b.users.member.email, PASSWORD);
-    const victim = await app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: ORIGIN, host: 'localhost:80', cookie: attacker.cookie }, payload: { email: a.users.owner.email, password: PASSWORD } });
+    const victim = await app.inject({
+      method: 'POST',
+      url: '/console/api/session',
+      headers: { origin: ORIGIN, host: 'localhost:80', cookie: attacker.cookie },
+      payload: { email: a.users.owner.email, password: PASSWORD },
+    });
     const victimCookie = sessionCookieOf(victim);
     expect(victimCookie).not.toBe(attacker.cookie);
     expect((await app.inject({ url: '/console/api/me', headers: { cookie: attacker.cookie } })).json()).toMatchObject({ user: { email: b.users.member.email }, current_account_id: b.accountId });

@@ -26,7 +26,12 @@ beforeAll(async () => {
   keys = { model: await gateway.key('model'), agent: await gateway.key('agent'), provisioning: await gateway.key('provisioning') };
   const link = await issueSetupLink(gateway.services.db, 'http://localhost', new Date());
   const token = new URL(String(link)).searchParams.get('token') as string;
-  const setup = await gateway.app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, email: 'owner@example.com', password: 'correct horse battery' } });
+  const setup = await gateway.app.inject({
+    method: 'POST',
+    url: '/console/api/setup',
+    headers: { origin: ORIGIN, host: 'localhost:80' },
+    payload: { token, email: 'owner@example.com', password: 'correct horse battery' },
+  });
   owner = await sessionFrom(gateway.app, sessionCookieOf(setup));
 });
 afterAll(async () => {
@@ -117,10 +122,7 @@ describe(`NUL in path parameters and query strings (${engineName()})`, () => {
     ['console', 'DELETE', '/console/api/agent-keys/%00', 'id'],
     ['none', 'GET', '/healthz?x=%00', 'x'],
   ] as const)('%s %s %s: 400 naming the parameter', async (credential, method, url, param) => {
-    const response =
-      credential === 'console'
-        ? await owner.request(method, url)
-        : await gateway.app.inject({ method, url, headers: credential === 'none' ? {} : bearer(keys[credential]) });
+    const response = credential === 'console' ? await owner.request(method, url) : await gateway.app.inject({ method, url, headers: credential === 'none' ? {} : bearer(keys[credential]) });
     expect(response.statusCode).toBe(400);
     expect(errorOf(response.body)).toMatchObject({ code: 'invalid_request', param });
   });
@@ -143,7 +145,12 @@ describe(`NUL in console bodies (${engineName()})`, () => {
 describe(`the gateway's model routes (${engineName()})`, () => {
   it('forward a NUL in message text to the provider and bill the call, but refuse it in a key they would store', async () => {
     const rowsBefore = await usageRows();
-    const forwarded = await gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(keys.model), payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: 'x\u0000y' }] } });
+    const forwarded = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: bearer(keys.model),
+      payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: 'x\u0000y' }] },
+    });
     expect(forwarded.statusCode).toBe(200);
     expect(JSON.stringify(gateway.openai.requests.at(-1)?.body)).toContain('x\\u0000y');
     expect(await usageRows()).toBe(rowsBefore + 1);
@@ -154,8 +161,13 @@ describe(`the gateway's model routes (${engineName()})`, () => {
 });
 
 describe(`pass-through answers that echo unstorable text (${engineName()})`, () => {
-  it('are answered whole, and the object they create stays its account\'s', async () => {
-    const created = await gateway.app.inject({ method: 'POST', url: '/v1/assistants', headers: { ...bearer(keys.model), 'content-type': 'application/json' }, payload: '{"model":"openai/test-echo","metadata":{"k\\u0000":"v\\u0000","s":"\\ud83d"}}' });
+  it("are answered whole, and the object they create stays its account's", async () => {
+    const created = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/assistants',
+      headers: { ...bearer(keys.model), 'content-type': 'application/json' },
+      payload: '{"model":"openai/test-echo","metadata":{"k\\u0000":"v\\u0000","s":"\\ud83d"}}',
+    });
     expect(created.statusCode).toBe(200);
     const id = created.json<{ id: string }>().id;
     expect((await gateway.app.inject({ url: `/v1/assistants/${id}`, headers: bearer(keys.model) })).statusCode).toBe(200);
@@ -168,7 +180,12 @@ describe(`JSON nested 100,000 levels deep (${engineName()})`, () => {
   it.each([
     ['agent', 'POST', '/agents/v1/responses', `{"model":"echo","input":${deepArray}}`],
     ['agent', 'POST', '/agents/v1/chat/completions', `{"model":"echo","messages":[{"role":"user","content":"x"}],"metadata":${deepObject}}`],
-    ['model', 'POST', '/v1/chat/completions', `{"model":"openai/test-echo","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deepObject}}}]}`],
+    [
+      'model',
+      'POST',
+      '/v1/chat/completions',
+      `{"model":"openai/test-echo","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deepObject}}}]}`,
+    ],
     ['model', 'POST', '/v1/responses', `{"model":"openai/test-echo","input":${deepArray}}`],
     ['model', 'POST', '/v1beta/models/openai%2Ftest-echo:generateContent', `{"contents":${deepArray}}`],
     ['provisioning', 'POST', '/v1/keys', deepObject],

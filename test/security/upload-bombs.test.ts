@@ -19,7 +19,11 @@ let otherAccountKey: string;
 
 beforeAll(async () => {
   const fixtures = join(import.meta.dirname, '../fixtures/agents-e2e');
-  gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(fixtures, 'agents'), JUNCTION_TOOLS_DIR: join(fixtures, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(import.meta.dirname, '../fixtures/knowledge') });
+  gateway = await startGateway({
+    JUNCTION_AGENTS_DIR: join(fixtures, 'agents'),
+    JUNCTION_TOOLS_DIR: join(fixtures, 'tools'),
+    JUNCTION_KNOWLEDGE_DIR: join(import.meta.dirname, '../fixtures/knowledge'),
+  });
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '10', currency: 'USD' });
   await runAdminCommand(gateway.services, { command: 'users.create', email: 'owner@example.com', password: 'owner password 1', role: 'owner' });
   owner = await signIn(gateway.app, 'owner@example.com', 'owner password 1');
@@ -94,7 +98,7 @@ describe(`upload bombs on ${engineName()}`, () => {
     expect(errorOf(response).message).toMatch(/'long\.txt' holds more than 5,000,000 characters/);
   }, 60_000);
 
-  it("lets one account have two uploads in progress and answers 429 to a third, naming the reason", async () => {
+  it('lets one account have two uploads in progress and answers 429 to a third, naming the reason', async () => {
     const pdf = (index: number) => minimalPdf(`Document number ${index}`, `Doc ${index}`);
     const responses = await Promise.all([1, 2, 3].map((index) => upload(`parallel-${index}.pdf`, pdf(index))));
     const statuses = responses.map((response) => response.statusCode).sort();

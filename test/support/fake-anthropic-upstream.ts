@@ -75,8 +75,7 @@ function handle(request: IncomingMessage, response: ServerResponse, body: unknow
     plan.text = words(plan.text).slice(0, maxTokens).join(' ');
     stopReason = 'max_tokens';
   }
-  const outputTokens =
-    words(plan.thinking).length + words(plan.text).length + (plan.tool === undefined ? 0 : words(JSON.stringify(plan.tool.input)).length);
+  const outputTokens = words(plan.thinking).length + words(plan.text).length + (plan.tool === undefined ? 0 : words(JSON.stringify(plan.tool.input)).length);
   const cacheRead = model.includes('cached') ? Math.floor(inputTokens / 2) : 0;
   const usage = { input_tokens: inputTokens - cacheRead, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: 0 };
   const id = `msg_fake_${hashOf(body)}`;
@@ -88,7 +87,13 @@ function handle(request: IncomingMessage, response: ServerResponse, body: unknow
 
   if (body['stream'] !== true) {
     return sendJson(response, 200, {
-      id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null,
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
       usage: { ...usage, output_tokens: outputTokens },
     });
   }
@@ -170,7 +175,12 @@ function argumentsFor(schema: unknown, text: string): Record<string, unknown> {
 /** Every piece of text the request carries, for the token estimate. */
 function requestText(body: Record<string, unknown>): string {
   const system = body['system'];
-  let text = typeof system === 'string' ? system : blocksOf(system).map((block) => textOf(block['text'])).join('');
+  let text =
+    typeof system === 'string'
+      ? system
+      : blocksOf(system)
+          .map((block) => textOf(block['text']))
+          .join('');
   for (const message of asArray(body['messages']).filter(isRecord)) {
     for (const block of blocksOf(message['content'])) {
       if (block.type === 'text') text += textOf(block['text']);
@@ -189,7 +199,9 @@ function blocksOf(content: unknown): Block[] {
 
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
-  return blocksOf(value).map((block) => (typeof block['text'] === 'string' ? block['text'] : '')).join('');
+  return blocksOf(value)
+    .map((block) => (typeof block['text'] === 'string' ? block['text'] : ''))
+    .join('');
 }
 
 /** Splits text into word-sized deltas that concatenate back to the original. */
@@ -209,7 +221,6 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
-
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);

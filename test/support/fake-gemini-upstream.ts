@@ -45,7 +45,7 @@ export function startFakeGeminiUpstream(): Promise<FakeUpstream> {
 function handle(request: IncomingMessage, response: ServerResponse, body: unknown, attemptCounts: Map<string, number>): void {
   const url = new URL(request.url ?? '/', 'http://fake');
   if (request.headers['x-goog-api-key'] === undefined && !url.searchParams.has('key')) {
-    return sendError(response, 403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers.');
+    return sendError(response, 403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers.");
   }
   const route = /^\/v1beta\/models\/([^:]+):(\w+)$/.exec(url.pathname);
   const model = decodeURIComponent(route?.[1] ?? '');
@@ -72,9 +72,7 @@ function handle(request: IncomingMessage, response: ServerResponse, body: unknow
   const failure = /fail-(429|500)(?:-(\d+))?/.exec(model);
   if (failure !== null && (failure[2] === undefined || attempt <= Number(failure[2]))) {
     return failure[1] === '429'
-      ? sendError(response, 429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).', [
-          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
-        ])
+      ? sendError(response, 429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' }])
       : sendError(response, 500, 'INTERNAL', 'An internal error has occurred.');
   }
   if (model.includes('fail-midstream') && !streaming) return void response.socket?.destroy();
@@ -92,9 +90,7 @@ function handle(request: IncomingMessage, response: ServerResponse, body: unknow
 
   // Like Gemini: thoughts in their own chunk, text in pieces, each function call whole.
   const pieces: Part[] = allParts.flatMap((part) =>
-    typeof part['text'] === 'string' && part['thought'] !== true
-      ? chunks(part['text']).map((text, index) => (index === 0 ? { ...part, text } : { text }))
-      : [part],
+    typeof part['text'] === 'string' && part['thought'] !== true ? chunks(part['text']).map((text, index) => (index === 0 ? { ...part, text } : { text })) : [part],
   );
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const send = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\r\n\r\n`);
@@ -119,7 +115,9 @@ function planAnswer(model: string, body: Record<string, unknown>) {
   const functionResponse = lastParts.find((part) => isRecord(part['functionResponse']))?.['functionResponse'];
   const lastText = [...lastParts].reverse().find((part) => typeof part['text'] === 'string')?.['text'];
   const answer = typeof lastText === 'string' ? lastText : 'ok';
-  const declarations = asArray(body['tools']).filter(isRecord).flatMap((tool) => asArray(tool['functionDeclarations']).filter(isRecord));
+  const declarations = asArray(body['tools'])
+    .filter(isRecord)
+    .flatMap((tool) => asArray(tool['functionDeclarations']).filter(isRecord));
   const generationConfig = isRecord(body['generationConfig']) ? body['generationConfig'] : {};
   const thinkingConfig = isRecord(generationConfig['thinkingConfig']) ? generationConfig['thinkingConfig'] : {};
 
@@ -142,10 +140,7 @@ function planAnswer(model: string, body: Record<string, unknown>) {
   if (thinking && first !== undefined) {
     first['thoughtSignature'] = `sig_${createHash('sha256').update(answer).digest('hex').slice(0, 16)}`;
   }
-  const candidates = answerParts.reduce(
-    (total, part) => total + words(typeof part['text'] === 'string' ? part['text'] : JSON.stringify(asRecord(part['functionCall'])['args'])).length,
-    0,
-  );
+  const candidates = answerParts.reduce((total, part) => total + words(typeof part['text'] === 'string' ? part['text'] : JSON.stringify(asRecord(part['functionCall'])['args'])).length, 0);
   const thoughts = thinking ? words(THOUGHT).length : 0;
   const prompt = promptTokens(body);
   return {
@@ -211,7 +206,6 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
   response.end(JSON.stringify(body));
 }
-
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asRecord = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});

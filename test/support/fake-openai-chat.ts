@@ -9,9 +9,7 @@ const ChatBodySchema = z
   .object({
     model: z.string(),
     messages: z.array(z.object({ role: z.string(), content: z.unknown() }).loose()),
-    tools: z
-      .array(z.object({ function: z.object({ name: z.string(), parameters: z.unknown() }).loose() }).loose())
-      .nullish(),
+    tools: z.array(z.object({ function: z.object({ name: z.string(), parameters: z.unknown() }).loose() }).loose()).nullish(),
     stream: z.boolean().nullish(),
     stream_options: z.object({ include_usage: z.boolean().nullish() }).loose().nullish(),
     max_completion_tokens: z.number().nullish(),
@@ -88,10 +86,7 @@ export function planChat(body: FakeChatBody): ChatPlan {
   }
 
   const promptCharacters = messages.reduce((total, message) => total + textOf(message.content).length, 0);
-  const outputWords =
-    countWords(plan.text) +
-    countWords(plan.reasoning) +
-    (plan.toolCalls ?? []).reduce((total, call) => total + countWords(`${call.name} ${call.arguments}`), 0);
+  const outputWords = countWords(plan.text) + countWords(plan.reasoning) + (plan.toolCalls ?? []).reduce((total, call) => total + countWords(`${call.name} ${call.arguments}`), 0);
   const promptTokens = Math.ceil(promptCharacters / 4);
   return {
     ...plan,
@@ -126,9 +121,7 @@ export function renderCompletion(id: string, model: string, plan: ChatPlan): Rec
           refusal: null,
           annotations: [],
           ...(plan.reasoning === undefined ? {} : { reasoning_content: plan.reasoning }),
-          ...(plan.toolCalls === undefined
-            ? {}
-            : { tool_calls: plan.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }),
+          ...(plan.toolCalls === undefined ? {} : { tool_calls: plan.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }),
         },
         logprobs: null,
         finish_reason: plan.finishReason,
@@ -158,9 +151,7 @@ export function renderChunks(id: string, model: string, plan: ChatPlan, includeU
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(includeUsage ? { usage: null } : {}),
   });
-  const chunks: Array<Record<string, unknown>> = [
-    chunk({ role: 'assistant', content: plan.toolCalls === undefined ? '' : null, refusal: null }),
-  ];
+  const chunks: Array<Record<string, unknown>> = [chunk({ role: 'assistant', content: plan.toolCalls === undefined ? '' : null, refusal: null })];
   for (const piece of splitWords(plan.reasoning)) chunks.push(chunk({ reasoning_content: piece }));
   for (const piece of splitWords(plan.text)) chunks.push(chunk({ content: piece }));
   for (const [index, call] of (plan.toolCalls ?? []).entries()) {
@@ -189,15 +180,10 @@ export function renderChunks(id: string, model: string, plan: ChatPlan, includeU
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content
-    .map((part: unknown) =>
-      typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '',
-    )
-    .join('');
+  return content.map((part: unknown) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
-export const countWords = (text: string | undefined): number =>
-  text === undefined ? 0 : text.split(/\s+/).filter((word) => word !== '').length;
+export const countWords = (text: string | undefined): number => (text === undefined ? 0 : text.split(/\s+/).filter((word) => word !== '').length);
 
 /** Words with their following whitespace, so the pieces concatenate back to the text. */
 const splitWords = (text: string | undefined): string[] => (text === undefined ? [] : (text.match(/\S+\s*|\s+/g) ?? []));

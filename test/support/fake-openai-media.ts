@@ -32,17 +32,14 @@ export function handleEmbeddings(body: unknown): Json {
   const dimensions = request.dimensions ?? 4;
   const data = inputs.map((text, index) => {
     const vector = Array.from({ length: dimensions }, (_, k) => (text.length === 0 ? 0 : (text.charCodeAt(k % text.length) % 10) / 10));
-    const embedding =
-      request.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+    const embedding = request.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
     return { object: 'embedding', index, embedding };
   });
   const promptTokens = Math.ceil(inputs.reduce((total, text) => total + text.length, 0) / 4);
   return { object: 'list', data, model: request.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } };
 }
 
-const ImageBodySchema = z
-  .object({ model: z.string().nullish(), prompt: z.string(), n: z.number().nullish(), response_format: z.string().nullish() })
-  .loose();
+const ImageBodySchema = z.object({ model: z.string().nullish(), prompt: z.string(), n: z.number().nullish(), response_format: z.string().nullish() }).loose();
 
 /** `gpt-image*` models answer in base64 with token usage (1 input token per prompt word, 100 output per image); others with URLs. */
 export function handleImages(body: unknown): Json {
@@ -51,9 +48,7 @@ export function handleImages(body: unknown): Json {
   const tokenModel = (request.model ?? '').startsWith('gpt-image');
   const base64 = tokenModel || request.response_format === 'b64_json';
   const data = Array.from({ length: count }, (_, index) =>
-    base64
-      ? { b64_json: Buffer.from(`fake-image-${index}:${request.prompt}`).toString('base64') }
-      : { url: `https://images.fake.test/${index}.png`, revised_prompt: `A picture of ${request.prompt}` },
+    base64 ? { b64_json: Buffer.from(`fake-image-${index}:${request.prompt}`).toString('base64') } : { url: `https://images.fake.test/${index}.png`, revised_prompt: `A picture of ${request.prompt}` },
   );
   if (!tokenModel) return { created: 1_700_000_000, data };
   const inputTokens = request.prompt.split(/\s+/).filter(Boolean).length;
@@ -117,7 +112,10 @@ const SPEECH_TYPES: Record<string, string> = {
 
 /** The "audio" is `FAKEAUDIO:<voice>:<input>` in UTF-8, sent in 4 chunks; a custom voice (`{ id }`) is named by its id. */
 export function handleSpeech(body: unknown): { contentType: string; chunks: Buffer[] } {
-  const request = z.object({ input: z.string(), voice: z.union([z.string(), z.object({ id: z.string() })]), response_format: z.string().nullish() }).loose().parse(body);
+  const request = z
+    .object({ input: z.string(), voice: z.union([z.string(), z.object({ id: z.string() })]), response_format: z.string().nullish() })
+    .loose()
+    .parse(body);
   const audio = Buffer.from(`FAKEAUDIO:${typeof request.voice === 'string' ? request.voice : request.voice.id}:${request.input}`);
   const size = Math.ceil(audio.length / 4);
   const chunks = [0, 1, 2, 3].map((part) => audio.subarray(part * size, (part + 1) * size)).filter((chunk) => chunk.length > 0);
@@ -130,10 +128,7 @@ export function handleSpeech(body: unknown): { contentType: string; chunks: Buff
  * whisper models and as tokens for `gpt-4o*` models, like the real API; `verbose_json`
  * adds `duration`; `text`, `srt` and `vtt` are plain text.
  */
-export function handleTranscription(
-  body: unknown,
-  task: 'transcribe' | 'translate',
-): { status: number; contentType: string; body: string } {
+export function handleTranscription(body: unknown, task: 'transcribe' | 'translate'): { status: number; contentType: string; body: string } {
   const parsed = MultipartBodySchema.safeParse(body);
   const multipart = parsed.success ? parsed.data : { fields: {}, files: [] };
   const file = multipart.files.find((candidate) => candidate.field === 'file');

@@ -98,7 +98,10 @@ function handleGeneric(state: StatefulState, family: string, method: string, res
   };
   if (family === 'threads' && id === 'runs' && method === 'POST') return startRun(state, create({}), request, response, true);
   if (id === undefined && method === 'POST') {
-    const fields = family === 'batches' ? { endpoint: '/v1/chat/completions', input_file_id: null, completion_window: '24h', ...request, status: 'validating', request_counts: { total: 0, completed: 0, failed: 0 } } : request;
+    const fields =
+      family === 'batches'
+        ? { endpoint: '/v1/chat/completions', input_file_id: null, completion_window: '24h', ...request, status: 'validating', request_counts: { total: 0, completed: 0, failed: 0 } }
+        : request;
     return json(response, 200, create(fields));
   }
   if (id === undefined && method === 'GET') {
@@ -116,7 +119,14 @@ function handleGeneric(state: StatefulState, family: string, method: string, res
   if (family === 'batches' && sub === 'cancel' && method === 'POST') return json(response, 200, Object.assign(stored, { status: 'cancelling' }));
   if (family === 'threads' && sub === 'messages' && method === 'POST' && subId === undefined) {
     state.counter += 1;
-    const message = { id: `msg_fake${state.counter}`, object: 'thread.message', thread_id: stored['id'], role: request['role'] ?? 'user', content: request['content'] ?? '', attachments: request['attachments'] ?? [] };
+    const message = {
+      id: `msg_fake${state.counter}`,
+      object: 'thread.message',
+      thread_id: stored['id'],
+      role: request['role'] ?? 'user',
+      content: request['content'] ?? '',
+      attachments: request['attachments'] ?? [],
+    };
     state.objects.set(message.id, message);
     return json(response, 200, message);
   }
@@ -292,5 +302,4 @@ function json(response: ServerResponse, status: number, body: unknown): void {
   response.end(text);
 }
 
-const notFound = (response: ServerResponse, message: string) =>
-  json(response, 404, { error: { message, type: 'invalid_request_error', param: null, code: null } });
+const notFound = (response: ServerResponse, message: string) => json(response, 404, { error: { message, type: 'invalid_request_error', param: null, code: null } });

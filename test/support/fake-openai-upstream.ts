@@ -204,13 +204,7 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
 function sendFailure(response: ServerResponse, status: number): void {
   if (status === 429) {
     response.setHeader('retry-after', '1');
-    return sendError(
-      response,
-      429,
-      'Rate limit reached for requests. Limit: 3, Used: 3, Requested: 1. Please try again in 1s.',
-      'requests',
-      'rate_limit_exceeded',
-    );
+    return sendError(response, 429, 'Rate limit reached for requests. Limit: 3, Used: 3, Requested: 1. Please try again in 1s.', 'requests', 'rate_limit_exceeded');
   }
   if (status >= 500) {
     return sendError(response, status, 'The server had an error while processing your request. Sorry about that!', 'server_error');

@@ -30,12 +30,7 @@ export function addFields(rng: SeededRandom, built: Record<string, unknown>, fie
  * parses to that same value. Returns how often each path decided, so a test can check
  * both were really exercised.
  */
-export function holdToSchema(options: {
-  count: number;
-  generate: () => unknown;
-  fast: (body: unknown) => unknown;
-  schema: z.ZodType;
-}): { plain: number; schemaOnly: number } {
+export function holdToSchema(options: { count: number; generate: () => unknown; fast: (body: unknown) => unknown; schema: z.ZodType }): { plain: number; schemaOnly: number } {
   let plain = 0;
   let schemaOnly = 0;
   for (let index = 0; index < options.count; index += 1) {

@@ -15,9 +15,7 @@ export type LexicalEmbedder = Embedder & {
   reset(): void;
 };
 
-const STOP_WORDS = new Set(
-  'a an and are as at be by can do does for from how i if in is it my of on or our so that the this to was what when where which who why will with you your'.split(' '),
-);
+const STOP_WORDS = new Set('a an and are as at be by can do does for from how i if in is it my of on or our so that the this to was what when where which who why will with you your'.split(' '));
 
 export function createLexicalEmbedder(options: { dimensions?: number; modelId?: string } = {}): LexicalEmbedder {
   const dimensions = options.dimensions ?? 256;

@@ -11,5 +11,4 @@ export const environmentOf = (pid: number): Record<string, string> =>
   );
 
 /** `env` without glibc's allocator settings: to see that the process under test sets them itself. */
-export const withoutAllocatorSettings = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
-  Object.fromEntries(Object.entries(env).filter(([name]) => !(name in ALLOCATOR_ENV)));
+export const withoutAllocatorSettings = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(env).filter(([name]) => !(name in ALLOCATOR_ENV)));

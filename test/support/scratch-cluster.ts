@@ -27,8 +27,7 @@ export type ScratchCluster = {
 export const scratchClusterAvailable = (): boolean => existsSync(join(BIN, 'initdb'));
 
 /** initdb refuses to run as root: as root, the cluster runs as the postgres user. */
-const asOwner = (command: string, args: string[]): [string, string[]] =>
-  process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+const asOwner = (command: string, args: string[]): [string, string[]] => (process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
 
 async function exec(command: string, args: string[]): Promise<void> {
   const [file, argv] = asOwner(command, args);
@@ -63,7 +62,13 @@ export async function startScratchCluster(): Promise<ScratchCluster> {
   const serverProcesses = async (): Promise<number[]> => {
     const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(postmaster)]);
-    return [postmaster, ...stdout.split('\n').map((line) => Number(line.trim())).filter((pid) => pid > 0)];
+    return [
+      postmaster,
+      ...stdout
+        .split('\n')
+        .map((line) => Number(line.trim()))
+        .filter((pid) => pid > 0),
+    ];
   };
   const signal = async (name: NodeJS.Signals) => {
     for (const pid of await serverProcesses()) process.kill(pid, name);

@@ -17,10 +17,7 @@ export type TestApp = {
 };
 
 /** The real app on a fresh database of the engine under test; nothing is mocked. */
-export async function startTestApp(
-  env: Record<string, string> = {},
-  options: ServiceOptions = {},
-): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<TestApp> {
   const storage = await freshStorage();
   const config = readEnvConfig({
     LOG_LEVEL: 'silent',

@@ -8,20 +8,79 @@ const signInSearch = (search: Record<string, unknown>) => ({ ...(typeof search['
 
 // Every page is its own chunk, loaded when first visited: the sign-in page downloads no chart or editor code.
 const root = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
-const signIn = createRoute({ getParentRoute: () => root, path: '/sign-in', validateSearch: signInSearch, staticData: { title: 'Sign in' }, component: lazyRouteComponent(() => import('./routes/sign-in/sign-in-page.tsx'), 'SignInPage') });
-const setup = createRoute({ getParentRoute: () => root, path: '/setup', validateSearch: tokenSearch, staticData: { title: 'Set up Junction' }, component: lazyRouteComponent(() => import('./routes/setup/setup-page.tsx'), 'SetupPage') });
-const setPassword = createRoute({ getParentRoute: () => root, path: '/set-password', validateSearch: tokenSearch, staticData: { title: 'Set your password' }, component: lazyRouteComponent(() => import('./routes/setup/set-password-page.tsx'), 'SetPasswordPage') });
-const invite = createRoute({ getParentRoute: () => root, path: '/invite', validateSearch: tokenSearch, staticData: { title: 'Accept invitation' }, component: lazyRouteComponent(() => import('./routes/invite/accept-invitation-page.tsx'), 'AcceptInvitationPage') });
+const signIn = createRoute({
+  getParentRoute: () => root,
+  path: '/sign-in',
+  validateSearch: signInSearch,
+  staticData: { title: 'Sign in' },
+  component: lazyRouteComponent(() => import('./routes/sign-in/sign-in-page.tsx'), 'SignInPage'),
+});
+const setup = createRoute({
+  getParentRoute: () => root,
+  path: '/setup',
+  validateSearch: tokenSearch,
+  staticData: { title: 'Set up Junction' },
+  component: lazyRouteComponent(() => import('./routes/setup/setup-page.tsx'), 'SetupPage'),
+});
+const setPassword = createRoute({
+  getParentRoute: () => root,
+  path: '/set-password',
+  validateSearch: tokenSearch,
+  staticData: { title: 'Set your password' },
+  component: lazyRouteComponent(() => import('./routes/setup/set-password-page.tsx'), 'SetPasswordPage'),
+});
+const invite = createRoute({
+  getParentRoute: () => root,
+  path: '/invite',
+  validateSearch: tokenSearch,
+  staticData: { title: 'Accept invitation' },
+  component: lazyRouteComponent(() => import('./routes/invite/accept-invitation-page.tsx'), 'AcceptInvitationPage'),
+});
 const app = createRoute({ getParentRoute: () => root, id: 'app', component: lazyRouteComponent(() => import('./components/app-layout.tsx'), 'AppLayout') });
-const overview = createRoute({ getParentRoute: () => app, path: '/', staticData: { title: 'Overview' }, component: lazyRouteComponent(() => import('./routes/overview/overview-page.tsx'), 'OverviewPage') });
+const overview = createRoute({
+  getParentRoute: () => app,
+  path: '/',
+  staticData: { title: 'Overview' },
+  component: lazyRouteComponent(() => import('./routes/overview/overview-page.tsx'), 'OverviewPage'),
+});
 const keys = createRoute({ getParentRoute: () => app, path: '/keys', staticData: { title: 'Keys' }, component: lazyRouteComponent(() => import('./routes/keys/keys-page.tsx'), 'KeysPage') });
 const usage = createRoute({ getParentRoute: () => app, path: '/usage', staticData: { title: 'Usage' }, component: lazyRouteComponent(() => import('./routes/usage/usage-page.tsx'), 'UsagePage') });
-const models = createRoute({ getParentRoute: () => app, path: '/models', staticData: { title: 'Models' }, component: lazyRouteComponent(() => import('./routes/models/models-page.tsx'), 'ModelsPage') });
-const agents = createRoute({ getParentRoute: () => app, path: '/agents', staticData: { title: 'Agents' }, component: lazyRouteComponent(() => import('./routes/agents/agents-page.tsx'), 'AgentsPage') });
-const newAgent = createRoute({ getParentRoute: () => app, path: '/agents/new', staticData: { title: 'New agent' }, component: lazyRouteComponent(() => import('./routes/agents/new-agent-page.tsx'), 'NewAgentPage') });
-const agent = createRoute({ getParentRoute: () => app, path: '/agents/$agentId', staticData: { title: 'Agent' }, component: lazyRouteComponent(() => import('./routes/agents/agent-page.tsx'), 'AgentPage') });
-const knowledge = createRoute({ getParentRoute: () => app, path: '/knowledge', staticData: { title: 'Knowledge' }, component: lazyRouteComponent(() => import('./routes/knowledge/knowledge-page.tsx'), 'KnowledgePage') });
-const settings = createRoute({ getParentRoute: () => app, path: '/settings', staticData: { title: 'Settings' }, component: lazyRouteComponent(() => import('./routes/settings/settings-page.tsx'), 'SettingsPage') });
+const models = createRoute({
+  getParentRoute: () => app,
+  path: '/models',
+  staticData: { title: 'Models' },
+  component: lazyRouteComponent(() => import('./routes/models/models-page.tsx'), 'ModelsPage'),
+});
+const agents = createRoute({
+  getParentRoute: () => app,
+  path: '/agents',
+  staticData: { title: 'Agents' },
+  component: lazyRouteComponent(() => import('./routes/agents/agents-page.tsx'), 'AgentsPage'),
+});
+const newAgent = createRoute({
+  getParentRoute: () => app,
+  path: '/agents/new',
+  staticData: { title: 'New agent' },
+  component: lazyRouteComponent(() => import('./routes/agents/new-agent-page.tsx'), 'NewAgentPage'),
+});
+const agent = createRoute({
+  getParentRoute: () => app,
+  path: '/agents/$agentId',
+  staticData: { title: 'Agent' },
+  component: lazyRouteComponent(() => import('./routes/agents/agent-page.tsx'), 'AgentPage'),
+});
+const knowledge = createRoute({
+  getParentRoute: () => app,
+  path: '/knowledge',
+  staticData: { title: 'Knowledge' },
+  component: lazyRouteComponent(() => import('./routes/knowledge/knowledge-page.tsx'), 'KnowledgePage'),
+});
+const settings = createRoute({
+  getParentRoute: () => app,
+  path: '/settings',
+  staticData: { title: 'Settings' },
+  component: lazyRouteComponent(() => import('./routes/settings/settings-page.tsx'), 'SettingsPage'),
+});
 
 export const router = createRouter({
   routeTree: root.addChildren([signIn, setup, setPassword, invite, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, knowledge, settings])]),

@@ -33,7 +33,9 @@ export async function chatApprovalResume(db: Database, owner: ConversationOwner,
   const decisions: ApprovalDecisions = {};
   input.forEach((message, index) => {
     if (message.role !== 'tool' || !approvals.some((approval) => approval.call_id === message.toolCallId)) {
-      throw new JunctionError('invalid_request', 'This message waits for approvals: answer each waiting tool call with a tool message {"approve": true|false, "reason"?: "…"} and nothing else.', { param: `messages.${index}` });
+      throw new JunctionError('invalid_request', 'This message waits for approvals: answer each waiting tool call with a tool message {"approve": true|false, "reason"?: "…"} and nothing else.', {
+        param: `messages.${index}`,
+      });
     }
     let parsed: unknown;
     try {
@@ -52,6 +54,13 @@ export async function chatApprovalResume(db: Database, owner: ConversationOwner,
 
 /** Records the pause under the assistant message the client continues from. */
 export async function recordChatPause(tx: Queryable, pause: { threadId: string; messageId: string; owner: ConversationOwner; agentId: string; calls: ApprovalInterrupt['calls'] }): Promise<void> {
-  const items = pause.calls.map((call) => ({ type: 'junction:approval_request' as const, id: newItemId.approvalRequest(), status: 'completed' as const, call_id: call.callId, name: call.name, arguments: call.arguments }));
+  const items = pause.calls.map((call) => ({
+    type: 'junction:approval_request' as const,
+    id: newItemId.approvalRequest(),
+    status: 'completed' as const,
+    call_id: call.callId,
+    name: call.name,
+    arguments: call.arguments,
+  }));
   await recordPause(tx, { threadId: pause.threadId, responseId: pause.messageId, owner: pause.owner, agentId: pause.agentId, items });
 }

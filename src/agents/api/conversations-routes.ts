@@ -1,6 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { getConversation, getConversationTree, recordTurn, resolveContinuation, pageConversations, removeConversation, toConversationView, toTreeView } from '../../conversations/conversation-service.ts';
+import {
+  getConversation,
+  getConversationTree,
+  recordTurn,
+  resolveContinuation,
+  pageConversations,
+  removeConversation,
+  toConversationView,
+  toTreeView,
+} from '../../conversations/conversation-service.ts';
 import { createEmptyConversation } from '../../conversations/created-conversation.ts';
 import { conversationItems } from '../../conversations/conversation-items.ts';
 import { findLatestMessage, findPath } from '../../conversations/conversation-repository.ts';

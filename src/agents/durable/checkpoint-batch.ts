@@ -167,11 +167,16 @@ function batchStatement(batch: Rows[]): { sql: string | undefined; params: unkno
   ] as Array<[Table, unknown[][]]>) {
     const unique = lastPerKey(rows, table.key);
     if (unique.length === 0) continue;
-    const values = unique.map((row) => `(${row.map((value, index) => {
-      params.push(value);
-      const cast = table.casts?.[index];
-      return cast ? `$${params.length}::${cast}` : `$${params.length}`;
-    }).join(', ')})`);
+    const values = unique.map(
+      (row) =>
+        `(${row
+          .map((value, index) => {
+            params.push(value);
+            const cast = table.casts?.[index];
+            return cast ? `$${params.length}::${cast}` : `$${params.length}`;
+          })
+          .join(', ')})`,
+    );
     inserts.push(`INSERT INTO ${table.name} (${table.columns.join(', ')}) VALUES ${values.join(', ')} ON CONFLICT ${table.conflict}`);
   }
   if (inserts.length === 0) return { sql: undefined, params };

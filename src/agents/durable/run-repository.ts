@@ -86,7 +86,10 @@ export async function saveProgress(db: Queryable, runId: string, holderId: strin
     params.push(event.sequence_number, JSON.stringify(event));
     return `($1, $${params.length - 1}::int, $${params.length}::jsonb)`;
   });
-  const insert = values.length > 0 ? `, e AS (INSERT INTO agent_run_events (run_id, sequence_number, event) SELECT * FROM (VALUES ${values.join(', ')}) AS v(run_id, sequence_number, event) WHERE EXISTS (SELECT 1 FROM held) ON CONFLICT DO NOTHING)` : '';
+  const insert =
+    values.length > 0
+      ? `, e AS (INSERT INTO agent_run_events (run_id, sequence_number, event) SELECT * FROM (VALUES ${values.join(', ')}) AS v(run_id, sequence_number, event) WHERE EXISTS (SELECT 1 FROM held) ON CONFLICT DO NOTHING)`
+      : '';
   const result = await db.query<{ id: string }>(
     `WITH held AS (UPDATE agent_runs SET status = 'in_progress', snapshot = COALESCE($3::jsonb, snapshot), updated_at = now()
                    WHERE id = $1 AND holder_id = $2 AND status IN ('queued', 'in_progress') RETURNING id)${insert}

@@ -20,7 +20,14 @@ import { type BlobRow, CheckpointBatch, type CheckpointRow, type WriteRow } from
 /** `configurable` key a run sets when each step must be durable before the next ('sync' durability). */
 export const SYNC_CHECKPOINTS = 'junction_sync_checkpoints';
 
-type CheckpointRecord = { thread_id: string; checkpoint_ns: string; checkpoint_id: string; parent_checkpoint_id: string | null; checkpoint: Omit<Checkpoint, 'channel_values'>; metadata: CheckpointMetadata };
+type CheckpointRecord = {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  checkpoint: Omit<Checkpoint, 'channel_values'>;
+  metadata: CheckpointMetadata;
+};
 type BlobRecord = { channel: string; version: string; type: string; blob: Uint8Array | null };
 type WriteRecord = { task_id: string; idx: number; channel: string; type: string; blob: Uint8Array; task_path: string };
 
@@ -167,10 +174,11 @@ export class StoreCheckpointSaver extends BaseCheckpointSaver {
              WHERE b.thread_id = $1 AND b.checkpoint_ns = $2`,
             [threadId, namespace, versions.map(([channel]) => channel), versions.map(([, version]) => String(version))],
           ),
-      this.#db.query<WriteRecord>(
-        'SELECT task_id, idx, channel, type, blob, task_path FROM agent_checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3',
-        [threadId, namespace, checkpointId],
-      ),
+      this.#db.query<WriteRecord>('SELECT task_id, idx, channel, type, blob, task_path FROM agent_checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3', [
+        threadId,
+        namespace,
+        checkpointId,
+      ]),
     ]);
     const channelValues: Record<string, unknown> = {};
     for (const blob of blobs.rows) {

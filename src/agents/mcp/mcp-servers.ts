@@ -178,7 +178,14 @@ export class McpServers {
     const operator = server.trust === 'operator';
     if (server.command) {
       if (!operator) throw new Error(`the MCP server "${server.label}" is a command, which only agent files on the server may start`);
-      return open(new StdioClientTransport({ command: server.command, args: server.args, env: Object.fromEntries(Object.entries(this.#options.env).filter((entry): entry is [string, string] => entry[1] !== undefined)), stderr: 'ignore' }));
+      return open(
+        new StdioClientTransport({
+          command: server.command,
+          args: server.args,
+          env: Object.fromEntries(Object.entries(this.#options.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+          stderr: 'ignore',
+        }),
+      );
     }
     if (server.url === undefined) throw new Error(`the MCP server "${server.label}" has no url`);
     const url = new URL(server.url);

@@ -23,6 +23,17 @@ export function requestMcpServers(body: CreateResponseRequest, policy: Pick<Tena
       throw new JunctionError('invalid_request', 'MCP tools with headers cannot run in the background: their credentials would have to be stored.', { param: `tools.${index}.headers` });
     }
     const allowed = mcpAllowedTools(tool);
-    return [{ label: tool.server_label, url: tool.server_url, headers: tool.headers ?? {}, args: [], ...(allowed && { allowedTools: allowed }), requireApproval: tool.require_approval === 'always', costMicros: 0, trust: 'tenant' as const }];
+    return [
+      {
+        label: tool.server_label,
+        url: tool.server_url,
+        headers: tool.headers ?? {},
+        args: [],
+        ...(allowed && { allowedTools: allowed }),
+        requireApproval: tool.require_approval === 'always',
+        costMicros: 0,
+        trust: 'tenant' as const,
+      },
+    ];
   });
 }

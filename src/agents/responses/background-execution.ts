@@ -125,7 +125,12 @@ async function runToEnd(session: RunSession): Promise<void> {
   const prepared = await prepareResponse(db, requested, owner, request.body, prepareOptions(deps));
   const { agent } = prepared;
   session.mcpToolOf = prepared.mcpToolOf;
-  send([encoder.lifecycle('response.in_progress', responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })))]);
+  send([
+    encoder.lifecycle(
+      'response.in_progress',
+      responseResource(request.settings, state({ status: 'in_progress', completedAt: null, output: encoder.output, usage: null, error: null, incompleteReason: null })),
+    ),
+  ]);
   const context: CallContext = { key, requestId: row.id, endpoint: 'agents.responses', signal: controller.signal };
   const checkpointed = (await deps.runtime.checkpointer?.hasCheckpoint(row.id)) ?? false;
   const run = runAgent(deps.runtime, {
@@ -148,7 +153,10 @@ async function runToEnd(session: RunSession): Promise<void> {
   send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
   const { status, incompleteReason } = runOutcome(result);
   const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
-  const resource = responseResource(request.settings, state({ status, completedAt: status === 'completed' ? Math.floor(Date.now() / 1000) : null, output: encoder.output, usage, error: null, incompleteReason }));
+  const resource = responseResource(
+    request.settings,
+    state({ status, completedAt: status === 'completed' ? Math.floor(Date.now() / 1000) : null, output: encoder.output, usage, error: null, incompleteReason }),
+  );
   send([encoder.terminal(resource)]);
   await session.flush(true);
   if (controller.signal.aborted) return;
@@ -176,7 +184,14 @@ async function finishFailedRun(session: RunSession, error: unknown): Promise<voi
   const usage = wireUsage(totals.usage, totals);
   const resource = responseResource(
     request.settings,
-    state({ status: cancelled ? 'cancelled' : 'failed', completedAt: null, output: encoder.output, usage, error: cancelled ? null : { code: failure.code, message: failure.message }, incompleteReason: null }),
+    state({
+      status: cancelled ? 'cancelled' : 'failed',
+      completedAt: null,
+      output: encoder.output,
+      usage,
+      error: cancelled ? null : { code: failure.code, message: failure.message },
+      incompleteReason: null,
+    }),
   );
   send([...(cancelled ? [] : [encoder.error(failure)]), encoder.terminal(resource)]);
   await session.flush(true).catch(() => undefined);

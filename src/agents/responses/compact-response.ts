@@ -46,14 +46,13 @@ export async function compactResponseRoute(app: FastifyInstance, deps: AgentsApi
       model: agent.config.model,
       fallbackModels: agent.config.fallbackModels,
       request: {
-        messages: [
-          ...(instructions ? [{ role: 'system' as const, content: instructions }] : []),
-          ...context,
-          { role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTIONS }] },
-        ],
+        messages: [...(instructions ? [{ role: 'system' as const, content: instructions }] : []), ...context, { role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTIONS }] }],
       },
     });
-    const summary = result.response.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('').trim();
+    const summary = result.response.content
+      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      .join('')
+      .trim();
     if (summary === '') throw new JunctionError('upstream_error', 'The model returned no summary to compact into.');
     return {
       id: `resp_${randomHex(24)}`,

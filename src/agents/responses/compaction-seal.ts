@@ -40,5 +40,4 @@ export class CompactionSeal {
   }
 }
 
-const notOurs = (param: string) =>
-  new JunctionError('invalid_request', 'This compaction item was not made by this server for this account (POST /agents/v1/responses/compact makes them).', { param });
+const notOurs = (param: string) => new JunctionError('invalid_request', 'This compaction item was not made by this server for this account (POST /agents/v1/responses/compact makes them).', { param });

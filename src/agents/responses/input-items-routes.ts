@@ -70,7 +70,11 @@ export async function inputItemsRoutes(app: FastifyInstance, deps: AgentsApiDeps
     const continuation = await resolveResponseContinuation(deps.db, { ...owner, agentId: agent.id, previousResponseId: body.previous_response_id ?? null });
     const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
     const seal = deps.runtime.compactions;
-    const turn = toRunInput(body.input ?? [], { history: continuation.history, references, ...(seal && { openCompaction: (encrypted: string, param: string) => seal.open(owner.accountId, encrypted, param) }) });
+    const turn = toRunInput(body.input ?? [], {
+      history: continuation.history,
+      references,
+      ...(seal && { openCompaction: (encrypted: string, param: string) => seal.open(owner.accountId, encrypted, param) }),
+    });
     const instructions = [agent.config.instructions, body.instructions, ...turn.instructions].filter((text): text is string => Boolean(text));
     const tools = (body.tools ?? []).map((tool) => JSON.stringify(tool));
     const counts = await countLocalTokens([...instructions, ...tools, ...[...continuation.history, ...turn.messages].map(messageText)]);

@@ -5,8 +5,7 @@ import type { CreateResponseRequest } from './response-request-schema.ts';
 const PLAIN_FIELDS = new Set(['model', 'input', 'instructions', 'stream', 'store', 'previous_response_id', 'temperature', 'max_output_tokens', 'background', 'generate']);
 const FLAGS = ['stream', 'store', 'background', 'generate'] as const;
 
-const isAbsentOr = (record: Record<string, unknown>, field: string, check: (value: unknown) => boolean): boolean =>
-  !(field in record) || record[field] === null || check(record[field]);
+const isAbsentOr = (record: Record<string, unknown>, field: string, check: (value: unknown) => boolean): boolean => !(field in record) || record[field] === null || check(record[field]);
 
 /**
  * The request nearly every Responses call is (an agent, a string input, a few flags),

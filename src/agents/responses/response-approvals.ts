@@ -48,14 +48,20 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
   if (answers.length !== body.input.length) {
     throw new JunctionError('invalid_request', 'Approval responses resume a paused run and cannot be sent together with other input items.', { param: 'input' });
   }
-  if (!body.previous_response_id) throw new JunctionError('invalid_request', 'An approval response needs previous_response_id: the response that asked for the approval.', { param: 'previous_response_id' });
+  if (!body.previous_response_id)
+    throw new JunctionError('invalid_request', 'An approval response needs previous_response_id: the response that asked for the approval.', { param: 'previous_response_id' });
   if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
   const pause = await findRunByResponse(db, owner, body.previous_response_id);
   if (!pause || pause.status !== 'requires_action') {
     const why = PAUSE_GONE.get(pause?.status ?? '') ?? 'none was asked, or it was answered already';
     throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (${why}).`, { param: 'previous_response_id' });
   }
-  return { threadId: pause.id, responseId: body.previous_response_id, decisions: decide(PauseSchema.parse(pause.request).approvals, answers, `response '${body.previous_response_id}'`), inHistory: false };
+  return {
+    threadId: pause.id,
+    responseId: body.previous_response_id,
+    decisions: decide(PauseSchema.parse(pause.request).approvals, answers, `response '${body.previous_response_id}'`),
+    inHistory: false,
+  };
 }
 
 async function resumeFromHistory(db: Database, owner: ConversationOwner, body: CreateResponseRequest, answers: Answer[]): Promise<ApprovalResume | undefined> {
@@ -65,7 +71,16 @@ async function resumeFromHistory(db: Database, owner: ConversationOwner, body: C
     if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
     const approvals = PauseSchema.parse(pause.request).approvals;
     const ids = new Set(approvals.map((approval) => approval.id));
-    return { threadId: pause.id, responseId: pause.response_id, decisions: decide(approvals, answers.filter((answer) => ids.has(answer.item.approval_request_id)), `response '${pause.response_id}'`), inHistory: true };
+    return {
+      threadId: pause.id,
+      responseId: pause.response_id,
+      decisions: decide(
+        approvals,
+        answers.filter((answer) => ids.has(answer.item.approval_request_id)),
+        `response '${pause.response_id}'`,
+      ),
+      inHistory: true,
+    };
   }
   return undefined;
 }

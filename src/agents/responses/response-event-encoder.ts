@@ -50,7 +50,11 @@ export type ResponseEncoderOptions = {
 export class ResponseEventEncoder {
   readonly output: OutputItem[] = [];
   /** What the run cost so far, from its events: the totals of a run that failed midway. */
-  readonly totals = { usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 } as Required<Pick<Usage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens'>>, modelCostMicros: 0, toolCostMicros: 0 };
+  readonly totals = {
+    usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 } as Required<Pick<Usage, 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens'>>,
+    modelCostMicros: 0,
+    toolCostMicros: 0,
+  };
   readonly #options: ResponseEncoderOptions;
   #sequence = 0;
   #open: Open | undefined;
@@ -81,10 +85,7 @@ export class ResponseEventEncoder {
   }
 
   start(): StreamEvent[] {
-    return [
-      this.#event('response.created', { response: this.#options.snapshot('in_progress', []) }),
-      this.#event('response.in_progress', { response: this.#options.snapshot('in_progress', []) }),
-    ];
+    return [this.#event('response.created', { response: this.#options.snapshot('in_progress', []) }), this.#event('response.in_progress', { response: this.#options.snapshot('in_progress', []) })];
   }
 
   encode(event: RunEvent): StreamEvent[] {
@@ -166,7 +167,16 @@ export class ResponseEventEncoder {
       // A sub-agent's request says which agent raised it, as its steps do.
       const raisedBy = call.agent ? { agent: call.agent } : {};
       const item: ApprovalRequestItem | McpApprovalRequestItem = mcp
-        ? { type: 'mcp_approval_request', id: newItemId.mcpApprovalRequest(), status: 'completed', server_label: mcp.serverLabel, name: mcp.tool, arguments: call.arguments, call_id: call.callId, ...raisedBy }
+        ? {
+            type: 'mcp_approval_request',
+            id: newItemId.mcpApprovalRequest(),
+            status: 'completed',
+            server_label: mcp.serverLabel,
+            name: mcp.tool,
+            arguments: call.arguments,
+            call_id: call.callId,
+            ...raisedBy,
+          }
         : { type: 'junction:approval_request', id: newItemId.approvalRequest(), status: 'completed', call_id: call.callId, name: call.name, arguments: call.arguments, ...raisedBy };
       const index = this.output.length;
       this.output.push(item);
@@ -320,7 +330,10 @@ export class ResponseEventEncoder {
       }
       case 'function_call': {
         open.item.status = status;
-        return [this.#event('response.function_call_arguments.done', { ...at, arguments: open.item.arguments }), this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) })];
+        return [
+          this.#event('response.function_call_arguments.done', { ...at, arguments: open.item.arguments }),
+          this.#event('response.output_item.done', { output_index: open.index, item: clone(open.item) }),
+        ];
       }
       case 'server_call': {
         if (open.item.output === null && !this.#ending) {

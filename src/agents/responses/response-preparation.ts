@@ -31,7 +31,10 @@ export type PrepareOptions = {
 };
 
 /** The options every caller with the API's deps passes. */
-export const prepareOptions = (deps: { agents: { find(accountId: string, agentId: string): Promise<LoadedAgent | undefined> }; runtime: { mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>; compactions?: CompactionSeal; checkpointer?: { deleteThread(threadId: string): Promise<void> } } }): PrepareOptions => ({
+export const prepareOptions = (deps: {
+  agents: { find(accountId: string, agentId: string): Promise<LoadedAgent | undefined> };
+  runtime: { mcpPolicy?: Pick<TenantMcpPolicy, 'allowlist' | 'allowPrivate'>; compactions?: CompactionSeal; checkpointer?: { deleteThread(threadId: string): Promise<void> } };
+}): PrepareOptions => ({
   lookup: (accountId, agentId) => deps.agents.find(accountId, agentId),
   ...(deps.runtime.mcpPolicy && { mcpPolicy: deps.runtime.mcpPolicy }),
   ...(deps.runtime.compactions && { compactions: deps.runtime.compactions }),
@@ -43,13 +46,7 @@ export const prepareOptions = (deps: { agents: { find(accountId: string, agentId
  * new turn, the run's overrides and the effective settings. The same for a foreground
  * request and for a background run rebuilt from its stored body by another process.
  */
-export async function prepareResponse(
-  db: Database,
-  requested: LoadedAgent,
-  owner: ConversationOwner,
-  body: CreateResponseRequest,
-  options: PrepareOptions = {},
-) {
+export async function prepareResponse(db: Database, requested: LoadedAgent, owner: ConversationOwner, body: CreateResponseRequest, options: PrepareOptions = {}) {
   const { lookup = async () => undefined, mcpPolicy = { allowlist: [], allowPrivate: false }, remembered, compactions } = options;
   const mcpServers = requestMcpServers(body, mcpPolicy);
   const resume = await approvalResume(db, owner, body);

@@ -13,8 +13,7 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const TEXT_LIMIT = 10 * 1024 * 1024;
 
 /** Accepted only at the value that changes nothing; anything else names why it is refused. */
-const onlyNoOp = <Value extends string | number | boolean>(value: Value, why: string) =>
-  z.literal(value, { error: `${why}; only ${JSON.stringify(value)} is accepted` }).nullish();
+const onlyNoOp = <Value extends string | number | boolean>(value: Value, why: string) => z.literal(value, { error: `${why}; only ${JSON.stringify(value)} is accepted` }).nullish();
 
 const InputTextSchema = z.strictObject({ type: z.literal('input_text'), text: z.string().max(TEXT_LIMIT) });
 const InputImageSchema = z.strictObject({
@@ -28,10 +27,7 @@ const InputFileSchema = z.strictObject({
   file_data: z.string().nullish(),
   file_url: z.string().nullish(),
 });
-const UserContentSchema = z.union([
-  z.string().max(TEXT_LIMIT),
-  z.array(z.discriminatedUnion('type', [InputTextSchema, InputImageSchema, InputFileSchema])),
-]);
+const UserContentSchema = z.union([z.string().max(TEXT_LIMIT), z.array(z.discriminatedUnion('type', [InputTextSchema, InputImageSchema, InputFileSchema]))]);
 const InstructionContentSchema = z.union([z.string().max(TEXT_LIMIT), z.array(InputTextSchema)]);
 const AssistantContentSchema = z.union([
   z.string().max(TEXT_LIMIT),
@@ -226,7 +222,10 @@ export const CreateResponseSchema = z.strictObject({
   /** The agent id. */
   model: z.string().min(1),
   // A bare string is one user message; as items, errors name the item (`input.3.content`).
-  input: z.preprocess((value) => (typeof value === 'string' ? [{ type: 'message', role: 'user', content: value }] : value), z.array(InputItemSchema).min(1).max(4_096, 'at most 4096 input items per request; previous_response_id keeps the history')),
+  input: z.preprocess(
+    (value) => (typeof value === 'string' ? [{ type: 'message', role: 'user', content: value }] : value),
+    z.array(InputItemSchema).min(1).max(4_096, 'at most 4096 input items per request; previous_response_id keeps the history'),
+  ),
   instructions: z.string().nullish(),
   tools: z.array(ToolParamSchema).nullish(),
   tool_choice: ToolChoiceSchema.nullish(),

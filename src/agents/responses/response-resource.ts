@@ -162,9 +162,7 @@ const echoFunctionTool = (tool: FunctionToolParam): EchoedTool => ({
 // The spec's response-side JsonSchemaResponseFormat types `schema` as null: the
 // schema itself is not echoed (the caller has it), only its name and settings.
 const echoFormat = (format: TextFormatParam | null): EchoedFormat =>
-  format?.type === 'json_schema'
-    ? { type: 'json_schema', name: format.name, description: format.description ?? null, schema: null, strict: format.strict ?? false }
-    : { type: 'text' };
+  format?.type === 'json_schema' ? { type: 'json_schema', name: format.name, description: format.description ?? null, schema: null, strict: format.strict ?? false } : { type: 'text' };
 
 /**
  * The run's per-request settings. Client tools must not shadow the agent's own tools
@@ -194,7 +192,13 @@ export function runOverrides(body: CreateResponseRequest, agent: LoadedAgent, ex
     ...(body.max_output_tokens != null && { maxOutputTokens: body.max_output_tokens }),
     ...(reasoning && { reasoning }),
     ...(format?.type === 'json_schema' && {
-      responseFormat: { type: 'json_schema' as const, name: format.name, schema: format.schema, ...(format.strict != null && { strict: format.strict }), ...(format.description && { description: format.description }) },
+      responseFormat: {
+        type: 'json_schema' as const,
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict != null && { strict: format.strict }),
+        ...(format.description && { description: format.description }),
+      },
     }),
     ...(clientTools.length > 0 && { clientTools }),
     ...(choice != null && { toolChoice: toToolChoice(choice) }),
@@ -208,8 +212,7 @@ const toToolDefinition = (tool: FunctionToolParam): ToolDefinition => ({
   ...(tool.strict != null && { strict: tool.strict }),
 });
 
-const toToolChoice = (choice: ToolChoiceParam): NonNullable<ModelRequest['toolChoice']> =>
-  typeof choice === 'string' ? choice : { type: 'tool', name: choice.name };
+const toToolChoice = (choice: ToolChoiceParam): NonNullable<ModelRequest['toolChoice']> => (typeof choice === 'string' ? choice : { type: 'tool', name: choice.name });
 
 function toReasoning(effort: 'none' | 'low' | 'medium' | 'high' | null | undefined): ModelRequest['reasoning'] {
   if (effort == null) return undefined;

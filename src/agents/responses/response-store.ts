@@ -38,9 +38,7 @@ const storedRequest = (entry: ResponseToStore) => ({
   incomplete_details: entry.resource.incomplete_details,
 });
 
-const StoredRequestSchema = z
-  .object({ settings: z.record(z.string(), z.unknown()), created_at: z.number().int(), incomplete_details: z.object({ reason: z.string() }).nullish() })
-  .loose();
+const StoredRequestSchema = z.object({ settings: z.record(z.string(), z.unknown()), created_at: z.number().int(), incomplete_details: z.object({ reason: z.string() }).nullish() }).loose();
 
 export async function storeFinishedResponse(
   db: Database,

@@ -45,5 +45,4 @@ export function applyStreamedEvents(output: readonly OutputItem[], events: reado
   return items;
 }
 
-const contentOf = (item: OutputItem | undefined): Part[] | undefined =>
-  item !== undefined && (item.type === 'message' || item.type === 'reasoning') ? (item.content as Part[]) : undefined;
+const contentOf = (item: OutputItem | undefined): Part[] | undefined => (item !== undefined && (item.type === 'message' || item.type === 'reasoning') ? (item.content as Part[]) : undefined);

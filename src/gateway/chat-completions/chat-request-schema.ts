@@ -84,9 +84,7 @@ export const ChatRequestSchema = z.strictObject({
   models: z.array(z.string().min(1)).max(5).optional(),
   messages: z.array(ChatMessageSchema).min(1),
   tools: z.array(ToolSchema).optional(),
-  tool_choice: z
-    .union([z.enum(['none', 'auto', 'required']), z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string() }) })])
-    .optional(),
+  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string() }) })]).optional(),
   parallel_tool_calls: z.boolean().optional(),
   response_format: ResponseFormat.optional(),
   temperature: z.number().min(0).max(2).nullish(),
@@ -100,9 +98,7 @@ export const ChatRequestSchema = z.strictObject({
   stream: z.boolean().nullish(),
   stream_options: z.strictObject({ include_usage: z.boolean().optional() }).nullish(),
   reasoning_effort: Effort.optional(),
-  reasoning: z
-    .strictObject({ effort: Effort.optional(), max_tokens: z.number().int().positive().optional(), enabled: z.boolean().optional(), exclude: z.boolean().optional() })
-    .optional(),
+  reasoning: z.strictObject({ effort: Effort.optional(), max_tokens: z.number().int().positive().optional(), enabled: z.boolean().optional(), exclude: z.boolean().optional() }).optional(),
   n: z.literal(1).nullish(),
   // OpenAI-only sampling and bookkeeping fields: forwarded to OpenAI-format upstreams.
   presence_penalty: z.number().min(-2).max(2).nullish(),

@@ -5,8 +5,7 @@ import type { ChatMessage, ChatRequest } from './chat-request-schema.ts';
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
-const textOf = (content: string | Array<{ type: 'text'; text: string }>): string =>
-  typeof content === 'string' ? content : content.map((part) => part.text).join('');
+const textOf = (content: string | Array<{ type: 'text'; text: string }>): string => (typeof content === 'string' ? content : content.map((part) => part.text).join(''));
 
 function userParts(content: Extract<ChatMessage, { role: 'user' }>['content']): UserPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];

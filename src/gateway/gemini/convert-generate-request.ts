@@ -1,22 +1,6 @@
 import { JunctionError } from '../../core/errors.ts';
-import type {
-  AssistantPart,
-  ModelMessage,
-  ModelRequest,
-  ReasoningConfig,
-  ReasoningEffort,
-  ResponseFormat,
-  ToolChoice,
-  ToolMessage,
-  UserPart,
-} from '../../core/model-types.ts';
-import type {
-  Content,
-  CountTokensRequest,
-  GenerateContentRequest,
-  GenerationConfig,
-  Part,
-} from './gemini-request-schemas.ts';
+import type { AssistantPart, ModelMessage, ModelRequest, ReasoningConfig, ReasoningEffort, ResponseFormat, ToolChoice, ToolMessage, UserPart } from '../../core/model-types.ts';
+import type { Content, CountTokensRequest, GenerateContentRequest, GenerationConfig, Part } from './gemini-request-schemas.ts';
 import { geminiSchemaToJsonSchema } from './gemini-schema-to-json-schema.ts';
 
 /**
@@ -60,9 +44,7 @@ export function convertGenerateBody(body: GenerateContentRequest): ConvertedGene
     request.tools = declarations.map((declaration) => ({
       name: declaration.name,
       ...(declaration.description == null ? {} : { description: declaration.description }),
-      parameters:
-        declaration.parametersJsonSchema ??
-        (declaration.parameters == null ? { type: 'object', properties: {} } : geminiSchemaToJsonSchema(declaration.parameters)),
+      parameters: declaration.parametersJsonSchema ?? (declaration.parameters == null ? { type: 'object', properties: {} } : geminiSchemaToJsonSchema(declaration.parameters)),
     }));
   }
   const toolChoice = convertToolChoice(body.toolConfig?.functionCallingConfig);
@@ -160,16 +142,9 @@ function modelParts(parts: Part[], calls: PendingCall[], param: string): Assista
 }
 
 function toolMessage(response: NonNullable<Part['functionResponse']>, calls: PendingCall[], param: string): ToolMessage {
-  const call =
-    response.id == null
-      ? calls.find((candidate) => !candidate.answered && candidate.name === response.name)
-      : calls.find((candidate) => candidate.id === response.id);
+  const call = response.id == null ? calls.find((candidate) => !candidate.answered && candidate.name === response.name) : calls.find((candidate) => candidate.id === response.id);
   if (call === undefined) {
-    throw new JunctionError(
-      'invalid_request',
-      `functionResponse "${response.name}" does not answer any earlier functionCall in contents.`,
-      { param },
-    );
+    throw new JunctionError('invalid_request', `functionResponse "${response.name}" does not answer any earlier functionCall in contents.`, { param });
   }
   call.answered = true;
   const value = response.response ?? {};
@@ -242,16 +217,7 @@ function convertThinking(config: GenerationConfig['thinkingConfig']): ReasoningC
   return Object.keys(reasoning).length > 0 ? reasoning : undefined;
 }
 
-const GOOGLE_GENERATION_KEYS = [
-  'thinkingConfig',
-  'responseSchema',
-  'presencePenalty',
-  'frequencyPenalty',
-  'responseLogprobs',
-  'logprobs',
-  'responseModalities',
-  'mediaResolution',
-] as const;
+const GOOGLE_GENERATION_KEYS = ['thinkingConfig', 'responseSchema', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs', 'logprobs', 'responseModalities', 'mediaResolution'] as const;
 
 /** What a google/… model gets verbatim (the Gemini adapter merges generationConfig, spreads the rest). */
 function googleOptions(body: GenerateContentRequest, config: GenerationConfig): Record<string, unknown> {

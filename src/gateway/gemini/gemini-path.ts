@@ -2,13 +2,7 @@ import { JunctionError } from '../../core/errors.ts';
 
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents';
 
-const METHODS: ReadonlySet<string> = new Set<GeminiMethod>([
-  'generateContent',
-  'streamGenerateContent',
-  'countTokens',
-  'embedContent',
-  'batchEmbedContents',
-]);
+const METHODS: ReadonlySet<string> = new Set<GeminiMethod>(['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents']);
 
 /**
  * `{model}:{method}` from a `/v1beta/models/…` URL. Our model ids contain a slash:

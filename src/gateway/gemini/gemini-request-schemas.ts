@@ -32,9 +32,7 @@ export const PartSchema = z.strictObject({
   thought: z.boolean().nullish(),
   thoughtSignature: z.string().nullish(),
   inlineData: z.strictObject({ mimeType: z.string().min(1), data: z.string(), displayName: z.string().nullish() }).nullish(),
-  fileData: z
-    .strictObject({ fileUri: z.string().min(1), mimeType: z.string().nullish(), displayName: z.string().nullish() })
-    .nullish(),
+  fileData: z.strictObject({ fileUri: z.string().min(1), mimeType: z.string().nullish(), displayName: z.string().nullish() }).nullish(),
   functionCall: FunctionCallSchema.nullish(),
   functionResponse: FunctionResponseSchema.nullish(),
   // Per-part metadata Gemini echoes; it carries nothing a model needs.
@@ -63,9 +61,7 @@ export const FunctionDeclarationSchema = z.strictObject({
 });
 export type FunctionDeclaration = z.infer<typeof FunctionDeclarationSchema>;
 
-const builtInTool = unsupported(
-  'only functionDeclarations tools are supported; Gemini built-in tools (googleSearch, codeExecution, urlContext…) are not',
-);
+const builtInTool = unsupported('only functionDeclarations tools are supported; Gemini built-in tools (googleSearch, codeExecution, urlContext…) are not');
 export const ToolSchema = z.strictObject({
   functionDeclarations: z.array(FunctionDeclarationSchema).nullish(),
   googleSearch: builtInTool,
@@ -93,9 +89,7 @@ export const ToolConfigSchema = z.strictObject({
 export const ThinkingConfigSchema = z.strictObject({
   thinkingBudget: z.number().int().min(-1).nullish(),
   includeThoughts: z.boolean().nullish(),
-  thinkingLevel: z
-    .enum(['THINKING_LEVEL_UNSPECIFIED', 'MINIMAL', 'LOW', 'MEDIUM', 'HIGH', 'minimal', 'low', 'medium', 'high'])
-    .nullish(),
+  thinkingLevel: z.enum(['THINKING_LEVEL_UNSPECIFIED', 'MINIMAL', 'LOW', 'MEDIUM', 'HIGH', 'minimal', 'low', 'medium', 'high']).nullish(),
 });
 
 export const GenerationConfigSchema = z.strictObject({
@@ -105,9 +99,7 @@ export const GenerationConfigSchema = z.strictObject({
   maxOutputTokens: z.number().int().min(1).nullish(),
   stopSequences: z.array(z.string()).nullish(),
   candidateCount: z.literal(1, { error: 'candidateCount must be 1: this gateway returns a single candidate' }).nullish(),
-  responseMimeType: z
-    .enum(['text/plain', 'application/json'], { error: "responseMimeType must be 'text/plain' or 'application/json'" })
-    .nullish(),
+  responseMimeType: z.enum(['text/plain', 'application/json'], { error: "responseMimeType must be 'text/plain' or 'application/json'" }).nullish(),
   responseSchema: z.record(z.string(), z.unknown()).nullish(),
   responseJsonSchema: z.record(z.string(), z.unknown()).nullish(),
   seed: z.number().int().nullish(),

@@ -24,12 +24,7 @@ import { countInputTokens, type CountTokensDeps } from '../messages/count-input-
 import { carryUnknownFields, droppedParamsHeaders, readTolerantly } from '../tolerant-reader.ts';
 import { convertBatchEmbedContentsBody, convertEmbedContentBody } from './convert-embed-request.ts';
 import { convertCountTokensBody, convertGenerateBody } from './convert-generate-request.ts';
-import {
-  BatchEmbedContentsRequestSchema,
-  CountTokensRequestSchema,
-  EmbedContentRequestSchema,
-  GenerateContentRequestSchema,
-} from './gemini-request-schemas.ts';
+import { BatchEmbedContentsRequestSchema, CountTokensRequestSchema, EmbedContentRequestSchema, GenerateContentRequestSchema } from './gemini-request-schemas.ts';
 import { parseGeminiModelPath, parseGeminiPath } from './gemini-path.ts';
 import { JsonArrayWriter } from './json-array-writer.ts';
 import { renderBatchEmbedContents, renderEmbedContent } from './render-embeddings.ts';
@@ -64,42 +59,38 @@ export async function geminiRoutes(app: FastifyInstance, deps: GeminiRouteDeps):
  */
 export async function geminiMethodRoutes(app: FastifyInstance, deps: GeminiRouteDeps): Promise<void> {
   const auth = requireKey(deps.authenticator, { kinds: ['model'] });
-  app.post(
-    '/models/*',
-    { bodyLimit: LARGE_BODY_LIMIT, preHandler: auth, config: { errorFormat: 'google' } },
-    async (request, reply) => {
-      const parsed = parseGeminiPath(request.url);
-      const method = parsed.method;
-      const model = qualifyNativeModelName(deps.catalog, parsed.model, 'google');
-      const qualify = (name: string) => qualifyNativeModelName(deps.catalog, name.replace(/^models\//, ''), 'google');
-      switch (method) {
-        case 'generateContent':
-          return generate(deps, request, reply, model);
-        case 'streamGenerateContent':
-          return streamGenerate(deps, request, reply, model);
-        case 'countTokens': {
-          const { body, unknown } = readTolerantly(CountTokensRequestSchema, request.body);
-          const prompt = convertCountTokensBody(body);
-          const counted = await countInputTokens(deps, callContextFrom(request, reply, 'gemini.count_tokens'), model, prompt);
-          if (counted.rateLimit) reply.headers(rateLimitHeaders(counted.rateLimit));
-          reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
-          return { totalTokens: counted.inputTokens };
-        }
-        case 'embedContent': {
-          const { body, unknown } = readTolerantly(EmbedContentRequestSchema, request.body);
-          const embedding = convertEmbedContentBody(body, model, qualify);
-          reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
-          return renderEmbedContent(await embed(deps, request, reply, model, embedding, 'gemini.embed_content'));
-        }
-        case 'batchEmbedContents': {
-          const { body, unknown } = readTolerantly(BatchEmbedContentsRequestSchema, request.body);
-          const embedding = convertBatchEmbedContentsBody(body, model, qualify);
-          reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
-          return renderBatchEmbedContents(await embed(deps, request, reply, model, embedding, 'gemini.batch_embed_contents'));
-        }
+  app.post('/models/*', { bodyLimit: LARGE_BODY_LIMIT, preHandler: auth, config: { errorFormat: 'google' } }, async (request, reply) => {
+    const parsed = parseGeminiPath(request.url);
+    const method = parsed.method;
+    const model = qualifyNativeModelName(deps.catalog, parsed.model, 'google');
+    const qualify = (name: string) => qualifyNativeModelName(deps.catalog, name.replace(/^models\//, ''), 'google');
+    switch (method) {
+      case 'generateContent':
+        return generate(deps, request, reply, model);
+      case 'streamGenerateContent':
+        return streamGenerate(deps, request, reply, model);
+      case 'countTokens': {
+        const { body, unknown } = readTolerantly(CountTokensRequestSchema, request.body);
+        const prompt = convertCountTokensBody(body);
+        const counted = await countInputTokens(deps, callContextFrom(request, reply, 'gemini.count_tokens'), model, prompt);
+        if (counted.rateLimit) reply.headers(rateLimitHeaders(counted.rateLimit));
+        reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
+        return { totalTokens: counted.inputTokens };
       }
-    },
-  );
+      case 'embedContent': {
+        const { body, unknown } = readTolerantly(EmbedContentRequestSchema, request.body);
+        const embedding = convertEmbedContentBody(body, model, qualify);
+        reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
+        return renderEmbedContent(await embed(deps, request, reply, model, embedding, 'gemini.embed_content'));
+      }
+      case 'batchEmbedContents': {
+        const { body, unknown } = readTolerantly(BatchEmbedContentsRequestSchema, request.body);
+        const embedding = convertBatchEmbedContentsBody(body, model, qualify);
+        reply.headers(droppedParamsHeaders('gemini', undefined, unknown));
+        return renderBatchEmbedContents(await embed(deps, request, reply, model, embedding, 'gemini.batch_embed_contents'));
+      }
+    }
+  });
 }
 
 /** `models.list()`: the models this key may call, a page at a time. */
@@ -187,14 +178,7 @@ const sseChunks = (sse: SseWriter): ChunkWriter => ({ send: (chunk) => sse.send(
  * the input rate. The reservation bounds the input by its UTF-8 bytes (no tokenizer
  * makes more tokens than bytes).
  */
-async function embed(
-  deps: GeminiRouteDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  model: string,
-  embedding: Omit<EmbeddingRequest, 'model'>,
-  endpoint: string,
-) {
+async function embed(deps: GeminiRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string, embedding: Omit<EmbeddingRequest, 'model'>, endpoint: string) {
   const inputBytes = embedding.input.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
   const result = await deps.unary.run(callContextFrom(request, reply, endpoint), {
     model,

@@ -22,9 +22,7 @@ export function geminiSchemaToJsonSchema(schema: Record<string, unknown>): Recor
 
   const properties = schema['properties'];
   if (isRecord(properties)) {
-    result['properties'] = Object.fromEntries(
-      Object.entries(properties).map(([name, value]) => [name, isRecord(value) ? geminiSchemaToJsonSchema(value) : value]),
-    );
+    result['properties'] = Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, isRecord(value) ? geminiSchemaToJsonSchema(value) : value]));
   }
   const items = schema['items'];
   if (isRecord(items)) result['items'] = geminiSchemaToJsonSchema(items);
@@ -33,5 +31,4 @@ export function geminiSchemaToJsonSchema(schema: Record<string, unknown>): Recor
   return result;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

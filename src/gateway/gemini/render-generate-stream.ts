@@ -1,12 +1,6 @@
 import { parseToolArguments } from '../../core/tool-arguments.ts';
 import type { FinishReason, ModelStreamEvent, Usage } from '../../core/model-types.ts';
-import {
-  type GenerateContentResponseOut,
-  type GeminiPartOut,
-  renderFinishReason,
-  renderUsageMetadata,
-  responseIdFor,
-} from './render-generate-response.ts';
+import { type GenerateContentResponseOut, type GeminiPartOut, renderFinishReason, renderUsageMetadata, responseIdFor } from './render-generate-response.ts';
 
 export type GenerateStreamOptions = {
   /** The catalog id from the URL path; reported as modelVersion. */
@@ -102,9 +96,7 @@ export class GenerateStreamEncoder {
     if (this.tools.size === 0) return [];
     const ordered = [...this.tools.entries()].sort(([a], [b]) => a - b);
     this.tools.clear();
-    const parts = ordered.map(([, tool]) =>
-      this.signed({ functionCall: { name: tool.name, args: parseToolArguments(tool.arguments), id: tool.id } }),
-    );
+    const parts = ordered.map(([, tool]) => this.signed({ functionCall: { name: tool.name, args: parseToolArguments(tool.arguments), id: tool.id } }));
     return [this.chunk(parts)];
   }
 

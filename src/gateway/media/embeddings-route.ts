@@ -22,43 +22,35 @@ import type { MediaRouteDeps } from './register-media-routes.ts';
  * `EmbeddingRequest.input` to admit `number[][]`.
  */
 export async function embeddingsRoute(app: FastifyInstance, deps: MediaRouteDeps): Promise<void> {
-  app.post(
-    '/embeddings',
-    { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) },
-    async (request, reply) => {
-      const body = parseInput(EmbeddingsRequestSchema, request.body);
-      const input = textInputs(body.input);
-      if (!input) {
-        throw new JunctionError('invalid_request', 'Token-id inputs are not supported by this gateway; send the text as a string or an array of strings.', { param: 'input' });
-      }
-      // Byte-level BPE never makes more tokens than UTF-8 bytes, so bytes bound the bill.
-      const maxInputTokens = input.reduce((total, text) => total + Buffer.byteLength(text, 'utf8'), 0);
-      const result = await deps.unary.run(callContextFrom(request, reply, 'embeddings'), {
-        model: body.model,
-        capability: 'embeddings',
-        worstCase: (model) => computeEmbeddingCost(model, maxInputTokens),
-        call: (adapter, model, signal) =>
-          requireMethod(adapter, 'embed', model)(
-            { model: model.upstreamName, input, ...(body.dimensions !== undefined && { dimensions: body.dimensions }) },
-            { signal },
-          ),
-        meter: (response, model) => ({
-          costMicros: computeEmbeddingCost(model, response.usage.inputTokens),
-          usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 },
-          units: { inputs: input.length },
-        }),
-      });
-      if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
-      const base64 = body.encoding_format === 'base64';
-      const tokens = result.value.usage.inputTokens;
-      return {
-        object: 'list',
-        data: result.value.embeddings.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeFloat32Base64(vector) : vector })),
-        model: result.model.id,
-        usage: { prompt_tokens: tokens, total_tokens: tokens, cost: microsToUsd(result.costMicros) },
-      };
-    },
-  );
+  app.post('/embeddings', { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
+    const body = parseInput(EmbeddingsRequestSchema, request.body);
+    const input = textInputs(body.input);
+    if (!input) {
+      throw new JunctionError('invalid_request', 'Token-id inputs are not supported by this gateway; send the text as a string or an array of strings.', { param: 'input' });
+    }
+    // Byte-level BPE never makes more tokens than UTF-8 bytes, so bytes bound the bill.
+    const maxInputTokens = input.reduce((total, text) => total + Buffer.byteLength(text, 'utf8'), 0);
+    const result = await deps.unary.run(callContextFrom(request, reply, 'embeddings'), {
+      model: body.model,
+      capability: 'embeddings',
+      worstCase: (model) => computeEmbeddingCost(model, maxInputTokens),
+      call: (adapter, model, signal) => requireMethod(adapter, 'embed', model)({ model: model.upstreamName, input, ...(body.dimensions !== undefined && { dimensions: body.dimensions }) }, { signal }),
+      meter: (response, model) => ({
+        costMicros: computeEmbeddingCost(model, response.usage.inputTokens),
+        usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 },
+        units: { inputs: input.length },
+      }),
+    });
+    if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
+    const base64 = body.encoding_format === 'base64';
+    const tokens = result.value.usage.inputTokens;
+    return {
+      object: 'list',
+      data: result.value.embeddings.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeFloat32Base64(vector) : vector })),
+      model: result.model.id,
+      usage: { prompt_tokens: tokens, total_tokens: tokens, cost: microsToUsd(result.costMicros) },
+    };
+  });
 }
 
 /** OpenAI's base64 encoding: the vector as little-endian float32, whatever the host's byte order. */

@@ -29,7 +29,10 @@ export const ImagesRequestSchema = z.strictObject({
   moderation: z.string().nullish(),
   user: z.string().nullish(),
   // Streamed partial images are a different wire protocol (SSE); not offered here.
-  stream: z.boolean().nullish().refine((stream) => stream !== true, 'streaming image generation is not supported'),
+  stream: z
+    .boolean()
+    .nullish()
+    .refine((stream) => stream !== true, 'streaming image generation is not supported'),
   partial_images: z.number().int().nullish(),
 });
 
@@ -62,8 +65,7 @@ export async function imagesRoute(app: FastifyInstance, deps: MediaRouteDeps): P
         checkMediaParams(model, mediaParams);
         return worstCaseImageCost(model, { count, promptTokens: promptBytes });
       },
-      call: (adapter, model, signal) =>
-        requireMethod(adapter, 'generateImages', model)({ model: model.upstreamName, prompt: body.prompt, n: count, params }, { signal }),
+      call: (adapter, model, signal) => requireMethod(adapter, 'generateImages', model)({ model: model.upstreamName, prompt: body.prompt, n: count, params }, { signal }),
       // Billed for the images delivered, which is what the upstream charges for.
       meter: (response, model) => ({
         costMicros: computeImageCost(model, { count: response.data.length, size, quality, usage: response.usage }),
@@ -85,5 +87,4 @@ export async function imagesRoute(app: FastifyInstance, deps: MediaRouteDeps): P
   });
 }
 
-const withoutUndefined = (record: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+const withoutUndefined = (record: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));

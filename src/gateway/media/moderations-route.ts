@@ -30,7 +30,10 @@ export const ModerationsRequestSchema = z.strictObject({
 export async function moderationsRoute(app: FastifyInstance, deps: MediaRouteDeps): Promise<void> {
   app.post('/moderations', { preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
     const body = parseInput(ModerationsRequestSchema, request.body);
-    const texts = typeof body.input === 'string' ? [body.input] : body.input.map((item) => {
+    const texts =
+      typeof body.input === 'string'
+        ? [body.input]
+        : body.input.map((item) => {
             if (typeof item === 'string') return item;
             return item.type === 'text' ? item.text : '';
           });

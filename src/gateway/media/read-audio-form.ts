@@ -90,8 +90,7 @@ function collectFile(part: MultipartFile): Promise<Buffer> {
   });
 }
 
-const fileTooLarge = () =>
-  new JunctionError('request_too_large', `The audio file is larger than ${AUDIO_UPLOAD_LIMIT / (1024 * 1024)} MB.`, { param: 'file' });
+const fileTooLarge = () => new JunctionError('request_too_large', `The audio file is larger than ${AUDIO_UPLOAD_LIMIT / (1024 * 1024)} MB.`, { param: 'file' });
 
 function toFormError(error: unknown): JunctionError {
   if (error instanceof JunctionError) return error;

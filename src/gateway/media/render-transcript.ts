@@ -50,9 +50,7 @@ export function renderTranscript(requested: TranscriptFormat, upstream: { conten
   if (!transcript) return upstream;
   const contentType = 'text/plain; charset=utf-8';
   if (requested === 'text') return { contentType, body: `${transcript.text}\n` };
-  const segments = transcript.segments?.length
-    ? transcript.segments
-    : [{ start: 0, end: transcript.duration ?? 0, text: transcript.text }];
+  const segments = transcript.segments?.length ? transcript.segments : [{ start: 0, end: transcript.duration ?? 0, text: transcript.text }];
   if (requested === 'srt') {
     const cues = segments.map((segment, index) => `${index + 1}\n${timestamp(segment.start, ',')} --> ${timestamp(segment.end, ',')}\n${segment.text.trim()}\n`);
     return { contentType, body: `${cues.join('\n')}\n` };

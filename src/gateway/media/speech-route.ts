@@ -19,7 +19,10 @@ export const SpeechRequestSchema = z.strictObject({
   response_format: z.string().optional(),
   speed: z.number().optional(),
   // `sse` wraps the audio in server-sent events: a different protocol, not offered here.
-  stream_format: z.enum(['audio', 'sse']).optional().refine((format) => format !== 'sse', "only 'audio' is supported"),
+  stream_format: z
+    .enum(['audio', 'sse'])
+    .optional()
+    .refine((format) => format !== 'sse', "only 'audio' is supported"),
 });
 
 /**

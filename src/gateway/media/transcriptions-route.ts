@@ -40,7 +40,11 @@ export const TranscriptionFormSchema = z.strictObject({
   prompt: z.string().optional(),
   response_format: z.enum(TRANSCRIPT_FORMATS).optional(),
   temperature: z.coerce.number().optional(),
-  timestamp_granularities: z.array(z.enum(['word', 'segment'])).min(1).max(2).optional(),
+  timestamp_granularities: z
+    .array(z.enum(['word', 'segment']))
+    .min(1)
+    .max(2)
+    .optional(),
   stream: z.enum(['false']).optional(),
 });
 /** Translation (to English) takes neither a source language nor timestamps. */

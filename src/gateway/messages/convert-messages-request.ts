@@ -1,21 +1,6 @@
 import { JunctionError } from '../../core/errors.ts';
-import type {
-  AssistantPart,
-  CacheControl,
-  ModelMessage,
-  ModelRequest,
-  ReasoningConfig,
-  ToolChoice,
-  ToolMessage,
-  UserPart,
-} from '../../core/model-types.ts';
-import type {
-  CacheControlInput,
-  ContentBlock,
-  CountTokensRequest,
-  MessageParam,
-  MessagesRequest,
-} from './messages-request-schema.ts';
+import type { AssistantPart, CacheControl, ModelMessage, ModelRequest, ReasoningConfig, ToolChoice, ToolMessage, UserPart } from '../../core/model-types.ts';
+import type { CacheControlInput, ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } from './messages-request-schema.ts';
 
 /**
  * Anthropic Messages body → canonical request. Anthropic-only fields ride in
@@ -151,9 +136,7 @@ function userPart(block: ContentBlock, param: string): UserPart {
       return { type: 'text', text: block.text, ...cacheControlField(block.cache_control) };
     case 'image': {
       const cache = cacheControlField(block.cache_control);
-      return block.source.type === 'url'
-        ? { type: 'image', url: block.source.url, ...cache }
-        : { type: 'image', data: block.source.data, mediaType: block.source.media_type, ...cache };
+      return block.source.type === 'url' ? { type: 'image', url: block.source.url, ...cache } : { type: 'image', data: block.source.data, mediaType: block.source.media_type, ...cache };
     }
     case 'document': {
       const extra = { ...(block.title == null ? {} : { filename: block.title }), ...cacheControlField(block.cache_control) };

@@ -45,10 +45,7 @@ const ImageBlockSchema = z.strictObject({
   type: z.literal('image'),
   source: z.discriminatedUnion(
     'type',
-    [
-      z.strictObject({ type: z.literal('base64'), media_type: z.string().regex(/^image\//), data: z.string() }),
-      z.strictObject({ type: z.literal('url'), url: z.string().min(1) }),
-    ],
+    [z.strictObject({ type: z.literal('base64'), media_type: z.string().regex(/^image\//), data: z.string() }), z.strictObject({ type: z.literal('url'), url: z.string().min(1) })],
     { error: "image source type must be 'base64' or 'url' (Files API sources are not supported)" },
   ),
   cache_control: cacheControl,
@@ -67,9 +64,7 @@ const DocumentBlockSchema = z.strictObject({
   ),
   title: z.string().nullish(),
   context: z.string().nullish(),
-  citations: z
-    .strictObject({ enabled: z.literal(false, { error: 'document citations are not supported' }).optional() })
-    .nullish(),
+  citations: z.strictObject({ enabled: z.literal(false, { error: 'document citations are not supported' }).optional() }).nullish(),
   cache_control: cacheControl,
 });
 
@@ -102,18 +97,9 @@ const RedactedThinkingBlockSchema = z.strictObject({ type: z.literal('redacted_t
 
 export const ContentBlockSchema = z.discriminatedUnion(
   'type',
-  [
-    TextBlockSchema,
-    ImageBlockSchema,
-    DocumentBlockSchema,
-    ToolUseBlockSchema,
-    ToolResultBlockSchema,
-    ThinkingBlockSchema,
-    RedactedThinkingBlockSchema,
-  ],
+  [TextBlockSchema, ImageBlockSchema, DocumentBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema],
   {
-    error:
-      'content block type must be one of text, image, document, tool_use, tool_result, thinking, redacted_thinking (server-tool and search_result blocks are not supported)',
+    error: 'content block type must be one of text, image, document, tool_use, tool_result, thinking, redacted_thinking (server-tool and search_result blocks are not supported)',
   },
 );
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;

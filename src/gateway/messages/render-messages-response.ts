@@ -3,14 +3,7 @@ import { randomHex } from '../../core/random-hex.ts';
 import { microsToUsd } from '../../core/money.ts';
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
 
-export type AnthropicStopReason =
-  | 'end_turn'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'tool_use'
-  | 'refusal'
-  | 'pause_turn'
-  | 'model_context_window_exceeded';
+export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn' | 'model_context_window_exceeded';
 
 export type AnthropicContentBlock =
   | { type: 'text'; text: string }
@@ -85,17 +78,8 @@ function renderBlock(part: AssistantPart): AnthropicContentBlock[] {
   }
 }
 
-const ANTHROPIC_STOP_REASONS = new Set<string>([
-  'end_turn',
-  'max_tokens',
-  'stop_sequence',
-  'tool_use',
-  'refusal',
-  'pause_turn',
-  'model_context_window_exceeded',
-]);
-const isAnthropicStopReason = (value: string | undefined): value is AnthropicStopReason =>
-  value !== undefined && ANTHROPIC_STOP_REASONS.has(value);
+const ANTHROPIC_STOP_REASONS = new Set<string>(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'pause_turn', 'model_context_window_exceeded']);
+const isAnthropicStopReason = (value: string | undefined): value is AnthropicStopReason => value !== undefined && ANTHROPIC_STOP_REASONS.has(value);
 
 /** An Anthropic upstream's own reason wins (it is more precise); others map from the unified one. */
 export function renderStopReason(finishReason: FinishReason): AnthropicStopReason {

@@ -12,11 +12,7 @@ import {
   stopSequenceFor,
 } from './render-messages-response.ts';
 
-type Delta =
-  | { type: 'text_delta'; text: string }
-  | { type: 'thinking_delta'; thinking: string }
-  | { type: 'signature_delta'; signature: string }
-  | { type: 'input_json_delta'; partial_json: string };
+type Delta = { type: 'text_delta'; text: string } | { type: 'thinking_delta'; thinking: string } | { type: 'signature_delta'; signature: string } | { type: 'input_json_delta'; partial_json: string };
 
 export type MessagesStreamPayload =
   | { type: 'message_start'; message: AnthropicMessageOut }
@@ -121,10 +117,7 @@ export class MessagesStreamEncoder {
       case 'reasoning-redacted': {
         out.push(...this.close());
         const index = this.nextIndex++;
-        out.push(
-          frame({ type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: event.data } }),
-          frame({ type: 'content_block_stop', index }),
-        );
+        out.push(frame({ type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: event.data } }), frame({ type: 'content_block_stop', index }));
         break;
       }
       case 'tool-call-start': {
@@ -184,8 +177,7 @@ export class MessagesStreamEncoder {
     const out = this.close();
     const index = this.nextIndex++;
     this.open = kind === 'text' ? { kind, index } : { kind, signed: false, index };
-    const block: AnthropicContentBlock =
-      kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
+    const block: AnthropicContentBlock = kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
     out.push(frame({ type: 'content_block_start', index, content_block: block }));
     return out;
   }

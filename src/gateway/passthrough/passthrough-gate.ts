@@ -28,8 +28,7 @@ export const isBillable = (method: string, path: string): boolean => method === 
  * polled until it completes. Billed once per Response/Run id (see TappedUsage).
  */
 const USAGE_READS = [/^\/responses\/[^/]+$/, /^\/threads\/[^/]+\/runs\/[^/]+$/];
-export const reportsUsage = (method: string, path: string): boolean =>
-  isBillable(method, path) || (method === 'GET' && USAGE_READS.some((pattern) => pattern.test(path)));
+export const reportsUsage = (method: string, path: string): boolean => isBillable(method, path) || (method === 'GET' && USAGE_READS.some((pattern) => pattern.test(path)));
 
 /**
  * Work the provider bills later, outside any answer: a batch (billed as it runs) and

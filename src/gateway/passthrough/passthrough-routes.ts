@@ -78,7 +78,17 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
     gate = await admitPassthrough(deps, context, { method, path, json: body.json, bodyBytes: body.bytes });
   } catch (error) {
     if (isJunctionError(error)) {
-      const row = usageLogEntry({ id, context, requestedModel: modelNamed(body.json), model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt });
+      const row = usageLogEntry({
+        id,
+        context,
+        requestedModel: modelNamed(body.json),
+        model: undefined,
+        status: 'rejected',
+        httpStatus: error.status,
+        errorCode: error.code,
+        costMicros: 0,
+        startedAt,
+      });
       deps.budgets.settle(undefined, 0, row, context.key);
     }
     throw error;
@@ -165,7 +175,19 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
     deps.budgets.settle(
       undefined,
       costMicros,
-      usageLogEntry({ id: billingRowId, context, requestedModel: gate.requestedModel, model, status, httpStatus, errorCode: pricingNote ?? null, ...(tapped && { usage: tapped.usage }), costMicros, startedAt, streamed }),
+      usageLogEntry({
+        id: billingRowId,
+        context,
+        requestedModel: gate.requestedModel,
+        model,
+        status,
+        httpStatus,
+        errorCode: pricingNote ?? null,
+        ...(tapped && { usage: tapped.usage }),
+        costMicros,
+        startedAt,
+        streamed,
+      }),
       context.key,
     );
   } else {
@@ -253,4 +275,3 @@ async function readBody(request: FastifyRequest): Promise<RequestBody> {
 }
 
 const modelNamed = (json: Record<string, unknown> | undefined): string | null => (typeof json?.['model'] === 'string' ? json['model'] : null);
-

@@ -15,8 +15,7 @@ import type { ApiKeyRecord } from '../../keys/key-record.ts';
 const PROVIDER = 'openai';
 
 /** The catalog's OpenAI chat models: what a call without a model could reach. */
-export const openaiChatModels = (catalog: Catalog): CatalogModel[] =>
-  catalog.models.filter((model) => model.providerId === PROVIDER && model.capabilities.has('chat'));
+export const openaiChatModels = (catalog: Catalog): CatalogModel[] => catalog.models.filter((model) => model.providerId === PROVIDER && model.capabilities.has('chat'));
 
 /**
  * Whether a key may reach fewer than all of the catalog's OpenAI chat models (its

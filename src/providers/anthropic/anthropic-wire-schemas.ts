@@ -9,13 +9,8 @@ import { z } from 'zod';
 export type AnthropicCacheControl = { type: 'ephemeral'; ttl?: string };
 
 export type AnthropicTextBlock = { type: 'text'; text: string; cache_control?: AnthropicCacheControl };
-export type AnthropicImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
-export type AnthropicDocumentSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'text'; media_type: 'text/plain'; data: string }
-  | { type: 'url'; url: string };
+export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+export type AnthropicDocumentSource = { type: 'base64'; media_type: string; data: string } | { type: 'text'; media_type: 'text/plain'; data: string } | { type: 'url'; url: string };
 export type AnthropicRequestBlock =
   | AnthropicTextBlock
   | { type: 'image'; source: AnthropicImageSource; cache_control?: AnthropicCacheControl }
@@ -40,10 +35,7 @@ export type AnthropicTool = {
   cache_control?: AnthropicCacheControl;
 };
 
-export type AnthropicToolChoice =
-  | { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean }
-  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
-  | { type: 'none' };
+export type AnthropicToolChoice = { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean } | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean } | { type: 'none' };
 
 export type AnthropicMessagesBody = {
   model: string;
@@ -97,21 +89,15 @@ export const AnthropicMessageSchema = z
   .loose();
 export type AnthropicMessage = z.infer<typeof AnthropicMessageSchema>;
 
-export const AnthropicErrorBodySchema = z
-  .object({ error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).loose() })
-  .loose();
+export const AnthropicErrorBodySchema = z.object({ error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).loose() }).loose();
 
 const MessageStartSchema = z
   .object({
     type: z.literal('message_start'),
-    message: z
-      .object({ id: z.string().nullish(), model: z.string().nullish(), usage: AnthropicUsageSchema.nullish() })
-      .loose(),
+    message: z.object({ id: z.string().nullish(), model: z.string().nullish(), usage: AnthropicUsageSchema.nullish() }).loose(),
   })
   .loose();
-const ContentBlockStartSchema = z
-  .object({ type: z.literal('content_block_start'), index: z.number(), content_block: z.unknown() })
-  .loose();
+const ContentBlockStartSchema = z.object({ type: z.literal('content_block_start'), index: z.number(), content_block: z.unknown() }).loose();
 const ContentBlockDeltaSchema = z
   .object({
     type: z.literal('content_block_delta'),
@@ -136,9 +122,7 @@ const MessageDeltaSchema = z
   .loose();
 const MessageStopSchema = z.object({ type: z.literal('message_stop') }).loose();
 const PingSchema = z.object({ type: z.literal('ping') }).loose();
-const ErrorEventSchema = z
-  .object({ type: z.literal('error'), error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).loose() })
-  .loose();
+const ErrorEventSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).loose() }).loose();
 
 export const AnthropicStreamEventSchema = z.discriminatedUnion('type', [
   MessageStartSchema,

@@ -1,22 +1,6 @@
 import { parseToolArguments } from '../../core/tool-arguments.ts';
-import type {
-  AssistantPart,
-  CacheControl,
-  ModelMessage,
-  ModelRequest,
-  ReasoningConfig,
-  ResponseFormat,
-  ToolChoice,
-  UserPart,
-} from '../../core/model-types.ts';
-import type {
-  AnthropicCacheControl,
-  AnthropicMessagesBody,
-  AnthropicRequestBlock,
-  AnthropicRequestMessage,
-  AnthropicTextBlock,
-  AnthropicToolChoice,
-} from './anthropic-wire-schemas.ts';
+import type { AssistantPart, CacheControl, ModelMessage, ModelRequest, ReasoningConfig, ResponseFormat, ToolChoice, UserPart } from '../../core/model-types.ts';
+import type { AnthropicCacheControl, AnthropicMessagesBody, AnthropicRequestBlock, AnthropicRequestMessage, AnthropicTextBlock, AnthropicToolChoice } from './anthropic-wire-schemas.ts';
 
 /** Anthropic requires max_tokens; this is what we ask for when neither caller nor catalog set one. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -32,9 +16,7 @@ const THINKING_BUDGETS = { minimal: 1024, low: 4096, medium: 8192, high: 16384 }
  * thinking; `responseFormat` json is emulated by a system instruction (see below).
  */
 export function convertMessagesRequest(request: ModelRequest): AnthropicMessagesBody {
-  const system = request.messages.flatMap((message) =>
-    message.role === 'system' ? [textBlock(message.content, message.cacheControl)] : [],
-  );
+  const system = request.messages.flatMap((message) => (message.role === 'system' ? [textBlock(message.content, message.cacheControl)] : []));
   const formatInstruction = responseFormatInstruction(request.responseFormat);
   if (formatInstruction !== undefined) system.push({ type: 'text', text: formatInstruction });
 

@@ -11,11 +11,7 @@ import { convertMessagesRequest } from './convert-messages-request.ts';
 const COUNT_TOKENS_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers'] as const;
 
 /** Asks Anthropic how many input tokens a canonical request would cost (free, rate-limited upstream). */
-export async function countAnthropicTokens(
-  config: ProviderConfig,
-  request: ModelRequest,
-  options: CallOptions,
-): Promise<{ inputTokens: number }> {
+export async function countAnthropicTokens(config: ProviderConfig, request: ModelRequest, options: CallOptions): Promise<{ inputTokens: number }> {
   const full = convertMessagesRequest(request);
   const body: Record<string, unknown> = {};
   for (const field of COUNT_TOKENS_FIELDS) if (full[field] !== undefined) body[field] = full[field];

@@ -3,12 +3,7 @@ import { mapSseStream, type SseEventMapping } from '../http/mapped-event-stream.
 import type { SseEvent } from '../http/sse-events.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicStreamError } from './anthropic-error.ts';
-import {
-  AnthropicDeltaSchema,
-  AnthropicResponseBlockSchema,
-  AnthropicStreamEventSchema,
-  type AnthropicUsage,
-} from './anthropic-wire-schemas.ts';
+import { AnthropicDeltaSchema, AnthropicResponseBlockSchema, AnthropicStreamEventSchema, type AnthropicUsage } from './anthropic-wire-schemas.ts';
 import { mapAnthropicUsage, mapStopReason } from './map-messages-response.ts';
 
 /** What we remember about an open content block, keyed by Anthropic's block index. */

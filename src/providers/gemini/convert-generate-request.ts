@@ -1,14 +1,6 @@
 import { parseToolArguments } from '../../core/tool-arguments.ts';
 import { JunctionError } from '../../core/errors.ts';
-import type {
-  AssistantMessage,
-  ModelMessage,
-  ModelRequest,
-  ReasoningConfig,
-  ToolChoice,
-  ToolMessage,
-  UserPart,
-} from '../../core/model-types.ts';
+import type { AssistantMessage, ModelMessage, ModelRequest, ReasoningConfig, ToolChoice, ToolMessage, UserPart } from '../../core/model-types.ts';
 import { convertJsonSchema } from './convert-json-schema.ts';
 import type { GeminiContent, GeminiGenerateBody, GeminiGenerationConfig, GeminiPart } from './gemini-wire-schemas.ts';
 
@@ -163,11 +155,7 @@ function convertAssistant(message: AssistantMessage): GeminiPart[] {
 function convertToolResult(message: ToolMessage, toolNames: Map<string, string>): GeminiPart {
   const name = message.name ?? toolNames.get(message.toolCallId);
   if (name === undefined) {
-    throw new JunctionError(
-      'invalid_request',
-      `tool result "${message.toolCallId}" has no name and matches no earlier tool call; Gemini needs the function name`,
-      { param: 'messages' },
-    );
+    throw new JunctionError('invalid_request', `tool result "${message.toolCallId}" has no name and matches no earlier tool call; Gemini needs the function name`, { param: 'messages' });
   }
   // Gemini wants an object: a JSON object result goes as is, anything else is wrapped.
   const value = parseJson(message.content);
@@ -185,7 +173,6 @@ function guessImageMimeType(url: string): string {
   return (extension === undefined ? undefined : IMAGE_TYPES[extension]) ?? 'image/jpeg';
 }
 
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -194,5 +181,4 @@ function parseJson(text: string): unknown {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

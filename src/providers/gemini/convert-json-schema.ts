@@ -135,7 +135,6 @@ function withoutKey(record: Record<string, unknown>, key: string): Record<string
   return rest;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const asRecord = (value: unknown): Record<string, unknown> => (isRecord(value) ? value : {});
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);

@@ -11,11 +11,7 @@ import { GeminiCountTokensResponseSchema } from './gemini-wire-schemas.ts';
  * goes in `generateContentRequest` (not bare `contents`) so the system instruction and
  * tool declarations are counted too.
  */
-export async function countGeminiTokens(
-  config: ProviderConfig,
-  request: ModelRequest,
-  options: CallOptions,
-): Promise<{ inputTokens: number; cachedInputTokens?: number }> {
+export async function countGeminiTokens(config: ProviderConfig, request: ModelRequest, options: CallOptions): Promise<{ inputTokens: number; cachedInputTokens?: number }> {
   const modelName = request.model.startsWith('models/') ? request.model : `models/${request.model}`;
   const body = { generateContentRequest: { model: modelName, ...convertGenerateRequest(request) } };
   const path = geminiModelPath(request.model, 'countTokens');

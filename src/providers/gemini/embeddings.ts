@@ -11,11 +11,7 @@ const MAX_BATCH_SIZE = 100;
  * Embeds with `:embedContent` for one input and `:batchEmbedContents` for several (one
  * round trip instead of N). `dimensions` maps to `outputDimensionality`.
  */
-export async function embedWithGemini(
-  config: ProviderConfig,
-  request: EmbeddingRequest,
-  options: CallOptions,
-): Promise<EmbeddingResponse> {
+export async function embedWithGemini(config: ProviderConfig, request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse> {
   const modelName = request.model.startsWith('models/') ? request.model : `models/${request.model}`;
   const item = (text: string) => ({
     content: { parts: [{ text }] },

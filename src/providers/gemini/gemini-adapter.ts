@@ -20,8 +20,7 @@ export function createGeminiAdapter(config: ProviderConfig): ProviderAdapter {
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       const path = geminiModelPath(request.model, 'streamGenerateContent');
       // Opened by the reader on the first next(): the stream stays lazy.
-      const open = async () =>
-        (await postStream(config, { query: { alt: 'sse' }, body: convertGenerateRequest(request), ...geminiCall(config, path, options) })).body;
+      const open = async () => (await postStream(config, { query: { alt: 'sse' }, body: convertGenerateRequest(request), ...geminiCall(config, path, options) })).body;
       return mapGenerateStream(readSseBatches(open));
     },
     embed(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse> {

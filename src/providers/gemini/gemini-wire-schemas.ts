@@ -74,7 +74,10 @@ export const GeminiGenerateResponseSchema = z
       .array(
         z
           .object({
-            content: z.object({ parts: z.array(GeminiResponsePartSchema).nullish() }).loose().nullish(),
+            content: z
+              .object({ parts: z.array(GeminiResponsePartSchema).nullish() })
+              .loose()
+              .nullish(),
             finishReason: z.string().nullish(),
           })
           .loose(),
@@ -105,6 +108,4 @@ export const GeminiErrorBodySchema = z
 const EmbeddingSchema = z.object({ values: z.array(z.number()) }).loose();
 export const GeminiEmbedContentResponseSchema = z.object({ embedding: EmbeddingSchema }).loose();
 export const GeminiBatchEmbedResponseSchema = z.object({ embeddings: z.array(EmbeddingSchema) }).loose();
-export const GeminiCountTokensResponseSchema = z
-  .object({ totalTokens: z.number().nullish(), cachedContentTokenCount: z.number().nullish() })
-  .loose();
+export const GeminiCountTokensResponseSchema = z.object({ totalTokens: z.number().nullish(), cachedContentTokenCount: z.number().nullish() }).loose();

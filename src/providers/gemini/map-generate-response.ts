@@ -1,11 +1,6 @@
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
 import { UpstreamError } from '../upstream-error.ts';
-import {
-  GeminiGenerateResponseSchema,
-  type GeminiGenerateResponse,
-  type GeminiResponsePart,
-  type GeminiUsageMetadata,
-} from './gemini-wire-schemas.ts';
+import { GeminiGenerateResponseSchema, type GeminiGenerateResponse, type GeminiResponsePart, type GeminiUsageMetadata } from './gemini-wire-schemas.ts';
 
 /** generateContent response body (unvalidated JSON) → canonical response. */
 export function mapGenerateResponse(body: unknown, requestedModel: string): ModelResponse {
@@ -20,7 +15,10 @@ export function mapGenerateResponse(body: unknown, requestedModel: string): Mode
     model: response.modelVersion ?? requestedModel,
     content,
     usage: mapGeminiUsage(response.usageMetadata ?? {}),
-    finishReason: mapFinishReason(response, content.some((part) => part.type === 'tool-call')),
+    finishReason: mapFinishReason(
+      response,
+      content.some((part) => part.type === 'tool-call'),
+    ),
   };
 }
 
@@ -72,15 +70,7 @@ export function mapGeminiUsage(usage: GeminiUsageMetadata): Usage {
   };
 }
 
-const CONTENT_FILTER_REASONS = new Set([
-  'SAFETY',
-  'RECITATION',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'IMAGE_SAFETY',
-  'IMAGE_PROHIBITED_CONTENT',
-]);
+const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT']);
 const TOOL_ERROR_REASONS = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS']);
 
 /** Gemini says STOP even after function calls, so `sawToolCall` decides between stop and tool-calls. */

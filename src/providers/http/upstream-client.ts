@@ -74,10 +74,7 @@ type RawBody = string | Buffer | FormData;
  * use it directly for methods they do not cover (GET, pass-through). On success the
  * caller owns `body` and must consume or destroy it.
  */
-export async function sendUpstream(
-  config: ProviderConfig,
-  call: UpstreamCall & { method: 'GET' | 'POST' | 'DELETE'; body?: RawBody },
-): Promise<UpstreamResponse<UpstreamBody>> {
+export async function sendUpstream(config: ProviderConfig, call: UpstreamCall & { method: 'GET' | 'POST' | 'DELETE'; body?: RawBody }): Promise<UpstreamResponse<UpstreamBody>> {
   return sendPrepared(config, call, prepareRequest(config, call, call.method, call.headers, call.body));
 }
 
@@ -98,10 +95,7 @@ async function sendPrepared(config: ProviderConfig, call: UpstreamCall, request:
 }
 
 /** POSTs a JSON body and returns the parsed JSON answer (unvalidated: parse it with zod). */
-export async function postJson(
-  config: ProviderConfig,
-  call: UpstreamCall & { body: unknown },
-): Promise<UpstreamResponse<unknown>> {
+export async function postJson(config: ProviderConfig, call: UpstreamCall & { body: unknown }): Promise<UpstreamResponse<unknown>> {
   const request = prepareRequest(config, call, 'POST', call.headers, JSON.stringify(call.body), 'application/json', 'application/json');
   // The answer arrives whole (dispatchUpstreamText): one promise per call, not one for the
   // headers, a reader and one for the text.
@@ -178,19 +172,13 @@ function statusError(config: ProviderConfig, call: UpstreamCall, where: string, 
  * Failures while reading the stream surface as `UpstreamError` status 0; the bytes
  * already yielded stay delivered, so callers must not retry once they have used any.
  */
-export async function postStream(
-  config: ProviderConfig,
-  call: UpstreamCall & { body: unknown; accept?: string },
-): Promise<UpstreamResponse<AsyncIterable<Uint8Array>>> {
+export async function postStream(config: ProviderConfig, call: UpstreamCall & { body: unknown; accept?: string }): Promise<UpstreamResponse<AsyncIterable<Uint8Array>>> {
   const response = await sendPrepared(config, call, prepareRequest(config, call, 'POST', call.headers, JSON.stringify(call.body), 'application/json', call.accept ?? 'text/event-stream'));
   return { status: response.status, headers: response.headers, body: guardStream(response.body, call.signal, call.path) };
 }
 
 /** POSTs a multipart form (undici's FormData, re-exported here) and returns the raw answer bytes. */
-export async function postMultipart(
-  config: ProviderConfig,
-  call: UpstreamCall & { form: FormData },
-): Promise<UpstreamResponse<Buffer>> {
+export async function postMultipart(config: ProviderConfig, call: UpstreamCall & { form: FormData }): Promise<UpstreamResponse<Buffer>> {
   const response = await sendPrepared(config, call, prepareRequest(config, call, 'POST', call.headers, call.form));
   const chunks: Uint8Array[] = [];
   for await (const chunk of guardStream(response.body, call.signal, call.path)) chunks.push(chunk);
@@ -276,8 +264,7 @@ function parseUrl(config: ProviderConfig, path: string, query: Record<string, st
 }
 
 function toNetworkError(error: unknown, where: string, timeoutMs: number): UpstreamError {
-  const timedOut =
-    error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.ConnectTimeoutError;
+  const timedOut = error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.ConnectTimeoutError;
   const message = timedOut ? `no response headers within ${timeoutMs} ms` : `could not reach upstream (${describe(error)})`;
   // The caller sees the error code only: the full message names the upstream's address
   // (`connect ECONNREFUSED 10.0.0.7:11434`), an internal detail kept in `message`.

@@ -18,11 +18,7 @@ export type DispatchedResponse = { statusCode: number; headers: IncomingHttpHead
  * header timeouts, refused connections) or, when `signal` aborts first, its reason.
  * Errors after the headers reach the body's reader.
  */
-export function dispatchUpstream(
-  dispatcher: Dispatcher,
-  options: Dispatcher.DispatchOptions,
-  signal: CancelSignal,
-): Promise<DispatchedResponse> {
+export function dispatchUpstream(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: CancelSignal): Promise<DispatchedResponse> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     let body: UpstreamBody | undefined;

@@ -5,33 +5,18 @@
  * answers for what billing needs: the audio duration (`verbose_json`'s `duration`, or
  * the `usage: {type: 'duration', seconds}` newer models return) or token usage.
  */
-import type {
-  CallOptions,
-  ProviderConfig,
-  SpeechRequest,
-  SpeechResponse,
-  TranscriptionRequest,
-  TranscriptionResponse,
-} from '../adapter.ts';
+import type { CallOptions, ProviderConfig, SpeechRequest, SpeechResponse, TranscriptionRequest, TranscriptionResponse } from '../adapter.ts';
 import { FormData, postMultipart, postStream } from '../http/upstream-client.ts';
 import { openAICall } from './openai-call.ts';
 import { OpenAITranscriptionJsonSchema } from './openai-wire-schemas.ts';
 
-export async function createSpeech(
-  config: ProviderConfig,
-  request: SpeechRequest,
-  options: CallOptions,
-): Promise<SpeechResponse> {
+export async function createSpeech(config: ProviderConfig, request: SpeechRequest, options: CallOptions): Promise<SpeechResponse> {
   const body = { ...request.params, model: request.model, input: request.input, voice: request.voice };
   const response = await postStream(config, { body, accept: '*/*', ...openAICall(config, '/audio/speech', options.signal) });
   return { contentType: response.headers['content-type'] ?? 'audio/mpeg', body: response.body };
 }
 
-export async function createTranscription(
-  config: ProviderConfig,
-  request: TranscriptionRequest,
-  options: CallOptions,
-): Promise<TranscriptionResponse> {
+export async function createTranscription(config: ProviderConfig, request: TranscriptionRequest, options: CallOptions): Promise<TranscriptionResponse> {
   const form = new FormData();
   for (const [name, value] of Object.entries(request.fields)) {
     if (name === 'model' || name === 'file') continue;
@@ -45,10 +30,7 @@ export async function createTranscription(
   return { contentType, body: response.body, ...readBillingFacts(contentType, response.body) };
 }
 
-function readBillingFacts(
-  contentType: string,
-  body: Buffer,
-): Pick<TranscriptionResponse, 'durationSeconds' | 'usage'> {
+function readBillingFacts(contentType: string, body: Buffer): Pick<TranscriptionResponse, 'durationSeconds' | 'usage'> {
   if (!contentType.includes('json')) return { durationSeconds: undefined };
   let json: unknown;
   try {
@@ -62,8 +44,6 @@ function readBillingFacts(
   const durationSeconds = duration ?? (usage?.type === 'duration' ? usage.seconds : undefined);
   return {
     durationSeconds,
-    ...(usage?.type === 'tokens'
-      ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } }
-      : {}),
+    ...(usage?.type === 'tokens' ? { usage: { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 } } : {}),
   };
 }

@@ -6,14 +6,7 @@
  * (OpenAI does not take reasoning back, and DeepSeek rejects `reasoning_content` in
  * input messages).
  */
-import type {
-  AssistantMessage,
-  ModelMessage,
-  ModelRequest,
-  ToolChoice,
-  ResponseFormat,
-  UserPart,
-} from '../../core/model-types.ts';
+import type { AssistantMessage, ModelMessage, ModelRequest, ToolChoice, ResponseFormat, UserPart } from '../../core/model-types.ts';
 import { JunctionError } from '../../core/errors.ts';
 import type { ProviderConfig } from '../adapter.ts';
 

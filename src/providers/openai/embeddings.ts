@@ -5,11 +5,7 @@ import { parseUpstreamBody } from './parse-upstream-body.ts';
 import { openAICall } from './openai-call.ts';
 import { OpenAIEmbeddingResponseSchema } from './openai-wire-schemas.ts';
 
-export async function createEmbeddings(
-  config: ProviderConfig,
-  request: EmbeddingRequest,
-  options: CallOptions,
-): Promise<EmbeddingResponse> {
+export async function createEmbeddings(config: ProviderConfig, request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse> {
   const body = {
     model: request.model,
     input: request.input,

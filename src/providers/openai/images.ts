@@ -5,11 +5,7 @@ import { openAICall } from './openai-call.ts';
 import { OpenAIImageResponseSchema } from './openai-wire-schemas.ts';
 import { parseUpstreamBody } from './parse-upstream-body.ts';
 
-export async function generateImages(
-  config: ProviderConfig,
-  request: ImageRequest,
-  options: CallOptions,
-): Promise<ImageResponse> {
+export async function generateImages(config: ProviderConfig, request: ImageRequest, options: CallOptions): Promise<ImageResponse> {
   const body = { ...request.params, model: request.model, prompt: request.prompt, n: request.n };
   const response = await postJson(config, { body, ...openAICall(config, '/images/generations', options.signal) });
   const parsed = parseUpstreamBody(OpenAIImageResponseSchema, response.body, 'image generation');

@@ -5,11 +5,7 @@ import { openAICall } from './openai-call.ts';
 import { OpenAIModerationResponseSchema } from './openai-wire-schemas.ts';
 import { parseUpstreamBody } from './parse-upstream-body.ts';
 
-export async function moderate(
-  config: ProviderConfig,
-  request: ModerationRequest,
-  options: CallOptions,
-): Promise<ModerationResponse> {
+export async function moderate(config: ProviderConfig, request: ModerationRequest, options: CallOptions): Promise<ModerationResponse> {
   const body = { model: request.model, input: request.input };
   const response = await postJson(config, { body, ...openAICall(config, '/moderations', options.signal) });
   const parsed = parseUpstreamBody(OpenAIModerationResponseSchema, response.body, 'moderation');

@@ -21,14 +21,12 @@ import { moderate } from './moderations.ts';
 import { openAICall } from './openai-call.ts';
 
 export function createOpenAIAdapter(config: ProviderConfig): ProviderAdapter {
-  const chatBody = (request: ModelRequest, stream: boolean) =>
-    convertChatRequest(request, { stream, kind: config.kind, providerId: config.id });
+  const chatBody = (request: ModelRequest, stream: boolean) => convertChatRequest(request, { stream, kind: config.kind, providerId: config.id });
 
   return {
     config,
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
-      const open = async () =>
-        (await postStream(config, { body: chatBody(request, true), ...openAICall(config, '/chat/completions', options.signal) })).body;
+      const open = async () => (await postStream(config, { body: chatBody(request, true), ...openAICall(config, '/chat/completions', options.signal) })).body;
       return mapChatStream(readSseBatches(open));
     },
     async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {

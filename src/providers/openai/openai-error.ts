@@ -19,5 +19,4 @@ export const readOpenAIErrorMessage: ErrorMessageReader = (body) => {
 };
 
 /** The message of an error object sent inside a stream (`data: {"error": {...}}`). */
-export const readOpenAIStreamError = (error: unknown): string =>
-  readOpenAIErrorMessage({ error }, '') ?? 'upstream reported an error mid-stream';
+export const readOpenAIStreamError = (error: unknown): string => readOpenAIErrorMessage({ error }, '') ?? 'upstream reported an error mid-stream';

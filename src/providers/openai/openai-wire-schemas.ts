@@ -69,9 +69,7 @@ export const OpenAIChatChunkSchema = z
                 refusal: z.string().nullish(),
                 reasoning_content: z.string().nullish(),
                 reasoning: z.string().nullish(),
-                tool_calls: z
-                  .array(ToolCallSchema.extend({ index: z.number().nullish(), function: ToolCallSchema.shape.function.nullish() }))
-                  .nullish(),
+                tool_calls: z.array(ToolCallSchema.extend({ index: z.number().nullish(), function: ToolCallSchema.shape.function.nullish() })).nullish(),
               })
               .loose()
               .nullish(),
@@ -113,20 +111,12 @@ export const OpenAIEmbeddingResponseSchema = z
 export const OpenAIImageResponseSchema = z
   .object({
     created: z.number().nullish(),
-    data: z
-      .array(
-        z
-          .object({ url: z.string().nullish(), b64_json: z.string().nullish(), revised_prompt: z.string().nullish() })
-          .loose(),
-      )
-      .nullish(),
+    data: z.array(z.object({ url: z.string().nullish(), b64_json: z.string().nullish(), revised_prompt: z.string().nullish() }).loose()).nullish(),
     usage: z.object({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() }).loose().nullish(),
   })
   .loose();
 
-export const OpenAIModerationResponseSchema = z
-  .object({ id: z.string().nullish(), model: z.string().nullish(), results: z.array(z.unknown()) })
-  .loose();
+export const OpenAIModerationResponseSchema = z.object({ id: z.string().nullish(), model: z.string().nullish(), results: z.array(z.unknown()) }).loose();
 
 export const OpenAITranscriptionJsonSchema = z
   .object({
@@ -135,9 +125,7 @@ export const OpenAITranscriptionJsonSchema = z
     usage: z
       .discriminatedUnion('type', [
         z.object({ type: z.literal('duration'), seconds: z.number() }).loose(),
-        z
-          .object({ type: z.literal('tokens'), input_tokens: z.number().nullish(), output_tokens: z.number().nullish() })
-          .loose(),
+        z.object({ type: z.literal('tokens'), input_tokens: z.number().nullish(), output_tokens: z.number().nullish() }).loose(),
       ])
       .nullish()
       .catch(undefined),

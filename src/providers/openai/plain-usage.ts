@@ -4,8 +4,7 @@ export const isOptionalString = (value: unknown): boolean => value === undefined
 export const isOptionalNumber = (value: unknown): boolean => value === undefined || value === null || typeof value === 'number';
 
 /** `{ <field>: number | null }` or absent, other fields free (the schema's loose details objects). */
-const isOptionalDetails = (value: unknown, field: string): boolean =>
-  value === undefined || value === null || (isPlainRecord(value) && isOptionalNumber(value[field]));
+const isOptionalDetails = (value: unknown, field: string): boolean => value === undefined || value === null || (isPlainRecord(value) && isOptionalNumber(value[field]));
 
 /**
  * The usage object OpenAI and most compatible servers send (absent or null included), as

@@ -12,10 +12,5 @@ export type BuiltinToolsOptions = {
 
 /** What to pass as `builtins` to createToolRegistry. */
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefinition[] {
-  return [
-    calculatorTool,
-    createCurrentTimeTool({ ...(options.now ? { now: options.now } : {}) }),
-    createHttpFetchTool(options.httpFetch),
-    knowledgeSearchTool,
-  ];
+  return [calculatorTool, createCurrentTimeTool({ ...(options.now ? { now: options.now } : {}) }), createHttpFetchTool(options.httpFetch), knowledgeSearchTool];
 }

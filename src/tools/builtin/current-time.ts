@@ -22,7 +22,12 @@ export function describeInstant(instant: Date, timeZone: string): CurrentTime {
     parts = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
-      year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
       weekday: 'long',
       timeZoneName: 'longOffset',
     }).formatToParts(instant);

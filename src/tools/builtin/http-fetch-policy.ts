@@ -19,7 +19,10 @@ export type HttpFetchPolicy = {
 /** JUNCTION_HTTP_FETCH_ALLOWLIST (comma-separated) and JUNCTION_HTTP_FETCH_ALLOW_PRIVATE=true. */
 export function policyFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<HttpFetchPolicy, 'allowlist' | 'allowPrivate'> {
   return {
-    allowlist: (env['JUNCTION_HTTP_FETCH_ALLOWLIST'] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean),
+    allowlist: (env['JUNCTION_HTTP_FETCH_ALLOWLIST'] ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
     allowPrivate: env['JUNCTION_HTTP_FETCH_ALLOW_PRIVATE'] === 'true',
   };
 }

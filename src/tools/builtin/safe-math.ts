@@ -16,15 +16,70 @@ const parse = math.parse;
 const MAX_COMBINATORIC_ARGUMENT = 10_000;
 
 const ALLOWED_NODE_TYPES = new Set([
-  'AccessorNode', 'ArrayNode', 'AssignmentNode', 'BlockNode', 'ConditionalNode', 'ConstantNode',
-  'FunctionNode', 'IndexNode', 'OperatorNode', 'ParenthesisNode', 'SymbolNode',
+  'AccessorNode',
+  'ArrayNode',
+  'AssignmentNode',
+  'BlockNode',
+  'ConditionalNode',
+  'ConstantNode',
+  'FunctionNode',
+  'IndexNode',
+  'OperatorNode',
+  'ParenthesisNode',
+  'SymbolNode',
 ]);
 
 const ALLOWED_FUNCTIONS = new Set([
-  'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'cbrt', 'ceil', 'combinations', 'cos', 'cosh',
-  'cube', 'exp', 'factorial', 'fix', 'floor', 'gcd', 'hypot', 'lcm', 'log', 'log10', 'log2', 'max', 'mean', 'median',
-  'min', 'mod', 'nthRoot', 'permutations', 'pow', 'prod', 'round', 'sign', 'sin', 'sinh', 'sqrt', 'square', 'std',
-  'sum', 'tan', 'tanh', 'to', 'unit', 'number', 'variance', 'mode', 'quantileSeq', 'percent',
+  'abs',
+  'acos',
+  'acosh',
+  'asin',
+  'asinh',
+  'atan',
+  'atan2',
+  'atanh',
+  'cbrt',
+  'ceil',
+  'combinations',
+  'cos',
+  'cosh',
+  'cube',
+  'exp',
+  'factorial',
+  'fix',
+  'floor',
+  'gcd',
+  'hypot',
+  'lcm',
+  'log',
+  'log10',
+  'log2',
+  'max',
+  'mean',
+  'median',
+  'min',
+  'mod',
+  'nthRoot',
+  'permutations',
+  'pow',
+  'prod',
+  'round',
+  'sign',
+  'sin',
+  'sinh',
+  'sqrt',
+  'square',
+  'std',
+  'sum',
+  'tan',
+  'tanh',
+  'to',
+  'unit',
+  'number',
+  'variance',
+  'mode',
+  'quantileSeq',
+  'percent',
 ]);
 
 // Wrap the functions whose run time grows with their argument.
@@ -37,10 +92,7 @@ const capped = (name: 'factorial' | 'combinations' | 'permutations') => {
     },
   });
 };
-math.import(
-  { factorial: capped('factorial'), combinations: capped('combinations'), permutations: capped('permutations') },
-  { override: true },
-);
+math.import({ factorial: capped('factorial'), combinations: capped('combinations'), permutations: capped('permutations') }, { override: true });
 
 /**
  * The callee allowlist checks names, and a name resolves through the scope first:

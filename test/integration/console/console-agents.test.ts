@@ -25,7 +25,8 @@ const lastSystemPrompt = (): string => {
   const body = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> };
   return body.messages.find((message) => message.role === 'system')?.content ?? '';
 };
-const chat = (model: string, content: string) => gateway.app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: bearer(agentKey), payload: { model, messages: [{ role: 'user', content }] } });
+const chat = (model: string, content: string) =>
+  gateway.app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: bearer(agentKey), payload: { model, messages: [{ role: 'user', content }] } });
 
 describe('console agents', () => {
   it('refuses an invalid definition with every problem by field, and saves nothing', async () => {
@@ -40,12 +41,18 @@ describe('console agents', () => {
   });
 
   it('saves versions that serve on the next call, reports them, and rolls back', async () => {
-    const first = await owner.request('PUT', '/console/api/agents/helpdesk', { definition: { name: 'Helpdesk', model: 'openai/test-echo', instructions: 'Version one instructions.' }, change_note: 'first' });
+    const first = await owner.request('PUT', '/console/api/agents/helpdesk', {
+      definition: { name: 'Helpdesk', model: 'openai/test-echo', instructions: 'Version one instructions.' },
+      change_note: 'first',
+    });
     expect(first.statusCode).toBe(201);
     expect((await chat('helpdesk', 'hi')).json()).toMatchObject({ agent_version: 'v1' });
     expect(lastSystemPrompt()).toContain('Version one instructions.');
 
-    const second = await owner.request('PUT', '/console/api/agents/helpdesk', { definition: { name: 'Helpdesk', model: 'openai/test-echo', instructions: 'Version two instructions.' }, change_note: 'sharper' });
+    const second = await owner.request('PUT', '/console/api/agents/helpdesk', {
+      definition: { name: 'Helpdesk', model: 'openai/test-echo', instructions: 'Version two instructions.' },
+      change_note: 'sharper',
+    });
     expect(second.json()).toEqual({ id: 'helpdesk', version: 2 });
     expect((await chat('helpdesk', 'hi')).json()).toMatchObject({ agent_version: 'v2' });
     expect(lastSystemPrompt()).toContain('Version two instructions.');
@@ -79,7 +86,8 @@ describe('console agents', () => {
   });
 
   it('creates only with If-None-Match: *: a taken id (console or file agent) is a 409 and the agent is unchanged', async () => {
-    const create = (id: string, instructions: string) => owner.request('PUT', `/console/api/agents/${id}`, { definition: { name: 'Taken', model: 'openai/test-echo', instructions } }, { 'if-none-match': '*' });
+    const create = (id: string, instructions: string) =>
+      owner.request('PUT', `/console/api/agents/${id}`, { definition: { name: 'Taken', model: 'openai/test-echo', instructions } }, { 'if-none-match': '*' });
     expect((await create('taken-id', 'The first agent.')).statusCode).toBe(201);
     const again = await create('taken-id', 'The intruder.');
     expect(again.statusCode).toBe(409);

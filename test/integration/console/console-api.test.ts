@@ -28,10 +28,20 @@ describe('first start', () => {
     const link = await issueSetupLink(gateway.services.db, 'http://localhost', new Date());
     const token = new URL(link as string).searchParams.get('token') as string;
     expect((await gateway.app.inject({ url: '/console/api/setup' })).json()).toEqual({ needs_setup: true });
-    const setup = await gateway.app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, email: 'Owner@Example.com', password: PASSWORD } });
+    const setup = await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/setup',
+      headers: { origin: ORIGIN, host: 'localhost:80' },
+      payload: { token, email: 'Owner@Example.com', password: PASSWORD },
+    });
     expect(setup.statusCode).toBe(201);
     expect(String(setup.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Lax/);
-    const again = await gateway.app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, email: 'x@example.com', password: PASSWORD } });
+    const again = await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/setup',
+      headers: { origin: ORIGIN, host: 'localhost:80' },
+      payload: { token, email: 'x@example.com', password: PASSWORD },
+    });
     expect(again.statusCode).toBe(403);
     owner = await sessionFrom(gateway.app, sessionCookieOf(setup));
     const me = await owner.request('GET', '/console/api/me');
@@ -44,7 +54,12 @@ describe('first start', () => {
 
 describe('sign-in', () => {
   it('refuses a wrong password without a session, and signs in with the right one', async () => {
-    const wrong = await gateway.app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { email: 'owner@example.com', password: 'wrong password!' } });
+    const wrong = await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/session',
+      headers: { origin: ORIGIN, host: 'localhost:80' },
+      payload: { email: 'owner@example.com', password: 'wrong password!' },
+    });
     // A form error, not a failed request: 200 with ok false, and no session.
     expect(wrong.statusCode).toBe(200);
     expect(wrong.json()).toEqual({ ok: false, message: 'The email or password is wrong.' });
@@ -58,7 +73,12 @@ describe('sign-in', () => {
     expect(foreign.statusCode).toBe(403);
     const noToken = await owner.request('POST', '/console/api/keys', { name: 'x' }, { 'x-csrf-token': '' });
     expect(noToken.statusCode).toBe(403);
-    const crossSite = await gateway.app.inject({ method: 'POST', url: '/console/api/keys', headers: { cookie: owner.cookie, 'x-csrf-token': owner.csrf, 'sec-fetch-site': 'cross-site' }, payload: { name: 'x' } });
+    const crossSite = await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/keys',
+      headers: { cookie: owner.cookie, 'x-csrf-token': owner.csrf, 'sec-fetch-site': 'cross-site' },
+      payload: { name: 'x' },
+    });
     expect(crossSite.statusCode).toBe(403);
     expect((await owner.request('GET', '/console/api/keys')).json<{ data: unknown[] }>().data).toHaveLength(0);
   });
@@ -73,7 +93,8 @@ describe('sign-in', () => {
   });
 
   it('rate-limits repeated wrong passwords for one email', async () => {
-    const attempt = () => gateway.app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { email: 'victim@example.com', password: 'guess guess guess' } });
+    const attempt = () =>
+      gateway.app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { email: 'victim@example.com', password: 'guess guess guess' } });
     const statuses: number[] = [];
     for (let index = 0; index < 12; index += 1) statuses.push((await attempt()).statusCode);
     expect(statuses.slice(0, 10).every((status) => status === 200)).toBe(true);
@@ -88,7 +109,12 @@ describe('keys made in the console work against the API', () => {
     const { key, data } = created.json<{ key: string; data: { id: string; daily_limit_usd: number } }>();
     expect(key).toMatch(/^sk-jn-/);
     expect(data.daily_limit_usd).toBe(5);
-    const chat = await gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: 'console made me' }] } });
+    const chat = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: bearer(key),
+      payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: 'console made me' }] },
+    });
     expect(chat.statusCode).toBe(200);
 
     const usage = await owner.request('GET', `/console/api/usage?key_id=${data.id}`);
@@ -99,7 +125,11 @@ describe('keys made in the console work against the API', () => {
     expect(csv.headers['content-type']).toMatch(/text\/csv/);
     expect(csv.body.split('\n')[1]).toContain('web app');
 
-    const overview = (await owner.request('GET', '/console/api/overview')).json<{ spend_today_usd: number; spend_by_key: Array<{ name: string; spend_usd: number }>; requests: Array<{ requests: number }> }>();
+    const overview = (await owner.request('GET', '/console/api/overview')).json<{
+      spend_today_usd: number;
+      spend_by_key: Array<{ name: string; spend_usd: number }>;
+      requests: Array<{ requests: number }>;
+    }>();
     expect(overview.spend_today_usd).toBeCloseTo(rows[0]?.cost_usd ?? 0, 6);
     expect(overview.spend_by_key.find((point) => point.name === 'web app')?.spend_usd).toBeCloseTo(rows[0]?.cost_usd ?? 0, 6);
 
@@ -140,9 +170,19 @@ describe('members, roles and accounts', () => {
     const link = added.json<{ invite_url: string }>().invite_url;
     expect(new URL(link).pathname).toBe('/invite');
     const token = new URL(link).searchParams.get('token') as string;
-    const set = await gateway.app.inject({ method: 'POST', url: '/console/api/invitations/accept', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, password: 'member password 1' } });
+    const set = await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/invitations/accept',
+      headers: { origin: ORIGIN, host: 'localhost:80' },
+      payload: { token, password: 'member password 1' },
+    });
     expect(set.statusCode).toBe(201);
-    const reused = await gateway.app.inject({ method: 'POST', url: '/console/api/invitations/accept', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, password: 'member password 2' } });
+    const reused = await gateway.app.inject({
+      method: 'POST',
+      url: '/console/api/invitations/accept',
+      headers: { origin: ORIGIN, host: 'localhost:80' },
+      payload: { token, password: 'member password 2' },
+    });
     expect(reused.statusCode).toBe(404);
     const member = await sessionFrom(gateway.app, sessionCookieOf(set));
     expect((await member.request('GET', '/console/api/keys')).statusCode).toBe(200);
@@ -174,7 +214,10 @@ describe('npx junction users create', () => {
       timeout: 60_000,
     });
     child.child.stdin?.end('a long cli password\n');
-    const outcome = await child.then((result) => result, (error: { stdout: string; stderr: string }) => error);
+    const outcome = await child.then(
+      (result) => result,
+      (error: { stdout: string; stderr: string }) => error,
+    );
     if (!gateway.config.databaseUrl) {
       // The embedded in-memory store of this test is private to its process: the CLI refuses it.
       expect(outcome.stderr).toMatch(/memory:\/\//);

@@ -11,7 +11,11 @@ let owner: ConsoleSession;
 
 beforeAll(async () => {
   const fixtures = join(import.meta.dirname, '../../fixtures/agents-e2e');
-  gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(fixtures, 'agents'), JUNCTION_TOOLS_DIR: join(fixtures, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(import.meta.dirname, '../../fixtures/knowledge') });
+  gateway = await startGateway({
+    JUNCTION_AGENTS_DIR: join(fixtures, 'agents'),
+    JUNCTION_TOOLS_DIR: join(fixtures, 'tools'),
+    JUNCTION_KNOWLEDGE_DIR: join(import.meta.dirname, '../../fixtures/knowledge'),
+  });
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '10', currency: 'USD' });
   await runAdminCommand(gateway.services, { command: 'users.create', email: 'owner@example.com', password: 'owner password 1', role: 'owner' });
   owner = await signIn(gateway.app, 'owner@example.com', 'owner password 1');
@@ -46,10 +50,17 @@ describe('console knowledge', () => {
   });
 
   it('lets a console agent use the uploaded collection', async () => {
-    const saved = await owner.request('PUT', '/console/api/agents/returns-desk', { definition: { name: 'Returns desk', model: 'openai/test-echo', instructions: 'Answer from the handbook.', knowledge: ['handbook'] } });
+    const saved = await owner.request('PUT', '/console/api/agents/returns-desk', {
+      definition: { name: 'Returns desk', model: 'openai/test-echo', instructions: 'Answer from the handbook.', knowledge: ['handbook'] },
+    });
     expect(saved.statusCode).toBe(201);
     const agentKey = await gateway.key('agent');
-    const answer = await gateway.app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: bearer(agentKey), payload: { model: 'returns-desk', messages: [{ role: 'user', content: 'How long can I return a kettle?' }] } });
+    const answer = await gateway.app.inject({
+      method: 'POST',
+      url: '/agents/v1/chat/completions',
+      headers: bearer(agentKey),
+      payload: { model: 'returns-desk', messages: [{ role: 'user', content: 'How long can I return a kettle?' }] },
+    });
     expect(answer.statusCode).toBe(200);
     const sent = JSON.stringify(gateway.openai.requests.at(-1)?.body);
     expect(sent).toContain('45 days');

@@ -120,9 +120,11 @@ describe('conversation ids and ownership', () => {
   });
 
   it('400s a parent message without a conversation id', async () => {
-    expect(
-      await refusal(resolveContinuation(t.services.db, { ...owner, agentId: 'helper', parentMessageId: mine.lastMessageId })),
-    ).toEqual({ code: 'invalid_request', status: 400, param: 'parent_message_id' });
+    expect(await refusal(resolveContinuation(t.services.db, { ...owner, agentId: 'helper', parentMessageId: mine.lastMessageId }))).toEqual({
+      code: 'invalid_request',
+      status: 400,
+      param: 'parent_message_id',
+    });
   });
 
   it('deletes a conversation; afterwards its conversation and message ids are 404 everywhere', async () => {
@@ -133,9 +135,7 @@ describe('conversation ids and ownership', () => {
     expect(await refusal(getConversation(t.services.db, owner, doomed.conversation.id))).toMatchObject({ status: 404 });
     expect(await refusal(getConversationTree(t.services.db, owner, doomed.conversation.id))).toMatchObject({ status: 404 });
     expect(await refusal(removeConversation(t.services.db, owner, doomed.conversation.id))).toMatchObject({ status: 404 });
-    expect(
-      await refusal(resolveContinuation(t.services.db, { ...owner, agentId: 'helper', conversationId: doomed.conversation.id })),
-    ).toMatchObject({ code: 'not_found', param: 'conversation_id' });
+    expect(await refusal(resolveContinuation(t.services.db, { ...owner, agentId: 'helper', conversationId: doomed.conversation.id }))).toMatchObject({ code: 'not_found', param: 'conversation_id' });
     const rows = await t.services.db.query('SELECT id FROM conversation_messages WHERE conversation_id = $1', [doomed.conversation.id]);
     expect(rows.rows).toEqual([]);
     // A turn resolved before the delete and recorded after it is refused, not resurrected.

@@ -2,12 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../../../src/core/model-types.ts';
 import type { ConversationOwner, NewMessage } from '../../../src/conversations/conversation-repository.ts';
 import { findPath } from '../../../src/conversations/conversation-repository.ts';
-import {
-  getConversationTree,
-  recordTurn,
-  resolveContinuation,
-  toTreeView,
-} from '../../../src/conversations/conversation-service.ts';
+import { getConversationTree, recordTurn, resolveContinuation, toTreeView } from '../../../src/conversations/conversation-service.ts';
 import { createKey } from '../../../src/keys/key-service.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
@@ -17,9 +12,7 @@ let owner: ConversationOwner;
 const user = (text: string): ModelMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 const assistant = (text: string): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
 const texts = (messages: readonly ModelMessage[]) =>
-  messages.map((message) =>
-    typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join(''),
-  );
+  messages.map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join('')));
 
 /** One chat turn: resolve where it attaches, then record the user and assistant messages. */
 async function turn(where: { conversationId?: string; parentMessageId?: string }, messages: NewMessage[]) {
@@ -64,10 +57,7 @@ describe('conversation trees', () => {
     expect(texts(second.continuation.history)).toEqual(['u1', 'a1']);
 
     // Edit: a new user message under a1 is a sibling of u2; the model never sees u2/a2.
-    const edit = await turn({ conversationId, parentMessageId: first.recorded.assistantMessageId ?? '' }, [
-      { message: user('u2-edited') },
-      { message: assistant('a2-edited') },
-    ]);
+    const edit = await turn({ conversationId, parentMessageId: first.recorded.assistantMessageId ?? '' }, [{ message: user('u2-edited') }, { message: assistant('a2-edited') }]);
     expect(texts(edit.continuation.history)).toEqual(['u1', 'a1']);
 
     // Latest = the last message appended, which is on the edited branch.
@@ -76,9 +66,7 @@ describe('conversation trees', () => {
     expect(texts(afterEdit.history)).toEqual(['u1', 'a1', 'u2-edited', 'a2-edited']);
 
     // Regenerate: a second assistant child of u2.
-    const regenerated = await turn({ conversationId, parentMessageId: second.recorded.userMessageId ?? '' }, [
-      { message: assistant('a2-again') },
-    ]);
+    const regenerated = await turn({ conversationId, parentMessageId: second.recorded.userMessageId ?? '' }, [{ message: assistant('a2-again') }]);
     expect(texts(regenerated.continuation.history)).toEqual(['u1', 'a1', 'u2']);
     expect(regenerated.recorded.userMessageId).toBeNull();
     const branchTip = await resolveContinuation(t.services.db, { ...owner, agentId: 'helper', conversationId });

@@ -2,12 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../src/accounts/account-repository.ts';
 import type { ModelMessage } from '../../../src/core/model-types.ts';
 import type { ConversationOwner } from '../../../src/conversations/conversation-repository.ts';
-import {
-  type Continuation,
-  recordTurn,
-  removeConversation,
-  resolveResponseContinuation,
-} from '../../../src/conversations/conversation-service.ts';
+import { type Continuation, recordTurn, removeConversation, resolveResponseContinuation } from '../../../src/conversations/conversation-service.ts';
 import {
   deleteResponse,
   findResponse,
@@ -29,9 +24,7 @@ let otherAccount: ConversationOwner;
 const user = (text: string): ModelMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 const assistant = (text: string): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
 const texts = (messages: readonly ModelMessage[]) =>
-  messages.map((message) =>
-    typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join(''),
-  );
+  messages.map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join('')));
 
 async function agentKey(accountId: string): Promise<ConversationOwner> {
   const key = await createKey(t.services.db, t.services.hasher, { accountId, kind: 'agent', settings: { name: 'agent' } });

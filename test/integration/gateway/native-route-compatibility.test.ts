@@ -65,7 +65,11 @@ describe('unknown fields on the native routes', () => {
   });
 
   it('Gemini batch embeddings accept the bare model name in each request', async () => {
-    const response = await post('/v1beta/models/test-native-embed:batchEmbedContents', { requests: [{ model: 'models/test-native-embed', content: { parts: [{ text: 'a' }] } }] }, { 'x-goog-api-key': key });
+    const response = await post(
+      '/v1beta/models/test-native-embed:batchEmbedContents',
+      { requests: [{ model: 'models/test-native-embed', content: { parts: [{ text: 'a' }] } }] },
+      { 'x-goog-api-key': key },
+    );
     expect(response.status).toBe(200);
     expect(((await response.json()) as { embeddings: unknown[] }).embeddings).toHaveLength(1);
   });

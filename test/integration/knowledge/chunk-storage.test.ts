@@ -36,9 +36,7 @@ afterAll(async () => {
 
 describe('a stored knowledge chunk', () => {
   it('keeps its full-text vector in the row and sends its embedding to the TOAST table', async () => {
-    const storage = await db.query<{ attstorage: string }>(
-      `SELECT attstorage FROM pg_attribute WHERE attrelid = 'knowledge_chunks'::regclass AND attname = 'tsv'`,
-    );
+    const storage = await db.query<{ attstorage: string }>(`SELECT attstorage FROM pg_attribute WHERE attrelid = 'knowledge_chunks'::regclass AND attname = 'tsv'`);
     expect(storage.rows[0]?.attstorage).toBe('m');
     // pg_column_toast_chunk_id (PostgreSQL 17+, so PGlite) says where each value of this row is.
     const where = await db.query<{ available: boolean }>(`SELECT to_regproc('pg_column_toast_chunk_id') IS NOT NULL AS available`);

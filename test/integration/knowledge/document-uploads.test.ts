@@ -13,7 +13,11 @@ let owner: ConsoleSession;
 
 beforeAll(async () => {
   const fixtures = join(import.meta.dirname, '../../fixtures/agents-e2e');
-  gateway = await startGateway({ JUNCTION_AGENTS_DIR: join(fixtures, 'agents'), JUNCTION_TOOLS_DIR: join(fixtures, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(import.meta.dirname, '../../fixtures/knowledge') });
+  gateway = await startGateway({
+    JUNCTION_AGENTS_DIR: join(fixtures, 'agents'),
+    JUNCTION_TOOLS_DIR: join(fixtures, 'tools'),
+    JUNCTION_KNOWLEDGE_DIR: join(import.meta.dirname, '../../fixtures/knowledge'),
+  });
   await runAdminCommand(gateway.services, { command: 'users.create', email: 'owner@example.com', password: 'owner password 1', role: 'owner' });
   owner = await signIn(gateway.app, 'owner@example.com', 'owner password 1');
   expect((await owner.request('POST', '/console/api/knowledge/collections', { name: 'manuals' })).statusCode).toBe(201);

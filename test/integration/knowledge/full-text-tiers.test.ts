@@ -68,8 +68,7 @@ beforeAll(async () => {
 });
 afterAll(async () => close());
 
-const paths = async (question: string, limit: number) =>
-  (await searchByText(db, { accountId, collections: ['tiers'], limit, question })).map((match) => match.path);
+const paths = async (question: string, limit: number) => (await searchByText(db, { accountId, collections: ['tiers'], limit, question })).map((match) => match.path);
 
 describe(`full-text search in minimum-should-match tiers (${engineName()})`, () => {
   it('answers from the chunks holding every word when there are enough of them', async () => {

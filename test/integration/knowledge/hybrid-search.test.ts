@@ -57,10 +57,10 @@ describe(`hybrid search on ${engineName()}`, () => {
     const [vector = []] = await embedder.embed(['how do I reset the hub to factory settings'], 'query');
     const matches = await searchByVector(db, { accountId, collections, limit: 8, embeddingModel: embedder.modelId, vector });
     expect(matches).toHaveLength(8);
-    const fromText = await db.query<{ id: number; score: number }>(
-      `SELECT id, embedding::vector(256) <=> $1::vector(256) AS score FROM knowledge_chunks WHERE id = ANY($2::bigint[])`,
-      [toVectorLiteral(vector), matches.map((match) => match.id)],
-    );
+    const fromText = await db.query<{ id: number; score: number }>(`SELECT id, embedding::vector(256) <=> $1::vector(256) AS score FROM knowledge_chunks WHERE id = ANY($2::bigint[])`, [
+      toVectorLiteral(vector),
+      matches.map((match) => match.id),
+    ]);
     const textScores = new Map(fromText.rows.map((row) => [Number(row.id), Number(row.score)]));
     for (const match of matches) expect(match.score).toBeCloseTo(textScores.get(match.id) ?? Number.NaN, 6);
     expect(matches.map((match) => match.score)).toEqual(matches.map((match) => match.score).sort((a, b) => a - b));
@@ -112,16 +112,16 @@ describe(`hybrid search on ${engineName()}`, () => {
       // and the account filter is left out: on a tiny table the (account, collection) index plus a sort
       // is rightly cheaper. bench/knowledge-search.ts checks the full query's plan at 100k chunks.
       await tx.query('SET LOCAL enable_seqscan = off');
-      const vector = `[${new Array(256).fill(0).map((_, i) => (i === 0 ? 1 : 0)).join(',')}]`;
+      const vector = `[${new Array(256)
+        .fill(0)
+        .map((_, i) => (i === 0 ? 1 : 0))
+        .join(',')}]`;
       const vectorPlan = await tx.query<Record<string, string>>(
         `EXPLAIN SELECT id FROM knowledge_chunks WHERE dims = 256 AND embedding_model = $2
          ORDER BY embedding::vector(256) <=> $1::vector(256) LIMIT 10`,
         [vector, embedder.modelId],
       );
-      const textPlan = await tx.query<Record<string, string>>(
-        `EXPLAIN SELECT id FROM knowledge_chunks, websearch_to_tsquery('english', $1) AS query WHERE tsv @@ query`,
-        ['refund'],
-      );
+      const textPlan = await tx.query<Record<string, string>>(`EXPLAIN SELECT id FROM knowledge_chunks, websearch_to_tsquery('english', $1) AS query WHERE tsv @@ query`, ['refund']);
       return [vectorPlan, textPlan].map((plan) => plan.rows.map((row) => Object.values(row).join('')).join('\n'));
     });
     expect(plans[0]).toMatch(/Index Scan using knowledge_chunks_hnsw_256/);

@@ -24,9 +24,7 @@ afterAll(async () => {
 });
 
 const chunkIds = async (path: string) =>
-  (await db.query<{ id: number }>('SELECT id FROM knowledge_chunks WHERE account_id = $1 AND path = $2 ORDER BY id', [accountId, path])).rows.map(
-    (row) => row.id,
-  );
+  (await db.query<{ id: number }>('SELECT id FROM knowledge_chunks WHERE account_id = $1 AND path = $2 ORDER BY id', [accountId, path])).rows.map((row) => row.id);
 
 describe(`indexing the example knowledge on ${engineName()}`, () => {
   it('indexes every document of both collections, embedding each chunk once in bounded batches', async () => {
@@ -108,10 +106,7 @@ describe(`indexing the example knowledge on ${engineName()}`, () => {
     const other = createLexicalEmbedder({ dimensions: 384, modelId: 'test/other' });
     const report = await indexKnowledge({ db, accountId, rootDir: knowledge.dir, embedder: other, collections: ['handbook'] });
     expect(other.counts.document).toBe(report.collections[0]?.chunksTotal);
-    const dims = await db.query<{ dims: number; model: string }>(
-      'SELECT DISTINCT dims, embedding_model AS model FROM knowledge_chunks WHERE account_id = $1',
-      [accountId],
-    );
+    const dims = await db.query<{ dims: number; model: string }>('SELECT DISTINCT dims, embedding_model AS model FROM knowledge_chunks WHERE account_id = $1', [accountId]);
     expect(dims.rows).toEqual([{ dims: 384, model: 'test/other' }]);
 
     await indexKnowledge({ db, accountId, rootDir: knowledge.dir });

@@ -39,7 +39,12 @@ async function hitRate(search: (question: string) => Promise<KnowledgeSearchResu
   for (const { question, source } of questions) {
     const { hits } = await search(question);
     if (!hits.slice(0, TOP).some((hit) => hit.source === source)) {
-      misses.push(`${question} → expected ${source}, got ${hits.slice(0, TOP).map((hit) => hit.path).join(', ')}`);
+      misses.push(
+        `${question} → expected ${source}, got ${hits
+          .slice(0, TOP)
+          .map((hit) => hit.path)
+          .join(', ')}`,
+      );
     }
   }
   return { rate: (questions.length - misses.length) / questions.length, total: questions.length, misses };
@@ -60,8 +65,7 @@ describe(`retrieval quality on the example knowledge (${engineName()})`, () => {
       return result;
     });
     console.log(
-      `knowledge hit rate @${TOP} over ${text.total} questions: full-text ${text.rate.toFixed(2)}, ` +
-        `vector (lexical test embedder) ${vector.rate.toFixed(2)}, hybrid ${hybrid.rate.toFixed(2)}`,
+      `knowledge hit rate @${TOP} over ${text.total} questions: full-text ${text.rate.toFixed(2)}, ` + `vector (lexical test embedder) ${vector.rate.toFixed(2)}, hybrid ${hybrid.rate.toFixed(2)}`,
     );
     for (const [name, result] of Object.entries({ text, vector, hybrid })) {
       for (const miss of result.misses) console.log(`  ${name} miss: ${miss}`);

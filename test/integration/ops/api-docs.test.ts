@@ -20,7 +20,8 @@ describe('GET /openapi.json', () => {
     expect(result.valid).toBe(true);
     expect(document.openapi).toBe('3.1.0');
     const paths = Object.keys(document.paths);
-    for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/keys/{id}', '/v1beta/models', '/v1beta/models/{model}:generateContent', '/agents/v1/responses', '/agents/v1/chat/completions']) expect(paths).toContain(path);
+    for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/keys/{id}', '/v1beta/models', '/v1beta/models/{model}:generateContent', '/agents/v1/responses', '/agents/v1/chat/completions'])
+      expect(paths).toContain(path);
     // Generated from the routes' schemas: fields and required lists as the validators have them.
     expect(document.components.schemas['ChatCompletionRequest']?.required).toEqual(expect.arrayContaining(['model', 'messages']));
     expect(Object.keys(document.components.schemas['CreateResponseRequest']?.properties ?? {})).toEqual(expect.arrayContaining(['model', 'input', 'previous_response_id', 'stream']));

@@ -66,7 +66,11 @@ describe('npx junction doctor', () => {
   it('names a refused key with its fix, never printing the key, and exits 1', async () => {
     const { code, report } = await doctor({ OPENAI_API_KEY: 'sk-wrong-key-for-doctor' });
     expect(code).toBe(1);
-    expect(report.results.find((result) => result.name === 'provider openai')).toMatchObject({ ok: false, detail: expect.stringContaining('refused the key (401)'), fix: expect.stringContaining('API key') });
+    expect(report.results.find((result) => result.name === 'provider openai')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('refused the key (401)'),
+      fix: expect.stringContaining('API key'),
+    });
     expect(JSON.stringify(report)).not.toContain('sk-wrong-key-for-doctor');
   });
 
@@ -114,10 +118,7 @@ describe('npx junction doctor', () => {
     try {
       mkdirSync(join(dir, 'tools'));
       mkdirSync(join(dir, 'agents'));
-      writeFileSync(
-        join(dir, 'tools', 'my-calculator.ts'),
-        "export default { name: 'calculator', description: 'Mine', parameters: { type: 'object', properties: {} }, execute: () => '42' };\n",
-      );
+      writeFileSync(join(dir, 'tools', 'my-calculator.ts'), "export default { name: 'calculator', description: 'Mine', parameters: { type: 'object', properties: {} }, execute: () => '42' };\n");
       const { code, report } = await doctor({ OPENAI_API_KEY: UPSTREAM_KEYS.openai, JUNCTION_TOOLS_DIR: join(dir, 'tools'), JUNCTION_AGENTS_DIR: join(dir, 'agents') });
       expect(code).toBe(1);
       expect(report.results.find((result) => result.name === 'agent and tool files')).toMatchObject({ ok: false, detail: '0 agents, 4 tools loaded' });

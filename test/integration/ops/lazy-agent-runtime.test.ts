@@ -39,14 +39,25 @@ afterAll(async () => {
   folders.remove();
 });
 
-const heavyModules = (log: string) => readFileSync(log, 'utf8').split('\n').filter((url) => HEAVY.test(url));
+const heavyModules = (log: string) =>
+  readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => HEAVY.test(url));
 
 describe('agent runtime loading', () => {
   it('is not loaded at start-up, and is loaded by the first agent run, which answers and can use a TypeScript tool file', async () => {
     const moduleLog = join(dataDir, 'modules.log');
     // Embedded store: the case with the slowest start; DATABASE_URL does not change what is imported.
     const { DATABASE_URL: _ignored, ...rest } = process.env;
-    const env = { ...rest, ...folders.env, PORT: '0', JUNCTION_DATA_DIR: join(dataDir, 'store'), OPENAI_API_KEY: UPSTREAM_KEYS.openai, OPENAI_BASE_URL: upstream.url, JUNCTION_TEST_MODULE_LOG: moduleLog };
+    const env = {
+      ...rest,
+      ...folders.env,
+      PORT: '0',
+      JUNCTION_DATA_DIR: join(dataDir, 'store'),
+      OPENAI_API_KEY: UPSTREAM_KEYS.openai,
+      OPENAI_BASE_URL: upstream.url,
+      JUNCTION_TEST_MODULE_LOG: moduleLog,
+    };
     server = spawn(process.execPath, ['--import', RECORDER, join(ROOT, 'build/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
     let url: string | undefined;
     for await (const line of createInterface({ input: server.stdout as NodeJS.ReadableStream })) {

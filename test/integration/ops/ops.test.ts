@@ -30,7 +30,12 @@ describe('GET /readyz', () => {
 describe('GET /metrics', () => {
   it('counts requests, tokens, cost and the settlement queue, and carries no key', async () => {
     const key = await gateway.key('model');
-    const chat = await gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: 'count me please' }] } });
+    const chat = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: bearer(key),
+      payload: { model: 'openai/test-echo', messages: [{ role: 'user', content: 'count me please' }] },
+    });
     expect(chat.statusCode).toBe(200);
     await gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: { model: 'secret-model-name-xyz', messages: [{ role: 'user', content: 'x' }] } });
     const response = await gateway.app.inject({ url: '/metrics' });

@@ -107,9 +107,7 @@ describe('start-up that explains itself', () => {
     const emptyUrl = await failingStart({ ...baseEnv(), DATABASE_URL: '' });
     expect(emptyUrl.stderr.trim().split('\n')).toEqual(['junction: invalid environment: DATABASE_URL: is empty (unset it to use the embedded store)']);
     const pool = await failingStart({ ...baseEnv(), JUNCTION_PGLITE_SHARED_BUFFERS: '4GB' });
-    expect(pool.stderr.trim().split('\n')).toEqual([
-      "junction: invalid environment: JUNCTION_PGLITE_SHARED_BUFFERS: '4GB' is not a size from 8MB to 1GB (write it as 64MB, 512MB or 1GB)",
-    ]);
+    expect(pool.stderr.trim().split('\n')).toEqual(["junction: invalid environment: JUNCTION_PGLITE_SHARED_BUFFERS: '4GB' is not a size from 8MB to 1GB (write it as 64MB, 512MB or 1GB)"]);
   });
 
   it('stops the server when `npm start` gets SIGTERM, leaving no orphan', async () => {

@@ -50,7 +50,12 @@ describe('OpenTelemetry spans', () => {
   it('draws an agent run with its model call and tool call', async () => {
     exporter.reset();
     const agentKey = await gateway.key('agent');
-    const response = await gateway.app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: bearer(agentKey), payload: { model: 'helper', messages: [{ role: 'user', content: 'use your tool' }] } });
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/agents/v1/chat/completions',
+      headers: bearer(agentKey),
+      payload: { model: 'helper', messages: [{ role: 'user', content: 'use your tool' }] },
+    });
     expect(response.statusCode).toBe(200);
     const spans = exporter.getFinishedSpans();
     const run = spans.find((span) => span.name === 'agent.run helper');

@@ -54,7 +54,11 @@ describe(`approvals on ${engineName()}`, () => {
   it('denied, the tool does not run and the model is told why', async () => {
     const before = await toolCalls();
     const { response, request } = await paused();
-    const resumed = await post({ model: 'approver', previous_response_id: response.id, input: [{ type: 'junction:approval_response', approval_request_id: request.id, approve: false, reason: 'not today' }] });
+    const resumed = await post({
+      model: 'approver',
+      previous_response_id: response.id,
+      input: [{ type: 'junction:approval_response', approval_request_id: request.id, approve: false, reason: 'not today' }],
+    });
     expect(resumed.json.status).toBe('completed');
     const output = resumed.json.output.find((item) => item.type === 'junction:tool_call')?.output ?? '';
     expect(output).toContain('denied');
@@ -65,7 +69,11 @@ describe(`approvals on ${engineName()}`, () => {
   });
 
   it('streams the approval request with output_item.added and .done', async () => {
-    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'approver', input: 'x', stream: true }) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, {
+      method: 'POST',
+      headers: runtime.headers(),
+      body: JSON.stringify({ model: 'approver', input: 'x', stream: true }),
+    });
     const events = (await response.text())
       .split('\n\n')
       .filter((frame) => frame.startsWith('event:'))
@@ -87,7 +95,11 @@ describe(`approvals on ${engineName()}`, () => {
 });
 
 describe(`approvals on /agents/v1/chat/completions (${engineName()})`, () => {
-  type Chat = { message_id: string; conversation_id: string; choices: Array<{ finish_reason: string; message: { content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> } }> };
+  type Chat = {
+    message_id: string;
+    conversation_id: string;
+    choices: Array<{ finish_reason: string; message: { content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> } }>;
+  };
   const chat = async (body: Record<string, unknown>) => {
     const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
     return { status: response.status, json: (await response.json()) as Chat };
@@ -111,7 +123,12 @@ describe(`approvals on /agents/v1/chat/completions (${engineName()})`, () => {
 
   it('refuses an answer that is not a decision', async () => {
     const paused = await chat({ model: 'approver', messages: [{ role: 'user', content: 'x' }] });
-    const reply = await chat({ model: 'approver', conversation_id: paused.json.conversation_id, parent_message_id: paused.json.message_id, messages: [{ role: 'tool', tool_call_id: 'call_fake_0', content: 'sure' }] });
+    const reply = await chat({
+      model: 'approver',
+      conversation_id: paused.json.conversation_id,
+      parent_message_id: paused.json.message_id,
+      messages: [{ role: 'tool', tool_call_id: 'call_fake_0', content: 'sure' }],
+    });
     expect(reply.status).toBe(400);
   });
 });

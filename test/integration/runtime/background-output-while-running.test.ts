@@ -6,7 +6,11 @@ import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 const runtime = useRuntimeGateway({ slow: 'name: Slow\nmodel: openai/test-slow\ninstructions: Take your time.\n' });
 
 type Resource = { id: string; status: string; output: Array<{ type: string; content?: Array<{ type: string; text: string }> }> };
-const textOf = (resource: Resource) => resource.output.flatMap((item) => item.content ?? []).map((part) => part.text).join('');
+const textOf = (resource: Resource) =>
+  resource.output
+    .flatMap((item) => item.content ?? [])
+    .map((part) => part.text)
+    .join('');
 
 it('GET of a running background response has the streamed text in its output', async () => {
   const created = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, {

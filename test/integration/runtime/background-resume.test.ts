@@ -71,7 +71,9 @@ describe(`background run on ${engineName()}`, () => {
     const key = JSON.parse(await cli('keys', 'create', '--kind', 'agent', '--name', 'resume', '--json')).key as string;
     await cli('credits', 'grant', '--amount', '5', '--currency', 'USD');
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const created = (await (await fetch(`${first.url}/agents/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'worker', input: 'make it loud', background: true }) })).json()) as Resource;
+    const created = (await (
+      await fetch(`${first.url}/agents/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'worker', input: 'make it loud', background: true }) })
+    ).json()) as Resource;
     expect(created.status).toBe('queued');
 
     // Kill it once the tool step is checkpointed, while the second model step streams (the slow fake pads each step with text).
@@ -126,7 +128,9 @@ describe(`background run on ${engineName()}`, () => {
     try {
       const runs = await db.query<{ status: string; attempts: number; id: string }>('SELECT id, status, attempts FROM agent_runs WHERE response_id = $1', [created.id]);
       expect(runs.rows[0]).toMatchObject({ status: 'completed', attempts: 2 });
-      const usage = await db.query<{ requested_model: string; n: number }>('SELECT requested_model, count(*)::int AS n FROM usage_log WHERE agent_run_id = $1 GROUP BY requested_model', [runs.rows[0]?.id]);
+      const usage = await db.query<{ requested_model: string; n: number }>('SELECT requested_model, count(*)::int AS n FROM usage_log WHERE agent_run_id = $1 GROUP BY requested_model', [
+        runs.rows[0]?.id,
+      ]);
       // The tool ran (and was billed) once; the model rows are the first step and the resumed second step.
       expect(Object.fromEntries(usage.rows.map((row) => [row.requested_model, row.n]))).toEqual({ 'tool:echo_upper': 1, 'openai/test-tool-slow': 2 });
       const stored = await db.query('SELECT 1 FROM responses WHERE id = $1', [created.id]);

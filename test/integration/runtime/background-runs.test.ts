@@ -4,13 +4,22 @@ import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
 /** `background: true`, GET (as it stands, and replayed as a stream), cancel, and a client that walks away. */
-const runtime = useRuntimeGateway({
-  echo: 'name: Echo\nmodel: openai/test-echo\ninstructions: Repeat.\n',
-  slow: 'name: Slow\nmodel: openai/test-slow\ninstructions: Take your time.\n',
-  helper: 'name: Helper\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\n',
-}, { JUNCTION_RUN_LEASE_SECONDS: '3' });
+const runtime = useRuntimeGateway(
+  {
+    echo: 'name: Echo\nmodel: openai/test-echo\ninstructions: Repeat.\n',
+    slow: 'name: Slow\nmodel: openai/test-slow\ninstructions: Take your time.\n',
+    helper: 'name: Helper\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\n',
+  },
+  { JUNCTION_RUN_LEASE_SECONDS: '3' },
+);
 
-type Resource = { id: string; status: string; background: boolean; output: Array<{ type: string; content?: Array<{ text: string }>; output?: string }>; usage: { cost: number; cost_details: { tool_cost: number } } | null };
+type Resource = {
+  id: string;
+  status: string;
+  background: boolean;
+  output: Array<{ type: string; content?: Array<{ text: string }>; output?: string }>;
+  usage: { cost: number; cost_details: { tool_cost: number } } | null;
+};
 const create = async (body: Record<string, unknown>) => {
   const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
   return { status: response.status, json: (await response.json()) as Resource };
@@ -66,7 +75,11 @@ describe(`background responses on ${engineName()}`, () => {
   });
 
   it('streams a background response from its creation when created with stream: true', async () => {
-    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'echo', input: 'live', background: true, stream: true }) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, {
+      method: 'POST',
+      headers: runtime.headers(),
+      body: JSON.stringify({ model: 'echo', input: 'live', background: true, stream: true }),
+    });
     const text = await response.text();
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     const events = eventsOf(text);
@@ -78,7 +91,10 @@ describe(`background responses on ${engineName()}`, () => {
     const { json } = await create({ model: 'slow', input: 'a long answer please', background: true });
     // Wait until it is streaming.
     for (let attempt = 0; attempt < 100; attempt += 1) {
-      const streaming = await runtime.gateway.services.db.query(`SELECT 1 FROM agent_run_events WHERE event->>'type' = 'response.output_text.delta' AND run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
+      const streaming = await runtime.gateway.services.db.query(
+        `SELECT 1 FROM agent_run_events WHERE event->>'type' = 'response.output_text.delta' AND run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`,
+        [json.id],
+      );
       if (streaming.rows.length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -109,7 +125,12 @@ describe(`background responses on ${engineName()}`, () => {
 
   it('a client that leaves a foreground stream cancels the run; the response is stored cancelled and billed', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'slow', input: 'go on and on', stream: true }), signal: controller.signal });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, {
+      method: 'POST',
+      headers: runtime.headers(),
+      body: JSON.stringify({ model: 'slow', input: 'go on and on', stream: true }),
+      signal: controller.signal,
+    });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
     while (!text.includes('response.output_text.delta')) text += new TextDecoder().decode((await reader.read()).value);
@@ -123,7 +144,9 @@ describe(`background responses on ${engineName()}`, () => {
     }
     expect(stored?.status).toBe('cancelled');
     await runtime.gateway.settle();
-    const usage = await runtime.gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE request_id IN (SELECT request_id FROM usage_log WHERE agent_id = 'slow') AND agent_id = 'slow'`);
+    const usage = await runtime.gateway.services.db.query<{ n: number; cost: number }>(
+      `SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE request_id IN (SELECT request_id FROM usage_log WHERE agent_id = 'slow') AND agent_id = 'slow'`,
+    );
     expect(usage.rows[0]?.n).toBeGreaterThan(0);
   });
 });

@@ -43,7 +43,11 @@ describe(`continuations from inside a tool step on ${engineName()}`, () => {
     expectValidTranscript(sent);
     expect(sent.find((message) => message.role === 'tool')?.content).toContain('Not run: the conversation moved on');
 
-    const late = await post('/responses', { model: 'approver', previous_response_id: paused.json.id, input: [{ type: 'junction:approval_response', approval_request_id: request?.id, approve: true }] });
+    const late = await post('/responses', {
+      model: 'approver',
+      previous_response_id: paused.json.id,
+      input: [{ type: 'junction:approval_response', approval_request_id: request?.id, approve: true }],
+    });
     expect(late.status).toBe(400);
     expect(late.json.error?.message).toContain('moved on');
   });
@@ -52,7 +56,12 @@ describe(`continuations from inside a tool step on ${engineName()}`, () => {
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }];
     const first = await post('/chat/completions', { model: 'plain', messages: [{ role: 'user', content: 'look it up' }], tools });
     expect(first.status, JSON.stringify(first.json)).toBe(200);
-    const next = await post('/chat/completions', { model: 'plain', conversation_id: first.json.conversation_id, parent_message_id: first.json.message_id, messages: [{ role: 'user', content: 'forget it' }] });
+    const next = await post('/chat/completions', {
+      model: 'plain',
+      conversation_id: first.json.conversation_id,
+      parent_message_id: first.json.message_id,
+      messages: [{ role: 'user', content: 'forget it' }],
+    });
     expect(next.status, JSON.stringify(next.json)).toBe(200);
     const sent = lastModelRequest().messages;
     expect(sent.some((message) => (message.tool_calls ?? []).length > 0)).toBe(true);

@@ -39,10 +39,18 @@ describe(`handoffs on ${engineName()}`, () => {
     expect(await agentsBilled()).toEqual(['triage', 'billing', 'billing']);
 
     // The chat endpoint follows the same conversation rule.
-    const chat = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'triage', messages: [{ role: 'user', content: 'refund please' }] }) });
+    const chat = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, {
+      method: 'POST',
+      headers: runtime.headers(),
+      body: JSON.stringify({ model: 'triage', messages: [{ role: 'user', content: 'refund please' }] }),
+    });
     const started = (await chat.json()) as { conversation_id: string; choices: Array<{ message: { content: string } }> };
     expect(started.choices[0]?.message.content).toBe('refund please');
-    const next = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'triage', conversation_id: started.conversation_id, messages: [{ role: 'user', content: 'still there?' }] }) });
+    const next = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, {
+      method: 'POST',
+      headers: runtime.headers(),
+      body: JSON.stringify({ model: 'triage', conversation_id: started.conversation_id, messages: [{ role: 'user', content: 'still there?' }] }),
+    });
     expect(((await next.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe('still there?');
     expect((await agentsBilled()).slice(3)).toEqual(['triage', 'billing', 'billing']);
   });

@@ -60,7 +60,9 @@ describe(`MCP tools on ${engineName()}`, () => {
     const response = await post('look it up', { model: 'plain', tools: [tool] });
     expect(response.output.find((item) => item.type === 'mcp_call')?.output).toBe('order fake: shipped');
     expect(mcp.calls.length).toBe(before + 1);
-    expect((response as unknown as { tools: Array<Record<string, unknown>> }).tools).toEqual([{ type: 'mcp', server_label: 'orders', server_url: mcp.url, allowed_tools: ['lookup_order'], require_approval: 'never' }]);
+    expect((response as unknown as { tools: Array<Record<string, unknown>> }).tools).toEqual([
+      { type: 'mcp', server_label: 'orders', server_url: mcp.url, allowed_tools: ['lookup_order'], require_approval: 'never' },
+    ]);
     const refused = await send({ model: 'plain', input: 'x', tools: [{ ...tool, server_url: mcp.url.replace('127.0.0.1', 'localhost') }] });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: { param: 'tools.0.server_url' } });
@@ -70,7 +72,7 @@ describe(`MCP tools on ${engineName()}`, () => {
     expect(mcp.calls.length).toBe(before + 1);
   });
 
-  it('require_approval always: an mcp_approval_request, answered with OpenAI\'s mcp_approval_response', async () => {
+  it("require_approval always: an mcp_approval_request, answered with OpenAI's mcp_approval_response", async () => {
     const tool = { type: 'mcp', server_label: 'orders', server_url: mcp.url, headers: { Authorization: 'Bearer orders-secret' }, allowed_tools: ['lookup_order'], require_approval: 'always' };
     const before = mcp.calls.length;
     const paused = (await post('look it up', { model: 'plain', tools: [tool] })) as Resource & { id: string; output: Array<Item & { id: string }> };
@@ -80,7 +82,10 @@ describe(`MCP tools on ${engineName()}`, () => {
     const resumed = await send({ model: 'plain', tools: [tool], previous_response_id: paused.id, input: [answer] });
     expect(resumed.status).toBe(200);
     const json = (await resumed.json()) as Resource;
-    expect(json.output.map((item) => [item.type, item.output ?? null])).toEqual([['mcp_call', 'order fake: shipped'], ['message', null]]);
+    expect(json.output.map((item) => [item.type, item.output ?? null])).toEqual([
+      ['mcp_call', 'order fake: shipped'],
+      ['message', null],
+    ]);
     expect(mcp.calls.length).toBe(before + 1);
     // Answered once: the same answer inside a resent history is history, not a second run.
     const replayed = await send({ model: 'plain', tools: [tool], input: [{ role: 'user', content: 'look it up' }, { ...paused.output[0] }, answer, { role: 'user', content: 'thanks' }] });

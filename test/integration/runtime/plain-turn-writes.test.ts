@@ -41,7 +41,8 @@ describe(`a plain agent turn on ${engineName()}`, () => {
     expect(writes.filter((sql) => sql.includes('agent_checkpoint') || sql === 'transaction')).toEqual([]);
     expect(writes).toHaveLength(2);
 
-    const conversationId = (await gateway.services.db.query<{ conversation_id: string }>('SELECT conversation_id FROM conversation_messages ORDER BY created_at DESC LIMIT 1')).rows[0]?.conversation_id;
+    const conversationId = (await gateway.services.db.query<{ conversation_id: string }>('SELECT conversation_id FROM conversation_messages ORDER BY created_at DESC LIMIT 1')).rows[0]
+      ?.conversation_id;
     const tree = await gateway.app.inject({ url: `/agents/v1/conversations/${conversationId}`, headers: runtime.headers() });
     expect(tree.statusCode).toBe(200);
     expect(JSON.stringify(tree.json())).toContain('the next turn');

@@ -10,14 +10,22 @@ const runtime = useRuntimeGateway({
   roomy: 'name: Roomy\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\nmax_run_cost_usd: 5\nmax_run_seconds: 60\n',
 });
 
-type Resource = { id: string; status: string; incomplete_details: { reason: string } | null; output: Array<{ type: string; status?: string; output?: string | null; content?: Array<{ text: string }> }>; usage: { cost: number; cost_details: { tool_cost: number; model_cost: number } } };
+type Resource = {
+  id: string;
+  status: string;
+  incomplete_details: { reason: string } | null;
+  output: Array<{ type: string; status?: string; output?: string | null; content?: Array<{ text: string }> }>;
+  usage: { cost: number; cost_details: { tool_cost: number; model_cost: number } };
+};
 const post = async (body: Record<string, unknown>) => {
   const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify(body) });
   return (await response.json()) as Resource;
 };
 const billed = async (model: string) => {
   await runtime.gateway.settle();
-  const rows = await runtime.gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE agent_id = $1`, [model]);
+  const rows = await runtime.gateway.services.db.query<{ n: number; cost: number }>(`SELECT count(*)::int AS n, coalesce(sum(cost_micros), 0)::int AS cost FROM usage_log WHERE agent_id = $1`, [
+    model,
+  ]);
   return rows.rows[0] ?? { n: 0, cost: 0 };
 };
 

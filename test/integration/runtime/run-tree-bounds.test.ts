@@ -51,12 +51,16 @@ describe(`bounds over the run tree on ${engineName()}`, () => {
 
   // A slow step streams for about 1.5 s here, so the looper gets through one step at most before the
   // 2 s bound cuts the next. The wall-clock figure gets 1 s of slack over the bound (the issue's promise).
-  it.each(['time-boss', 'time-handing-boss'])('%s: the time bound cuts the step still running below it', async (model) => {
-    const { body, elapsedMs, rows } = await run(model);
-    expect(body.incomplete_details).toEqual({ reason: 'max_run_seconds' });
-    expect(elapsedMs).toBeLessThan(3_000);
-    const looperSteps = rows.filter((row) => row.agent_id === 'slow-looper' && row.requested_model.startsWith('openai/'));
-    expect(looperSteps.length).toBeGreaterThanOrEqual(1);
-    expect(looperSteps.length).toBeLessThanOrEqual(2);
-  }, 60_000);
+  it.each(['time-boss', 'time-handing-boss'])(
+    '%s: the time bound cuts the step still running below it',
+    async (model) => {
+      const { body, elapsedMs, rows } = await run(model);
+      expect(body.incomplete_details).toEqual({ reason: 'max_run_seconds' });
+      expect(elapsedMs).toBeLessThan(3_000);
+      const looperSteps = rows.filter((row) => row.agent_id === 'slow-looper' && row.requested_model.startsWith('openai/'));
+      expect(looperSteps.length).toBeGreaterThanOrEqual(1);
+      expect(looperSteps.length).toBeLessThanOrEqual(2);
+    },
+    60_000,
+  );
 });

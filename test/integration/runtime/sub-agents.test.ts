@@ -32,7 +32,13 @@ describe(`sub-agents on ${engineName()}`, () => {
       `SELECT agent_id, agent_run_id, requested_model, cost_micros, input_tokens, output_tokens FROM usage_log WHERE agent_run_id = (SELECT agent_run_id FROM usage_log WHERE agent_id = 'boss' ORDER BY created_at DESC LIMIT 1) ORDER BY created_at`,
     );
     // Two boss steps, two helper steps, one tool call: one run id.
-    expect(rows.rows.map((row) => `${row.agent_id}:${row.requested_model}`).sort()).toEqual(['boss:openai/test-tool', 'boss:openai/test-tool', 'helper:openai/test-tool', 'helper:openai/test-tool', 'helper:tool:echo_upper']);
+    expect(rows.rows.map((row) => `${row.agent_id}:${row.requested_model}`).sort()).toEqual([
+      'boss:openai/test-tool',
+      'boss:openai/test-tool',
+      'helper:openai/test-tool',
+      'helper:openai/test-tool',
+      'helper:tool:echo_upper',
+    ]);
     const total = rows.rows.reduce((sum, row) => sum + row.cost_micros, 0);
     expect(Math.round(json.usage.cost * 1_000_000)).toBe(total);
     expect(json.usage.cost_details.tool_cost).toBe(0.002);
@@ -40,7 +46,11 @@ describe(`sub-agents on ${engineName()}`, () => {
   });
 
   it('on the chat endpoint the sub-agent stays inside: the client sees the caller’s answer only', async () => {
-    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers: runtime.headers(), body: JSON.stringify({ model: 'boss', messages: [{ role: 'user', content: 'go' }], stream: true }) });
+    const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1/chat/completions`, {
+      method: 'POST',
+      headers: runtime.headers(),
+      body: JSON.stringify({ model: 'boss', messages: [{ role: 'user', content: 'go' }], stream: true }),
+    });
     const text = await response.text();
     const content = [...text.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
     expect(content).toBe('Tool ask_helper returned: Tool echo_upper returned: FAKE');

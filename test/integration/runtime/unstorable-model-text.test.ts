@@ -52,7 +52,11 @@ describe(`a tool result and an answer holding a NUL on ${engineName()}`, () => {
   });
 
   it('on the chat endpoint too, whose conversation keeps the turn', async () => {
-    const answered = await fetch(`${gateway.baseUrl}/agents/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'reader', messages: [{ role: 'user', content: 'read it' }] }) });
+    const answered = await fetch(`${gateway.baseUrl}/agents/v1/chat/completions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'reader', messages: [{ role: 'user', content: 'read it' }] }),
+    });
     expect(answered.status).toBe(200);
     const chat = (await answered.json()) as { conversation_id: string };
     const conversation = await fetch(`${gateway.baseUrl}/agents/v1/conversations/${chat.conversation_id}`, { headers });

@@ -22,8 +22,7 @@ afterAll(async () => {
   await drop?.();
 });
 
-const readBack = async (type: string, values: Parameters<typeof arrayLiteral>[0]) =>
-  (await db.query<{ v: unknown[] }>(`SELECT $1::text::${type}[] AS v`, [arrayLiteral(values)])).rows[0]?.v;
+const readBack = async (type: string, values: Parameters<typeof arrayLiteral>[0]) => (await db.query<{ v: unknown[] }>(`SELECT $1::text::${type}[] AS v`, [arrayLiteral(values)])).rows[0]?.v;
 
 describe(`array literals (${engineName()})`, () => {
   it('keep text exactly, whatever array syntax it holds', async () => {

@@ -14,8 +14,7 @@ import { engineName } from '../../support/test-database.ts';
  * or the store holds large vector indexes (src/store/pglite-store-memory.ts), and no page checksums on a new store, while a store made with checksums (by an earlier
  * version) still opens as it was.
  */
-const setting = async (db: { query<Row>(sql: string): Promise<{ rows: Row[] }> }, name: string) =>
-  (await db.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
+const setting = async (db: { query<Row>(sql: string): Promise<{ rows: Row[] }> }, name: string) => (await db.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
 
 describe.skipIf(engineName() !== 'pglite')('the embedded engine', () => {
   let folder: string;

@@ -14,8 +14,7 @@ import { readStoreTemplate } from '../../../src/store/pglite-store-template.ts';
  * (src/store/pglite-store-template.ts): the first new store keeps it, the next new ones
  * load it, an existing store is never touched by it, and a damaged one is replaced.
  */
-const tables = async (db: Database) =>
-  (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((row) => row.tablename);
+const tables = async (db: Database) => (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((row) => row.tablename);
 
 async function withEngine<T>(dataDir: string, templateDir: string, use: (db: Database) => Promise<T>): Promise<T> {
   const db = await openPgliteEngine(dataDir, {}, templateDir);

@@ -84,19 +84,7 @@ export const HOSTILE_JSON_VALUES: readonly string[] = [
 ];
 
 /** Object keys added beside the real ones. */
-export const HOSTILE_KEYS: readonly string[] = [
-  '__proto__',
-  'constructor',
-  'prototype',
-  '',
-  'a\\u0000b',
-  '\\ud800',
-  '\\u202e',
-  longText(10_000),
-  '$where',
-  'hasOwnProperty',
-  'toJSON',
-];
+export const HOSTILE_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype', '', 'a\\u0000b', '\\ud800', '\\u202e', longText(10_000), '$where', 'hasOwnProperty', 'toJSON'];
 
 /** Path segments, already percent-encoded as a client would put them on the wire. */
 export const HOSTILE_PATH_SEGMENTS: readonly string[] = [
@@ -148,8 +136,36 @@ export const HOSTILE_QUERY_STRINGS: readonly string[] = [
 
 /** Names of query parameters routes read, tried with hostile values. */
 export const QUERY_NAMES: readonly string[] = [
-  'model', 'limit', 'after', 'before', 'order', 'from', 'to', 'since', 'until', 'key_id', 'agent', 'agent_id', 'q', 'collection', 'include',
-  'cursor', 'offset', 'page', 'status', 'id', 'days', 'group_by', 'alt', 'key', 'pageSize', 'pageToken', 'starting_after', 'ending_before', 'format', 'token',
+  'model',
+  'limit',
+  'after',
+  'before',
+  'order',
+  'from',
+  'to',
+  'since',
+  'until',
+  'key_id',
+  'agent',
+  'agent_id',
+  'q',
+  'collection',
+  'include',
+  'cursor',
+  'offset',
+  'page',
+  'status',
+  'id',
+  'days',
+  'group_by',
+  'alt',
+  'key',
+  'pageSize',
+  'pageToken',
+  'starting_after',
+  'ending_before',
+  'format',
+  'token',
 ];
 
 /** Header values; bytes above 0x7f arrive as a server reads them off the wire (latin1). */
@@ -174,9 +190,29 @@ export const HOSTILE_HEADER_VALUES: readonly string[] = [
 ];
 
 export const HOSTILE_HEADER_NAMES: readonly string[] = [
-  'authorization', 'x-api-key', 'x-goog-api-key', 'cookie', 'x-csrf-token', 'origin', 'host', 'accept', 'accept-encoding', 'content-encoding',
-  'idempotency-key', 'x-title', 'http-referer', 'anthropic-version', 'anthropic-beta', 'openai-organization', 'x-request-id', 'x-forwarded-for',
-  'x-forwarded-proto', 'sec-fetch-site', 'traceparent', 'if-none-match', 'range',
+  'authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'cookie',
+  'x-csrf-token',
+  'origin',
+  'host',
+  'accept',
+  'accept-encoding',
+  'content-encoding',
+  'idempotency-key',
+  'x-title',
+  'http-referer',
+  'anthropic-version',
+  'anthropic-beta',
+  'openai-organization',
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'sec-fetch-site',
+  'traceparent',
+  'if-none-match',
+  'range',
 ];
 
 /** Content types sent with a body; JSON ones with a twist, and ones no route takes. */

@@ -20,7 +20,11 @@ export function routeInventory(app: FastifyInstance): RouteEntry[] {
     const path = (prefixes[depth - 1] ?? '') + (match[1] ?? '');
     prefixes[depth] = path;
     prefixes.length = depth + 1;
-    for (const method of (match[2] ?? '').split(',').map((name) => name.trim()).filter(Boolean)) routes.push({ method, path });
+    for (const method of (match[2] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean))
+      routes.push({ method, path });
   }
   return routes;
 }

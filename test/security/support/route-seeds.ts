@@ -9,8 +9,20 @@ const chatMessages = [{ role: 'user', content: 'hello fuzz' }];
 const SEED_BODIES: Record<string, readonly unknown[]> = {
   'POST /v1/chat/completions': [
     { model: 'openai/test-echo', messages: chatMessages, max_tokens: 32, metadata: { tag: 'fuzz' }, user: 'fuzz-user' },
-    { model: 'openai/test-echo', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: true, stream_options: { include_usage: true } },
-    { model: 'openai/test-tool', messages: chatMessages, tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }] },
+    {
+      model: 'openai/test-echo',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+    {
+      model: 'openai/test-tool',
+      messages: chatMessages,
+      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }],
+    },
   ],
   'POST /v1/messages': [
     { model: 'openai/test-echo', max_tokens: 32, messages: chatMessages, system: 'be brief', metadata: { user_id: 'fuzz' } },
@@ -24,10 +36,7 @@ const SEED_BODIES: Record<string, readonly unknown[]> = {
   'POST /v1/keys': [{ name: 'fuzz key', daily_limit_usd: 1, allowed_models: ['openai/test-echo'], expires_at: '2030-01-01T00:00:00Z' }],
   'PATCH /v1/keys/:id': [{ name: 'renamed', disabled: true }],
   'POST /v1/responses': [{ model: 'openai/test-echo', input: 'hello' }],
-  'POST /v1beta/models/*': [
-    { contents: [{ role: 'user', parts: [{ text: 'hello' }] }], generationConfig: { maxOutputTokens: 32 } },
-    { content: { parts: [{ text: 'hello' }] } },
-  ],
+  'POST /v1beta/models/*': [{ contents: [{ role: 'user', parts: [{ text: 'hello' }] }], generationConfig: { maxOutputTokens: 32 } }, { content: { parts: [{ text: 'hello' }] } }],
   'POST /agents/v1/chat/completions': [
     { model: 'echo', messages: chatMessages, metadata: { tag: 'fuzz' } },
     { model: 'echo', messages: chatMessages, stream: true, conversation_id: 'conv_fuzz', parent_message_id: 'msg_fuzz' },
@@ -61,12 +70,7 @@ const SEED_BODIES: Record<string, readonly unknown[]> = {
 };
 
 /** Bodies for routes without a seed: the common shapes of this API's bodies. */
-const GENERIC_BODIES: readonly unknown[] = [
-  {},
-  { model: 'openai/test-echo', input: 'hello' },
-  { model: 'openai/test-echo', messages: chatMessages },
-  { name: 'fuzz' },
-];
+const GENERIC_BODIES: readonly unknown[] = [{}, { model: 'openai/test-echo', input: 'hello' }, { model: 'openai/test-echo', messages: chatMessages }, { name: 'fuzz' }];
 
 /** Path parameter values that look real (a wildcard gets a route-fitting tail). */
 const WILDCARD_SEEDS: Record<string, readonly string[]> = {

@@ -29,7 +29,12 @@ export function callersOf(world: TenantWorld): Caller[] {
   for (const tenant of [world.a, world.b]) {
     for (const role of ROLES) {
       const { session } = tenant.users[role];
-      callers.push({ name: `${tenant.label} ${role} session`, kind: { credential: 'session', role }, tenant, send: (method, request) => session.request(method, request.url, request.payload, request.headers) });
+      callers.push({
+        name: `${tenant.label} ${role} session`,
+        kind: { credential: 'session', role },
+        tenant,
+        send: (method, request) => session.request(method, request.url, request.payload, request.headers),
+      });
     }
     for (const kind of KEY_KINDS) callers.push({ name: `${tenant.label} ${kind} key`, kind: { credential: 'key', kind }, tenant, send: withKey(tenant.keys[kind].plain) });
   }

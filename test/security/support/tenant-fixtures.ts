@@ -83,7 +83,12 @@ export async function startTenantWorld(): Promise<TenantWorld> {
     const agent = fileAgents[label];
     writeFileSync(join(agentsDir, names[label], `${agent.id}.yaml`), `account: ${names[label]}\nname: ${agent.name}\nmodel: openai/test-echo\ninstructions: ${agent.instructions}\n`);
   }
-  const gateway = await startGateway({ JUNCTION_KEY_SECRET: SERVER_KEY_SECRET, JUNCTION_AGENTS_DIR: agentsDir, JUNCTION_TOOLS_DIR: join(root, 'tools'), JUNCTION_KNOWLEDGE_DIR: join(root, 'knowledge') });
+  const gateway = await startGateway({
+    JUNCTION_KEY_SECRET: SERVER_KEY_SECRET,
+    JUNCTION_AGENTS_DIR: agentsDir,
+    JUNCTION_TOOLS_DIR: join(root, 'tools'),
+    JUNCTION_KNOWLEDGE_DIR: join(root, 'knowledge'),
+  });
   try {
     const a = await makeTenant(gateway, 'A', names.A, fileAgents.A);
     const b = await makeTenant(gateway, 'B', names.B, fileAgents.B);
@@ -134,7 +139,10 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
   const invitation = ok<{ data: { id: string } }>(await owner.session.request('POST', '/console/api/invitations', { email: invitedEmail, role: 'admin' }), 'invite');
 
   const consoleAgent = { id: tag(label, 'agent'), name: tag(label, 'agent-name'), instructions: tag(label, 'agent-instructions') };
-  ok(await admin.session.request('PUT', `/console/api/agents/${consoleAgent.id}`, { definition: { name: consoleAgent.name, model: 'openai/test-echo', instructions: consoleAgent.instructions } }), 'save console agent');
+  ok(
+    await admin.session.request('PUT', `/console/api/agents/${consoleAgent.id}`, { definition: { name: consoleAgent.name, model: 'openai/test-echo', instructions: consoleAgent.instructions } }),
+    'save console agent',
+  );
 
   const collection = tag(label, 'collection');
   ok(await admin.session.request('POST', '/console/api/knowledge/collections', { name: collection }), 'create collection');
@@ -150,7 +158,14 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     'gateway chat',
   );
 
-  const texts = { conversation: tag(label, 'conversation-text'), response: tag(label, 'response-text'), playground: tag(label, 'playground-text'), background: tag(label, 'background-text'), passthroughResponse: tag(label, 'passthrough-response-text'), passthroughFile: tag(label, 'passthrough-file-text') };
+  const texts = {
+    conversation: tag(label, 'conversation-text'),
+    response: tag(label, 'response-text'),
+    playground: tag(label, 'playground-text'),
+    background: tag(label, 'background-text'),
+    passthroughResponse: tag(label, 'passthrough-response-text'),
+    passthroughFile: tag(label, 'passthrough-file-text'),
+  };
   const agentKey = bearer(keys.agent.plain);
   const chatted = ok<{ conversation_id: string; message_id: string }>(
     await app.inject({ method: 'POST', url: '/agents/v1/chat/completions', headers: agentKey, payload: { model: consoleAgent.id, messages: [{ role: 'user', content: texts.conversation }] } }),
@@ -174,7 +189,10 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     'pass-through response',
   );
   const file = multipartBody({ field: 'file', filename: `${tag(label, 'passthrough-file')}.jsonl`, content: `{"secret":"${texts.passthroughFile}"}\n` }, { purpose: 'batch' });
-  const passthroughFile = ok<{ id: string }>(await app.inject({ method: 'POST', url: '/v1/files', headers: { ...bearer(keys.model.plain), ...file.headers }, payload: file.payload }), 'pass-through file');
+  const passthroughFile = ok<{ id: string }>(
+    await app.inject({ method: 'POST', url: '/v1/files', headers: { ...bearer(keys.model.plain), ...file.headers }, payload: file.payload }),
+    'pass-through file',
+  );
 
   const stored = await services.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 AND name LIKE $2', [accountId, 'Console playground%']);
   const markers = [

@@ -33,7 +33,14 @@ type Task = { route: RegisteredRoute; caller: Caller; object: string; request: R
  * account's objects; each answer is judged, and scanned for the other account's markers
  * and the server's secrets.
  */
-export async function runMatrix(world: TenantWorld, routes: RegisteredRoute[], table: RouteTable, callers: Caller[], phase: 'main' | 'own-namespace', serverSecrets: string[]): Promise<{ findings: Finding[]; requests: number }> {
+export async function runMatrix(
+  world: TenantWorld,
+  routes: RegisteredRoute[],
+  table: RouteTable,
+  callers: Caller[],
+  phase: 'main' | 'own-namespace',
+  serverSecrets: string[],
+): Promise<{ findings: Finding[]; requests: number }> {
   const baselines: Task[] = [];
   const probes: Task[] = [];
   /** Each caller's answer to a route's baseline, which names only missing objects. */
@@ -85,7 +92,8 @@ function judgeProbe(probe: Probe, missingStatus: () => number | undefined): (res
     if (probe.expect !== 'denied') return undefined;
     if (response.statusCode < 300) return 'a 2xx on the other account’s object';
     const status = missingStatus();
-    if (status !== undefined && status >= 400 && status !== response.statusCode) return `answers ${response.statusCode} where a missing object gets ${status}, so it tells the object exists: ${response.body.slice(0, 160)}`;
+    if (status !== undefined && status >= 400 && status !== response.statusCode)
+      return `answers ${response.statusCode} where a missing object gets ${status}, so it tells the object exists: ${response.body.slice(0, 160)}`;
     return undefined;
   };
 }

@@ -217,7 +217,12 @@ describe('agent registry', () => {
     });
     cleanups.push(() => registry.close());
     expect(errors.map((error) => error.message)).toEqual([]);
-    expect(registry.list().map((agent) => agent.id).sort()).toEqual(['concierge', 'researcher', 'support']);
+    expect(
+      registry
+        .list()
+        .map((agent) => agent.id)
+        .sort(),
+    ).toEqual(['concierge', 'researcher', 'support']);
     expect(registry.get('concierge')?.instructions).toMatch(/concierge/);
     expect(registry.get('researcher')?.config.reasoning).toEqual({ effort: 'medium' });
     const definitions = tools.definitions(registry.get('support')?.config.tools ?? []);

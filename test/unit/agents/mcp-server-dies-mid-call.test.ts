@@ -45,19 +45,23 @@ afterAll(() => close());
 const config: () => McpServerConfig = () => ({ label: 'fragile', url, headers: {}, args: [], requireApproval: false, costMicros: 0, trust: 'operator' });
 
 describe('an MCP server that breaks off a call', () => {
-  it.each(['crash', 'hang_up'])('%s: the call fails at once as a tool error; the next call works', async (name) => {
-    const mcp = new McpServers({ env: {}, tenantPolicy: { allowlist: [], allowPrivate: false, lookup: systemLookup } });
-    const tools = await mcp.tools([config()]);
-    const tool = tools.find((entry) => entry.tool === name);
-    expect(tool).toBeDefined();
-    const started = performance.now();
-    const outcome = await mcp.call(tool as NonNullable<typeof tool>, {}, new AbortController().signal);
-    // The 60 s call timeout is what this replaces; 5 s leaves room for a loaded machine.
-    expect(performance.now() - started).toBeLessThan(5_000);
-    expect(outcome.ok).toBe(false);
-    expect(outcome.content).toContain('Error: the MCP server "fragile" could not run');
-    const ok = (await mcp.tools([config()])).find((entry) => entry.tool === 'ok');
-    expect(await mcp.call(ok as NonNullable<typeof ok>, {}, new AbortController().signal)).toEqual({ ok: true, content: 'ok done' });
-    await mcp.close();
-  }, 70_000);
+  it.each(['crash', 'hang_up'])(
+    '%s: the call fails at once as a tool error; the next call works',
+    async (name) => {
+      const mcp = new McpServers({ env: {}, tenantPolicy: { allowlist: [], allowPrivate: false, lookup: systemLookup } });
+      const tools = await mcp.tools([config()]);
+      const tool = tools.find((entry) => entry.tool === name);
+      expect(tool).toBeDefined();
+      const started = performance.now();
+      const outcome = await mcp.call(tool as NonNullable<typeof tool>, {}, new AbortController().signal);
+      // The 60 s call timeout is what this replaces; 5 s leaves room for a loaded machine.
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(outcome.ok).toBe(false);
+      expect(outcome.content).toContain('Error: the MCP server "fragile" could not run');
+      const ok = (await mcp.tools([config()])).find((entry) => entry.tool === 'ok');
+      expect(await mcp.call(ok as NonNullable<typeof ok>, {}, new AbortController().signal)).toEqual({ ok: true, content: 'ok done' });
+      await mcp.close();
+    },
+    70_000,
+  );
 });

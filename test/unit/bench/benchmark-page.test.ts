@@ -3,8 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { type BenchFigures, renderBenchmarkTable, replaceBenchmarkTable, TABLE_END, TABLE_START } from '../../../bench/benchmark-page.ts';
 
 const row = (target: string, mode: 'json' | 'stream', rpsRatio: number) => ({
-  target, mode, rps: 1000, rpsRatio, p50: 10, p99: 20, p99Ratio: 1.4, cpuMicros: 300, cpuRatio: 1.7,
-  databaseCpuMicros: 50, withoutDatabaseCpuRatio: 1.6, withDatabaseCpuRatio: 1.9, errors: 0, rounds: 5,
+  target,
+  mode,
+  rps: 1000,
+  rpsRatio,
+  p50: 10,
+  p99: 20,
+  p99Ratio: 1.4,
+  cpuMicros: 300,
+  cpuRatio: 1.7,
+  databaseCpuMicros: 50,
+  withoutDatabaseCpuRatio: 1.6,
+  withDatabaseCpuRatio: 1.9,
+  errors: 0,
+  rounds: 5,
 });
 
 const figures: BenchFigures = {

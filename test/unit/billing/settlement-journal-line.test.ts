@@ -49,7 +49,7 @@ describe('settlement journal lines', () => {
     }
   });
 
-  it('hold the settlement\'s five values, the row\'s 24 fields in order and its time; numbers JSON cannot write as null', () => {
+  it("hold the settlement's five values, the row's 24 fields in order and its time; numbers JSON cannot write as null", () => {
     const usage = { id: 'gen-1', accountId: 'a', createdAt: new Date(0), costMicros: Number.NaN, latencyMs: Number.POSITIVE_INFINITY, inputTokens: -0 } as unknown as UsageRecord;
     const line = encodeSettlement({ usage, keyId: null, accountId: 'a', spendMicros: 0, keyLeaseMicros: 0, accountLeaseMicros: 0 });
     // The settlement's five values, the usage row's 24 fields in order (absent ones null), its time.

@@ -1,15 +1,7 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../../src/catalog/build-catalog.ts';
-import {
-  computeChatCost,
-  computeEmbeddingCost,
-  computeImageCost,
-  computeSpeechCost,
-  computeTranscriptionCost,
-  worstCaseChatCost,
-  worstCaseImageCost,
-} from '../../../src/catalog/costs.ts';
+import { computeChatCost, computeEmbeddingCost, computeImageCost, computeSpeechCost, computeTranscriptionCost, worstCaseChatCost, worstCaseImageCost } from '../../../src/catalog/costs.ts';
 import { resolveModel } from '../../../src/catalog/lookup.ts';
 import type { CatalogModel, ModelPrices } from '../../../src/catalog/types.ts';
 

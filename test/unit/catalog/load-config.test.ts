@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogConfigError } from '../../../src/catalog/config-error.ts';
-import {
-  loadCatalogConfig,
-  parseCatalogConfig,
-  parseCatalogConfigYaml,
-  providerConfigsFromCatalogConfig,
-} from '../../../src/catalog/load-config.ts';
+import { loadCatalogConfig, parseCatalogConfig, parseCatalogConfigYaml, providerConfigsFromCatalogConfig } from '../../../src/catalog/load-config.ts';
 
 const fixture = (name: string): string => new URL(`../../fixtures/catalog/${name}`, import.meta.url).pathname;
 

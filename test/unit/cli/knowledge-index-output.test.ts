@@ -30,10 +30,6 @@ describe('knowledge index progress', () => {
     progress.write(update(3));
     progress.write(update(1, 1, 'faq'));
     progress.end();
-    expect(written).toEqual([
-      'handbook: 2/3 documents, 4 chunks embedded, 0 reused\n',
-      'handbook: 3/3 documents, 6 chunks embedded, 0 reused\n',
-      'faq: 1/1 document, 2 chunks embedded, 0 reused\n',
-    ]);
+    expect(written).toEqual(['handbook: 2/3 documents, 4 chunks embedded, 0 reused\n', 'handbook: 3/3 documents, 6 chunks embedded, 0 reused\n', 'faq: 1/1 document, 2 chunks embedded, 0 reused\n']);
   });
 });

@@ -47,7 +47,10 @@ describe('schema rows', () => {
         providers: {
           type: 'object',
           description: 'by id',
-          additionalProperties: { type: 'object', properties: { models: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object', properties: { name: { type: 'string', description: 'the name' } } }] } } } },
+          additionalProperties: {
+            type: 'object',
+            properties: { models: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object', properties: { name: { type: 'string', description: 'the name' } } }] } } },
+          },
         },
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
       },

@@ -15,8 +15,7 @@ import { convertChatRequest } from '../../../src/providers/openai/convert-chat-r
  * of these starts passing through, update the README's lossy-case list.
  */
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/gateway/${name}`, import.meta.url), 'utf8'));
-const toOpenAI = (request: Omit<ModelRequest, 'model'>) =>
-  convertChatRequest({ ...request, model: 'gpt-4o-mini' }, { stream: false, kind: 'openai' });
+const toOpenAI = (request: Omit<ModelRequest, 'model'>) => convertChatRequest({ ...request, model: 'gpt-4o-mini' }, { stream: false, kind: 'openai' });
 
 describe('Anthropic Messages request on an OpenAI model', () => {
   const { request } = convertMessagesBody(parseInput(MessagesRequestSchema, fixture('anthropic-sdk-request-full.json')));
@@ -60,9 +59,7 @@ describe('Anthropic Messages request on an OpenAI model', () => {
   });
 
   it('drops top_k, and refuses documents given by URL', () => {
-    const withTopK = convertMessagesBody(
-      parseInput(MessagesRequestSchema, { model: 'm', max_tokens: 5, top_k: 5, messages: [{ role: 'user', content: 'hi' }] }),
-    ).request;
+    const withTopK = convertMessagesBody(parseInput(MessagesRequestSchema, { model: 'm', max_tokens: 5, top_k: 5, messages: [{ role: 'user', content: 'hi' }] })).request;
     expect(withTopK.topK).toBe(5);
     expect(toOpenAI(withTopK)).not.toHaveProperty('top_k');
     const urlDocument = convertMessagesBody(
@@ -80,9 +77,7 @@ describe('Gemini generateContent request on an OpenAI model', () => {
   const converted = convertGenerateBody(parseInput(GenerateContentRequestSchema, fixture('gemini-sdk-request-full.json')));
   const withoutFileUri = {
     ...converted.request,
-    messages: converted.request.messages.map((message) =>
-      message.role === 'user' ? { ...message, content: message.content.filter((part) => part.type !== 'file') } : message,
-    ),
+    messages: converted.request.messages.map((message) => (message.role === 'user' ? { ...message, content: message.content.filter((part) => part.type !== 'file') } : message)),
   };
   const body = toOpenAI(withoutFileUri);
   const json = JSON.stringify(body);

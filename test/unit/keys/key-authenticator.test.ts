@@ -10,8 +10,7 @@ function manualStore() {
   const pending: Array<(row: ApiKeyRow) => void> = [];
   const db = {
     engine: 'pglite',
-    query: <Row>() =>
-      new Promise<QueryResult<Row>>((resolve) => pending.push((row) => resolve({ rows: [row as Row], rowCount: 1 }))),
+    query: <Row>() => new Promise<QueryResult<Row>>((resolve) => pending.push((row) => resolve({ rows: [row as Row], rowCount: 1 }))),
   } as unknown as Database;
   return { db, pending };
 }
@@ -19,11 +18,30 @@ function manualStore() {
 function keyRow(hasher: KeyHasher, key: ReturnType<typeof generateKey>, disabled: boolean): ApiKeyRow {
   const now = new Date();
   return {
-    id: '00000000-0000-4000-8000-000000000001', account_id: '00000000-0000-4000-8000-000000000002', kind: 'model',
-    lookup_id: key.lookupId, secret_hash: hasher.hash(key.secret), label: key.label, name: 'k', description: null,
-    daily_limit_micros: null, monthly_limit_micros: null, total_limit_micros: null, expires_at: null, allowed_models: null,
-    rate_limit_rpm: null, disabled, deleted_at: null, created_at: now, updated_at: now, last_used_at: null,
-    spend_day: null, spend_day_micros: 0, spend_month: null, spend_month_micros: 0, spend_total_micros: 0,
+    id: '00000000-0000-4000-8000-000000000001',
+    account_id: '00000000-0000-4000-8000-000000000002',
+    kind: 'model',
+    lookup_id: key.lookupId,
+    secret_hash: hasher.hash(key.secret),
+    label: key.label,
+    name: 'k',
+    description: null,
+    daily_limit_micros: null,
+    monthly_limit_micros: null,
+    total_limit_micros: null,
+    expires_at: null,
+    allowed_models: null,
+    rate_limit_rpm: null,
+    disabled,
+    deleted_at: null,
+    created_at: now,
+    updated_at: now,
+    last_used_at: null,
+    spend_day: null,
+    spend_day_micros: 0,
+    spend_month: null,
+    spend_month_micros: 0,
+    spend_total_micros: 0,
   };
 }
 

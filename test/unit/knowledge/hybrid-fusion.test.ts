@@ -7,7 +7,10 @@ const match = (id: number): ChunkMatch => ({ id, collection: 'c', path: `${id}.m
 
 describe('fuseByReciprocalRank', () => {
   it('ranks a chunk found by both retrievers above chunks found by one', () => {
-    const fused = fuseByReciprocalRank([[match(1), match(2), match(3)], [match(4), match(3), match(5)]]);
+    const fused = fuseByReciprocalRank([
+      [match(1), match(2), match(3)],
+      [match(4), match(3), match(5)],
+    ]);
     expect(fused.map((entry) => entry.id)).toEqual([3, 1, 4, 2, 5]);
     expect(fused[0]?.fused).toBeCloseTo(1 / 63 + 1 / 62);
     expect(fused[0]?.ranks).toEqual([3, 2]);

@@ -6,14 +6,14 @@ describe('markdownSections', () => {
   it('closes a fence only with a fence of the same character and at least its length', () => {
     const fence4 = '`'.repeat(4);
     const fence3 = '`'.repeat(3);
-    const sections = markdownSections(['# Doc', `${fence4}md`, fence3, '# inside a longer fence', fence4, '## After', 'text', '~~~', '# tilde fenced', fence3, '# still inside', '~~~~', '# Last', 'end'].join('\n'));
+    const sections = markdownSections(
+      ['# Doc', `${fence4}md`, fence3, '# inside a longer fence', fence4, '## After', 'text', '~~~', '# tilde fenced', fence3, '# still inside', '~~~~', '# Last', 'end'].join('\n'),
+    );
     expect(sections.map((section) => section.headings)).toEqual([['Doc'], ['Doc', 'After'], ['Last']]);
   });
 
   it('tracks the heading path and ignores # lines inside code fences', () => {
-    const sections = markdownSections(
-      ['# Guide', 'intro', '## Install', 'steps', '```sh', '# not a heading', '```', '### Linux', 'apt', '## Use', 'run it'].join('\n'),
-    );
+    const sections = markdownSections(['# Guide', 'intro', '## Install', 'steps', '```sh', '# not a heading', '```', '### Linux', 'apt', '## Use', 'run it'].join('\n'));
     expect(sections).toEqual([
       { headings: ['Guide'], body: 'intro' },
       { headings: ['Guide', 'Install'], body: 'steps\n```sh\n# not a heading\n```' },
@@ -23,11 +23,7 @@ describe('markdownSections', () => {
   });
 
   it('keeps only real ancestors when levels skip', () => {
-    expect(markdownSections('### Deep\na\n# Top\nb\n### Child\nc').map((section) => section.headings)).toEqual([
-      ['Deep'],
-      ['Top'],
-      ['Top', 'Child'],
-    ]);
+    expect(markdownSections('### Deep\na\n# Top\nb\n### Child\nc').map((section) => section.headings)).toEqual([['Deep'], ['Top'], ['Top', 'Child']]);
   });
 });
 

@@ -14,7 +14,10 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     const path = request.url ?? '/';
     if (path === '/hello') response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(`hello from ${request.headers.host}`);
-    else if (path === '/page') response.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Doc</title><style>p{}</style></head><body><h1>Title &amp; more</h1><script>alert(1)</script><p>First</p><p>Second&nbsp;line</p></body></html>');
+    else if (path === '/page')
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><head><title>Doc</title><style>p{}</style></head><body><h1>Title &amp; more</h1><script>alert(1)</script><p>First</p><p>Second&nbsp;line</p></body></html>');
     else if (path === '/big') response.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(2_000_000));
     else if (path === '/image') response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64));
     else if (path === '/to-hello') response.writeHead(302, { location: '/hello' }).end();
@@ -32,8 +35,7 @@ afterAll(() => {
   server.close();
 });
 
-const local = (overrides: Partial<HttpFetchConfig> = {}): HttpFetchConfig =>
-  httpFetchConfig({ allowlist: ['127.0.0.1'], allowPrivate: true, ...overrides }, {});
+const local = (overrides: Partial<HttpFetchConfig> = {}): HttpFetchConfig => httpFetchConfig({ allowlist: ['127.0.0.1'], allowPrivate: true, ...overrides }, {});
 const signal = () => new AbortController().signal;
 
 describe('http_fetch', () => {
@@ -43,9 +45,7 @@ describe('http_fetch', () => {
   });
 
   it('refuses loopback by default', async () => {
-    await expect(httpFetch(`${base}/hello`, local({ allowPrivate: false }), signal())).rejects.toThrow(
-      /127\.0\.0\.1 resolves to 127\.0\.0\.1, a private or reserved address/,
-    );
+    await expect(httpFetch(`${base}/hello`, local({ allowPrivate: false }), signal())).rejects.toThrow(/127\.0\.0\.1 resolves to 127\.0\.0\.1, a private or reserved address/);
     const tool = compileTool(createHttpFetchTool({ allowlist: ['127.0.0.1'], allowPrivate: false }), 'builtin', 'builtin');
     const result = await runTool(tool, { url: `${base}/hello` }, toolContext());
     expect(result.ok).toBe(false);
@@ -70,9 +70,7 @@ describe('http_fetch', () => {
   it('follows redirects, re-checking every hop', async () => {
     expect((await httpFetch(`${base}/to-hello`, local(), signal())).url).toBe(`${base}/hello`);
     await expect(httpFetch(`${base}/to-elsewhere`, local(), signal())).rejects.toThrow(/redirect refused: http:\/\/example\.org is not on the http_fetch allowlist/);
-    await expect(httpFetch(`${base}/to-metadata`, local(), signal())).rejects.toThrow(
-      /redirect refused: http:\/\/169\.254\.169\.254 is not on the http_fetch allowlist/,
-    );
+    await expect(httpFetch(`${base}/to-metadata`, local(), signal())).rejects.toThrow(/redirect refused: http:\/\/169\.254\.169\.254 is not on the http_fetch allowlist/);
     await expect(httpFetch(`${base}/loop`, local({ maxRedirects: 3 }), signal())).rejects.toThrow(/too many redirects/);
   });
 
@@ -97,13 +95,34 @@ describe('http_fetch policy', () => {
   it('classifies addresses: only public unicast passes', () => {
     for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111']) expect(isPublicAddress(address), address).toBe(true);
     for (const address of [
-      '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-      '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:7f00:1::', 'not-an-ip',
-    ]) expect(isPublicAddress(address), address).toBe(false);
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:7f00:1::',
+      'not-an-ip',
+    ])
+      expect(isPublicAddress(address), address).toBe(false);
   });
 
   it('refuses a name when any of its addresses is private (DNS rebinding set-ups)', async () => {
-    const lookup = async () => [{ address: '93.184.216.34', family: 4 as const }, { address: '127.0.0.1', family: 4 as const }];
+    const lookup = async () => [
+      { address: '93.184.216.34', family: 4 as const },
+      { address: '127.0.0.1', family: 4 as const },
+    ];
     await expect(resolveTarget(new URL('http://rebind.test/'), { allowlist: ['*'], allowPrivate: false, lookup })).rejects.toThrow(/127\.0\.0\.1/);
     await expect(resolveTarget(new URL('http://[::ffff:7f00:1]/'), { allowlist: ['*'], allowPrivate: false, lookup })).rejects.toThrow(/private/);
   });

@@ -8,15 +8,11 @@ const tool = compileTool(knowledgeSearchTool, 'builtin', 'builtin');
 
 describe('knowledge_search', () => {
   it("calls the injected search of the agent's knowledge with the query and limit", async () => {
-    const search = vi.fn(async () => [
-      { content: 'Returns are accepted within 30 days.', source: 'returns-and-refunds.md', collection: 'handbook', score: 0.87654 },
-    ]);
+    const search = vi.fn(async () => [{ content: 'Returns are accepted within 30 days.', source: 'returns-and-refunds.md', collection: 'handbook', score: 0.87654 }]);
     const result = await runTool(tool, { query: 'return window', limit: 3 }, toolContext({ knowledge: { search } }));
     expect(search).toHaveBeenCalledWith('return window', { limit: 3 });
     expect(result.ok).toBe(true);
-    expect(JSON.parse(result.content)).toEqual([
-      { source: 'returns-and-refunds.md', collection: 'handbook', score: 0.877, content: 'Returns are accepted within 30 days.' },
-    ]);
+    expect(JSON.parse(result.content)).toEqual([{ source: 'returns-and-refunds.md', collection: 'handbook', score: 0.877, content: 'Returns are accepted within 30 days.' }]);
   });
 
   it('defaults the limit and says so when nothing matches', async () => {

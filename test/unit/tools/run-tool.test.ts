@@ -25,8 +25,7 @@ describe('runTool', () => {
   });
 
   it('converts cost_usd exactly, including decimal strings', () => {
-    const tool = (cost: number | string) =>
-      compileTool({ name: 't', description: 'd', parameters: { type: 'object' }, cost_usd: cost, execute: () => '' }, 'test', 'v');
+    const tool = (cost: number | string) => compileTool({ name: 't', description: 'd', parameters: { type: 'object' }, cost_usd: cost, execute: () => '' }, 'test', 'v');
     expect(tool(0.001).costMicros).toBe(1_000);
     expect(tool('0.000001').costMicros).toBe(1);
     expect(tool(0.3).costMicros).toBe(300_000);
@@ -35,11 +34,7 @@ describe('runTool', () => {
 
   it('returns invalid arguments as an error result without running the tool or charging', async () => {
     let called = false;
-    const tool = compileTool(
-      { name: 't', description: 'd', parameters: z.object({ n: z.number() }), cost_usd: 1, execute: () => ((called = true), 'x') },
-      'test',
-      'v',
-    );
+    const tool = compileTool({ name: 't', description: 'd', parameters: z.object({ n: z.number() }), cost_usd: 1, execute: () => ((called = true), 'x') }, 'test', 'v');
     const result = await runTool(tool, { n: 'five' }, toolContext());
     expect(result.ok).toBe(false);
     expect(result.content).toMatch(/^Error: invalid arguments for t: n: /);
@@ -67,7 +62,15 @@ describe('runTool', () => {
 
   it('turns a thrown error into an error result', async () => {
     const tool = compileTool(
-      { name: 'boom', description: 'd', parameters: { type: 'object' }, cost_usd: 0.01, execute: () => { throw new Error('kaput'); } },
+      {
+        name: 'boom',
+        description: 'd',
+        parameters: { type: 'object' },
+        cost_usd: 0.01,
+        execute: () => {
+          throw new Error('kaput');
+        },
+      },
       'test',
       'v',
     );
@@ -99,11 +102,7 @@ describe('runTool', () => {
 
   it('reports a cancelled run', async () => {
     const controller = new AbortController();
-    const tool = compileTool(
-      { name: 'wait', description: 'd', parameters: { type: 'object' }, execute: () => new Promise<string>(() => undefined) },
-      'test',
-      'v',
-    );
+    const tool = compileTool({ name: 'wait', description: 'd', parameters: { type: 'object' }, execute: () => new Promise<string>(() => undefined) }, 'test', 'v');
     const pending = runTool(tool, {}, toolContext({ signal: controller.signal }));
     controller.abort();
     expect((await pending).content).toBe('Error: the run was cancelled');

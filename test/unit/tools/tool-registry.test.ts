@@ -52,7 +52,12 @@ describe('tool registry', () => {
   it('loads a plain-object tool and a defineTool + zod tool, next to the built-ins', async () => {
     const { registry, errors } = await setup({ 'greet.ts': plainObjectTool('greet', 'Hello'), 'add.ts': zodTool });
     expect(errors).toEqual([]);
-    expect(registry.list().map((tool) => tool.name).sort()).toEqual(['add', 'calculator', 'current_time', 'greet', 'http_fetch', 'knowledge_search']);
+    expect(
+      registry
+        .list()
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(['add', 'calculator', 'current_time', 'greet', 'http_fetch', 'knowledge_search']);
 
     const [add] = registry.definitions(['add', 'missing']);
     expect(add).toEqual({
@@ -83,7 +88,7 @@ describe('tool registry', () => {
     expect(registry.errors()).toHaveLength(3);
   });
 
-  it("refuses a file named like a built-in, naming the file and the built-in, and keeps the built-in", async () => {
+  it('refuses a file named like a built-in, naming the file and the built-in, and keeps the built-in', async () => {
     const { registry, errors } = await setup({ 'calc.ts': plainObjectTool('calculator', 'Calc'), 'clock.ts': plainObjectTool('current_time', 'Tick') });
     expect(registry.get('calculator')?.source).toBe('builtin');
     expect(registry.get('current_time')?.source).toBe('builtin');

@@ -60,7 +60,10 @@ export default defineTool({
     // zod stays an import, of the file it resolves to from the tool's folder (one instance per process).
     expect(source).toContain(`from "${pathToFileURL(join(await realpath(join(project.path, 'node_modules')), 'zod')).href}/`);
     expect(source).not.toContain("from './rates.ts'");
-    const result = await runCompiled(source, `async (tool) => ({ name: tool.name, zod: typeof tool.parameters.parse, answer: await tool.execute({ kg: 2, zone: 'us' }), parsed: tool.parameters.safeParse({ kg: 'x', zone: 'eu' }).success })`);
+    const result = await runCompiled(
+      source,
+      `async (tool) => ({ name: tool.name, zod: typeof tool.parameters.parse, answer: await tool.execute({ kg: 2, zone: 'us' }), parsed: tool.parameters.safeParse({ kg: 'x', zone: 'eu' }).success })`,
+    );
     expect(result).toEqual({
       name: 'quote',
       zod: 'function',

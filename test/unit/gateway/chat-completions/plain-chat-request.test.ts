@@ -49,7 +49,15 @@ describe('isPlainChatRequest', () => {
   });
 
   it("takes the official clients' everyday requests", () => {
-    expect(isPlainChatRequest({ model: 'openai/gpt-x', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] })).toBe(true);
+    expect(
+      isPlainChatRequest({
+        model: 'openai/gpt-x',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hi' },
+        ],
+      }),
+    ).toBe(true);
     expect(isPlainChatRequest({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 64, stream: true, stream_options: { include_usage: true } })).toBe(true);
   });
 

@@ -27,7 +27,13 @@ describe('chatCompletionJson', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Hello', refusal: null, reasoning: 'think again', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":1}' } }] },
+          message: {
+            role: 'assistant',
+            content: 'Hello',
+            refusal: null,
+            reasoning: 'think again',
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":1}' } }],
+          },
           logprobs: null,
           finish_reason: 'tool_calls',
         },
@@ -47,12 +53,14 @@ describe('chatCompletionJson', () => {
       { unified: 'other', raw: undefined },
     ];
     for (let index = 0; index < 3_000; index += 1) {
-      const content: AssistantPart[] = Array.from({ length: Math.floor(rng.next() * 4) }, (): AssistantPart =>
-        rng.pick([
-          { type: 'text', text: rng.pick(texts) },
-          { type: 'reasoning', text: rng.pick(texts) },
-          { type: 'tool-call', id: rng.pick(['call_1', 'c"2']), name: rng.pick(['lookup', 'f\\n']), arguments: rng.pick(['{}', '{"q":"x"}', '']) },
-        ]),
+      const content: AssistantPart[] = Array.from(
+        { length: Math.floor(rng.next() * 4) },
+        (): AssistantPart =>
+          rng.pick([
+            { type: 'text', text: rng.pick(texts) },
+            { type: 'reasoning', text: rng.pick(texts) },
+            { type: 'tool-call', id: rng.pick(['call_1', 'c"2']), name: rng.pick(['lookup', 'f\\n']), arguments: rng.pick(['{}', '{"q":"x"}', '']) },
+          ]),
       );
       const response: ModelResponse = {
         id: 'chatcmpl-1',
@@ -66,7 +74,13 @@ describe('chatCompletionJson', () => {
         },
         finishReason: rng.pick(finishes),
       };
-      const meta = { id: rng.pick(['gen-abc', 'gen-"q"']), model: rng.pick(['openai/gpt-4o', 'a\\b ☕']), created: rng.pick([0, 1769092764]), costMicros: rng.pick([0, 1, 1_234_567, 0.5]), provider: rng.pick(['openai', 'p"q']) };
+      const meta = {
+        id: rng.pick(['gen-abc', 'gen-"q"']),
+        model: rng.pick(['openai/gpt-4o', 'a\\b ☕']),
+        created: rng.pick([0, 1769092764]),
+        costMicros: rng.pick([0, 1, 1_234_567, 0.5]),
+        provider: rng.pick(['openai', 'p"q']),
+      };
       expect(chatCompletionJson(response, meta)).toBe(JSON.stringify(renderChatCompletion(response, meta)));
     }
   });

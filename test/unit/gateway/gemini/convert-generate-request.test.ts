@@ -3,12 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { JunctionError } from '../../../../src/core/errors.ts';
 import { convertBatchEmbedContentsBody, convertEmbedContentBody } from '../../../../src/gateway/gemini/convert-embed-request.ts';
 import { convertCountTokensBody, convertGenerateBody } from '../../../../src/gateway/gemini/convert-generate-request.ts';
-import {
-  BatchEmbedContentsRequestSchema,
-  CountTokensRequestSchema,
-  EmbedContentRequestSchema,
-  GenerateContentRequestSchema,
-} from '../../../../src/gateway/gemini/gemini-request-schemas.ts';
+import { BatchEmbedContentsRequestSchema, CountTokensRequestSchema, EmbedContentRequestSchema, GenerateContentRequestSchema } from '../../../../src/gateway/gemini/gemini-request-schemas.ts';
 import { geminiSchemaToJsonSchema } from '../../../../src/gateway/gemini/gemini-schema-to-json-schema.ts';
 import { parseInput } from '../../../../src/http/parse-body.ts';
 import { convertGenerateRequest } from '../../../../src/providers/gemini/convert-generate-request.ts';

@@ -33,11 +33,7 @@ describe('renderGenerateResponse', () => {
         {
           content: {
             role: 'model',
-            parts: [
-              { text: 'Need the weather.', thought: true },
-              { text: 'Checking.', thoughtSignature: 'sig-1' },
-              { functionCall: { name: 'get_weather', args: { city: 'Paris' }, id: 'toolu_1' } },
-            ],
+            parts: [{ text: 'Need the weather.', thought: true }, { text: 'Checking.', thoughtSignature: 'sig-1' }, { functionCall: { name: 'get_weather', args: { city: 'Paris' }, id: 'toolu_1' } }],
           },
           finishReason: 'STOP',
           index: 0,
@@ -93,10 +89,7 @@ describe('GenerateStreamEncoder', () => {
       chunk([{ text: 'Hmm', thought: true }]),
       chunk([{ text: 'Hello', thoughtSignature: 'sig-7' }]),
       chunk([{ text: ' there' }]),
-      chunk([
-        { functionCall: { name: 'f', args: { x: 1 }, id: 'toolu_a' } },
-        { functionCall: { name: 'g', args: {}, id: 'toolu_b' } },
-      ]),
+      chunk([{ functionCall: { name: 'f', args: { x: 1 }, id: 'toolu_a' } }, { functionCall: { name: 'g', args: {}, id: 'toolu_b' } }]),
       {
         candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP', index: 0 }],
         usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, thoughtsTokenCount: 2, totalTokenCount: 17 },
@@ -127,7 +120,10 @@ describe('official @google/genai client', () => {
 
   it('reads a rendered stream', async () => {
     const encoder = new GenerateStreamEncoder({ model: 'anthropic/claude-sonnet-4-5', includeThoughts: false });
-    const sse = streamEvents.flatMap((event) => encoder.push(event)).map((item) => `data: ${JSON.stringify(item)}\r\n\r\n`).join('');
+    const sse = streamEvents
+      .flatMap((event) => encoder.push(event))
+      .map((item) => `data: ${JSON.stringify(item)}\r\n\r\n`)
+      .join('');
     vi.stubGlobal('fetch', async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }));
     const stream = await client().models.generateContentStream({ model: 'anthropic/claude-sonnet-4-5', contents: 'hi' });
     let text = '';

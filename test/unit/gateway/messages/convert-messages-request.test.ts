@@ -90,9 +90,7 @@ describe('convertMessagesBody', () => {
   });
 
   it('maps the thinking variants and output_config, keeping Anthropic-only forms verbatim', () => {
-    const adaptive = convertMessagesBody(
-      parse({ ...minimal, thinking: { type: 'adaptive' }, output_config: { effort: 'max', format: { type: 'json_schema', schema: { type: 'object' } } } }),
-    ).request;
+    const adaptive = convertMessagesBody(parse({ ...minimal, thinking: { type: 'adaptive' }, output_config: { effort: 'max', format: { type: 'json_schema', schema: { type: 'object' } } } })).request;
     expect(adaptive.reasoning).toEqual({ enabled: true, effort: 'high' });
     expect(adaptive.responseFormat).toEqual({ type: 'json_schema', name: 'output', schema: { type: 'object' } });
     expect(adaptive.providerOptions).toEqual({
@@ -171,7 +169,12 @@ describe('MessagesRequestSchema', () => {
     const body = parseInput(CountTokensRequestSchema, { model: 'm', messages: [{ role: 'user', content: 'hi' }], system: 'S' });
     expect(convertCountTokensBody(body)).toEqual({
       model: 'm',
-      request: { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+      request: {
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        ],
+      },
     });
     expect(() => parseInput(CountTokensRequestSchema, { ...minimal })).toThrow(/max_tokens/);
   });

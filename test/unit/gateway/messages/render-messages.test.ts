@@ -52,10 +52,7 @@ describe('renderMessagesResponse', () => {
 
   it('maps finish reasons, preferring an Anthropic upstream own value', () => {
     const render = (unified: ModelResponse['finishReason']['unified'], raw: string | undefined, stopSequences?: string[]) =>
-      renderMessagesResponse(
-        { ...response, content: [], finishReason: { unified, raw } },
-        { model: 'm', ...(stopSequences === undefined ? {} : { stopSequences }) },
-      );
+      renderMessagesResponse({ ...response, content: [], finishReason: { unified, raw } }, { model: 'm', ...(stopSequences === undefined ? {} : { stopSequences }) });
     expect(render('stop', 'stop').stop_reason).toBe('end_turn');
     expect(render('length', 'MAX_TOKENS').stop_reason).toBe('max_tokens');
     expect(render('content-filter', 'SAFETY').stop_reason).toBe('refusal');

@@ -54,7 +54,12 @@ describe('Anthropic adapter against the fake upstream', () => {
 
   it('streams a plain answer with usage (cache reads counted in input) and finish', async () => {
     const events = await collect(adapter.streamChat(ask('claude-echo-cached', 'one two three four'), options()));
-    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.delta).join('')).toBe('one two three four');
+    expect(
+      events
+        .filter((event) => event.type === 'text-delta')
+        .map((event) => event.delta)
+        .join(''),
+    ).toBe('one two three four');
     // 18 characters → 5 tokens, of which floor(5 / 2) = 2 are reported as cache reads.
     expect(events.slice(-2)).toEqual([
       { type: 'usage', usage: { inputTokens: 5, outputTokens: 4, cachedInputTokens: 2 } },

@@ -117,9 +117,11 @@ describe('convertMessagesRequest', () => {
   });
 
   it('defaults max_tokens, and drops tool_choice when there are no tools', () => {
-    expect(
-      convertMessagesRequest({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], toolChoice: 'none' }),
-    ).toEqual({ model: 'claude-haiku-4-5', max_tokens: 4096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(convertMessagesRequest({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], toolChoice: 'none' })).toEqual({
+      model: 'claude-haiku-4-5',
+      max_tokens: 4096,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
   });
 
   it('maps tool choices', () => {
@@ -183,14 +185,10 @@ describe('convertMessagesRequest', () => {
       { type: 'text', text: 'Be helpful.' },
       {
         type: 'text',
-        text:
-          'Respond with a single JSON value only: no prose, no Markdown code fences. It must conform to the JSON Schema "person":\n' +
-          '{"type":"object","properties":{"name":{"type":"string"}}}',
+        text: 'Respond with a single JSON value only: no prose, no Markdown code fences. It must conform to the JSON Schema "person":\n' + '{"type":"object","properties":{"name":{"type":"string"}}}',
       },
     ]);
     const jsonObject = convertMessagesRequest({ model: 'm', messages: [], responseFormat: { type: 'json_object' } });
-    expect(jsonObject.system).toEqual([
-      { type: 'text', text: 'Respond with a single JSON value only: no prose, no Markdown code fences. The value must be a JSON object.' },
-    ]);
+    expect(jsonObject.system).toEqual([{ type: 'text', text: 'Respond with a single JSON value only: no prose, no Markdown code fences. The value must be a JSON object.' }]);
   });
 });

@@ -101,10 +101,7 @@ describe('Gemini adapter against the fake upstream', () => {
     expect(fake.requests.at(-1)?.body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } } });
 
     const events = await collect(adapter.streamChat(ask('gemini-thinking', 'why', { reasoning: { enabled: true } }), options()));
-    expect(events.filter((event) => event.type.startsWith('reasoning')).map((event) => event.type)).toEqual([
-      'reasoning-delta',
-      'reasoning-signature',
-    ]);
+    expect(events.filter((event) => event.type.startsWith('reasoning')).map((event) => event.type)).toEqual(['reasoning-delta', 'reasoning-signature']);
   });
 
   it('maps HTTP errors to UpstreamError with status and retryability', async () => {

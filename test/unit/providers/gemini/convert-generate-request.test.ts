@@ -161,8 +161,7 @@ describe('convertGenerateRequest', () => {
 
   it('maps tool choices and a minimal request', () => {
     const tools = [{ name: 't', parameters: { type: 'object', properties: { a: { type: 'string' } } } }];
-    const choice = (toolChoice: ModelRequest['toolChoice']) =>
-      convertGenerateRequest({ model: 'm', messages: [], tools, toolChoice }).toolConfig;
+    const choice = (toolChoice: ModelRequest['toolChoice']) => convertGenerateRequest({ model: 'm', messages: [], tools, toolChoice }).toolConfig;
     expect(choice('auto')).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
     expect(choice('none')).toEqual({ functionCallingConfig: { mode: 'NONE' } });
     expect(choice('required')).toEqual({ functionCallingConfig: { mode: 'ANY' } });
@@ -173,9 +172,7 @@ describe('convertGenerateRequest', () => {
   });
 
   it('refuses a tool result whose function name cannot be found', () => {
-    expect(() =>
-      convertGenerateRequest({ model: 'm', messages: [{ role: 'tool', toolCallId: 'call_9', content: 'x' }] }),
-    ).toThrow(JunctionError);
+    expect(() => convertGenerateRequest({ model: 'm', messages: [{ role: 'tool', toolCallId: 'call_9', content: 'x' }] })).toThrow(JunctionError);
   });
 
   it('maps reasoning settings to thinkingConfig', () => {

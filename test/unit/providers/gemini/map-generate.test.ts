@@ -60,25 +60,13 @@ describe('mapGenerateResponse', () => {
   });
 
   it('maps the other finish reasons', () => {
-    const finish = (finishReason: string) =>
-      mapGenerateResponse({ candidates: [{ content: { parts: [] }, finishReason }] }, 'm').finishReason.unified;
-    expect(['MAX_TOKENS', 'SAFETY', 'RECITATION', 'MALFORMED_FUNCTION_CALL', 'LANGUAGE', 'OTHER'].map(finish)).toEqual([
-      'length',
-      'content-filter',
-      'content-filter',
-      'error',
-      'other',
-      'other',
-    ]);
+    const finish = (finishReason: string) => mapGenerateResponse({ candidates: [{ content: { parts: [] }, finishReason }] }, 'm').finishReason.unified;
+    expect(['MAX_TOKENS', 'SAFETY', 'RECITATION', 'MALFORMED_FUNCTION_CALL', 'LANGUAGE', 'OTHER'].map(finish)).toEqual(['length', 'content-filter', 'content-filter', 'error', 'other', 'other']);
   });
 
   it('reads the Google error body', () => {
-    expect(readGeminiErrorMessage(JSON.parse(fixture('error-resource-exhausted.json')))).toBe(
-      'RESOURCE_EXHAUSTED: You exceeded your current quota, please check your plan and billing details.',
-    );
-    expect(readGeminiErrorMessage([{ error: { code: 400, message: 'bad', status: 'INVALID_ARGUMENT' } }])).toBe(
-      'INVALID_ARGUMENT: bad',
-    );
+    expect(readGeminiErrorMessage(JSON.parse(fixture('error-resource-exhausted.json')))).toBe('RESOURCE_EXHAUSTED: You exceeded your current quota, please check your plan and billing details.');
+    expect(readGeminiErrorMessage([{ error: { code: 400, message: 'bad', status: 'INVALID_ARGUMENT' } }])).toBe('INVALID_ARGUMENT: bad');
   });
 });
 

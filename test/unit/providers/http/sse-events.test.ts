@@ -15,7 +15,10 @@ describe('readSseBatches', () => {
   it('hands over the events of one read as one batch, and skips reads that complete none', async () => {
     const batches: SseEvent[][] = [];
     for await (const batch of readSseBatches(bytes('data: 1\n\ndata: 2\n\ndata: 3', '', '\n\ndata: 4\n\n'))) batches.push(batch);
-    expect(batches).toEqual([[{ data: '1' }, { data: '2' }], [{ data: '3' }, { data: '4' }]]);
+    expect(batches).toEqual([
+      [{ data: '1' }, { data: '2' }],
+      [{ data: '3' }, { data: '4' }],
+    ]);
   });
 
   it('opens a body given as a function only when first read', async () => {
@@ -30,9 +33,7 @@ describe('readSseBatches', () => {
   });
 
   it('joins split lines, keeps event names, joins multi-line data and drops comments', async () => {
-    const events = await read(
-      bytes('data: {"a":', '1}\r\n\r\n', ': ping\n\n', 'event: message_start\ndata: line 1\ndata: line 2\n\n'),
-    );
+    const events = await read(bytes('data: {"a":', '1}\r\n\r\n', ': ping\n\n', 'event: message_start\ndata: line 1\ndata: line 2\n\n'));
     expect(events).toEqual([{ data: '{"a":1}' }, { event: 'message_start', data: 'line 1\nline 2' }]);
   });
 

@@ -23,9 +23,7 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
     }
     if (route === '/v9/html-error') return void response.writeHead(503).end('<html>Service Unavailable</html>');
     if (route === '/v9/echo-key') {
-      return void response
-        .writeHead(401, { 'retry-after': 'Wed, 21 Oct 2099 07:28:00 GMT' })
-        .end(JSON.stringify({ error: { message: `bad key ${String(request.headers['x-api-key'])}` } }));
+      return void response.writeHead(401, { 'retry-after': 'Wed, 21 Oct 2099 07:28:00 GMT' }).end(JSON.stringify({ error: { message: `bad key ${String(request.headers['x-api-key'])}` } }));
     }
     if (route === '/v9/stream') {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -65,9 +63,7 @@ describe('upstream client', () => {
 
   it('redacts the key from upstream messages and reads an HTTP-date Retry-After', async () => {
     const secret = 'sk-ant-secret-value';
-    const error = await postJson(config({ apiKey: secret }), { path: '/echo-key', signal: signal(), headers: { 'x-api-key': secret }, body: {} }).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await postJson(config({ apiKey: secret }), { path: '/echo-key', signal: signal(), headers: { 'x-api-key': secret }, body: {} }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
     const upstreamError = error as UpstreamError;
     expect(upstreamError.upstreamMessage).toBe('bad key [redacted]');
@@ -85,7 +81,11 @@ describe('upstream client', () => {
   });
 
   it('turns a JSON answer cut off after its headers into a retryable broken stream, and a cut error body into its status', async () => {
-    await expect(postJson(config(), { path: '/cut-json', signal: signal(), body: {} })).rejects.toMatchObject({ status: 0, retryable: true, upstreamMessage: 'upstream connection closed unexpectedly' });
+    await expect(postJson(config(), { path: '/cut-json', signal: signal(), body: {} })).rejects.toMatchObject({
+      status: 0,
+      retryable: true,
+      upstreamMessage: 'upstream connection closed unexpectedly',
+    });
     await expect(postJson(config(), { path: '/cut-error', signal: signal(), body: {} })).rejects.toMatchObject({ status: 429, retryable: true, upstreamMessage: 'HTTP 429', retryAfterSeconds: 7 });
   });
 

@@ -85,9 +85,7 @@ describe('OpenAI adapter against the fake upstream', () => {
     const text = events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : [])).join('');
     expect(reasoning).toBe('The user wants an answer. I will give it.');
     expect(text).toBe('hi');
-    expect(events.findIndex((event) => event.type === 'text-delta')).toBeGreaterThan(
-      events.findLastIndex((event) => event.type === 'reasoning-delta'),
-    );
+    expect(events.findIndex((event) => event.type === 'text-delta')).toBeGreaterThan(events.findLastIndex((event) => event.type === 'reasoning-delta'));
     expect(events.find((event) => event.type === 'usage')).toEqual({
       type: 'usage',
       usage: { inputTokens: 1, outputTokens: 10, cachedInputTokens: 0, reasoningTokens: 9 },
@@ -96,9 +94,7 @@ describe('OpenAI adapter against the fake upstream', () => {
 
   it('runs a tool round trip: a streamed call, then text once the result is sent back', async () => {
     const first = await collect(adapter.streamChat(ask('tool-model', 'weather in Paris?', { tools: [weatherTool] }), options()));
-    expect(first.filter((event) => event.type.startsWith('tool-call-start'))).toEqual([
-      { type: 'tool-call-start', index: 0, id: 'call_fake_0', name: 'get_weather' },
-    ]);
+    expect(first.filter((event) => event.type.startsWith('tool-call-start'))).toEqual([{ type: 'tool-call-start', index: 0, id: 'call_fake_0', name: 'get_weather' }]);
     const argumentsText = first.flatMap((event) => (event.type === 'tool-call-delta' ? [event.argumentsDelta] : [])).join('');
     expect(JSON.parse(argumentsText)).toEqual({ city: 'fake' });
     expect(first.at(-1)).toEqual({ type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' } });
@@ -121,7 +117,14 @@ describe('OpenAI adapter against the fake upstream', () => {
 
   it('embeds in input order with float encoding', async () => {
     const response = await adapter.embed?.({ model: 'text-embedding-3-small', input: ['ab', 'cd'], dimensions: 2 }, options());
-    expect(response).toEqual({ model: 'text-embedding-3-small', embeddings: [[0.7, 0.8], [0.9, 0]], usage: { inputTokens: 1 } });
+    expect(response).toEqual({
+      model: 'text-embedding-3-small',
+      embeddings: [
+        [0.7, 0.8],
+        [0.9, 0],
+      ],
+      usage: { inputTokens: 1 },
+    });
     expect(upstream.requests.at(-1)?.body).toEqual({
       model: 'text-embedding-3-small',
       input: ['ab', 'cd'],
@@ -131,10 +134,7 @@ describe('OpenAI adapter against the fake upstream', () => {
   });
 
   it('generates images, passing parameters through and reading token usage', async () => {
-    const response = await adapter.generateImages?.(
-      { model: 'gpt-image-1', prompt: 'a red fox', n: 1, params: { size: '1024x1024', quality: 'low' } },
-      options(),
-    );
+    const response = await adapter.generateImages?.({ model: 'gpt-image-1', prompt: 'a red fox', n: 1, params: { size: '1024x1024', quality: 'low' } }, options());
     expect(response).toEqual({
       created: 1_700_000_000,
       data: [{ b64_json: Buffer.from('fake-image-0:a red fox').toString('base64') }],
@@ -163,10 +163,7 @@ describe('OpenAI adapter against the fake upstream', () => {
 
   it('transcribes via multipart, passing fields through and reading duration from verbose_json and usage', async () => {
     const file = { data: Buffer.alloc(64_000, 1), filename: 'clip.wav', contentType: 'audio/wav' };
-    const verbose = await adapter.transcribe?.(
-      { model: 'whisper-1', task: 'transcription', file, fields: { response_format: 'verbose_json', language: 'en' } },
-      options(),
-    );
+    const verbose = await adapter.transcribe?.({ model: 'whisper-1', task: 'transcription', file, fields: { response_format: 'verbose_json', language: 'en' } }, options());
     expect(verbose?.contentType).toBe('application/json');
     expect(verbose?.durationSeconds).toBe(2);
     expect(JSON.parse(verbose?.body.toString() ?? '{}')).toMatchObject({ task: 'transcribe', text: 'Fake transcript of clip.wav.' });
@@ -184,10 +181,7 @@ describe('OpenAI adapter against the fake upstream', () => {
     expect(tokens?.durationSeconds).toBeUndefined();
     expect(tokens?.usage).toEqual({ inputTokens: 64, outputTokens: 4 });
 
-    const text = await adapter.transcribe?.(
-      { model: 'whisper-1', task: 'transcription', file, fields: { response_format: 'text' } },
-      options(),
-    );
+    const text = await adapter.transcribe?.({ model: 'whisper-1', task: 'transcription', file, fields: { response_format: 'text' } }, options());
     expect(text?.contentType).toMatch(/^text\/plain/);
     expect(text?.body.toString()).toBe('Fake transcript of clip.wav.\n');
     expect(text?.durationSeconds).toBeUndefined();

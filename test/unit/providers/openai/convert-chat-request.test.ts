@@ -77,16 +77,11 @@ describe('convertChatRequest', () => {
       messages: [{ role: 'system', content: 's' }],
       response_format: { type: 'json_object' },
     });
-    expect(convertChatRequest({ ...base, toolChoice: 'required' }, { stream: false, kind: 'openai' })['tool_choice']).toBe(
-      'required',
-    );
+    expect(convertChatRequest({ ...base, toolChoice: 'required' }, { stream: false, kind: 'openai' })['tool_choice']).toBe('required');
   });
 
   it('never lets providerOptions turn a non-stream call into a stream', () => {
-    const body = convertChatRequest(
-      { model: 'm', messages: [], providerOptions: { openai: { stream: true, stream_options: { include_usage: false } } } },
-      { stream: false, kind: 'openai' },
-    );
+    const body = convertChatRequest({ model: 'm', messages: [], providerOptions: { openai: { stream: true, stream_options: { include_usage: false } } } }, { stream: false, kind: 'openai' });
     // What goes on the wire: neither field survives serialization.
     expect(JSON.stringify(body)).toBe('{"model":"m","messages":[]}');
   });

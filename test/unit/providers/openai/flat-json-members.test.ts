@@ -17,7 +17,21 @@ describe('scanFlatMembers', () => {
       ['x', null],
       ['n', -1500],
     ]);
-    for (const declined of ['{"a":"b\\"c"}', '{"a\\u0041":1}', '{"a": 1}', '{"a":true}', '{"a":{}}', '{"a":[1]}', '{"a":01}', '{"a":1.}', '{"a":1,}', '{"a":nul}', '{"a":"\u0001"}', '{a:1}', '{"a":1 }']) {
+    for (const declined of [
+      '{"a":"b\\"c"}',
+      '{"a\\u0041":1}',
+      '{"a": 1}',
+      '{"a":true}',
+      '{"a":{}}',
+      '{"a":[1]}',
+      '{"a":01}',
+      '{"a":1.}',
+      '{"a":1,}',
+      '{"a":nul}',
+      '{"a":"\u0001"}',
+      '{a:1}',
+      '{"a":1 }',
+    ]) {
       expect(scan(declined), declined).toBeUndefined();
     }
   });

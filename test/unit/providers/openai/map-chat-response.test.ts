@@ -78,8 +78,13 @@ describe('mapChatResponse', () => {
   });
 
   it('maps every documented finish reason', () => {
-    expect(
-      ['stop', 'length', 'tool_calls', 'function_call', 'content_filter', 'weird'].map((raw) => mapFinishReason(raw).unified),
-    ).toEqual(['stop', 'length', 'tool-calls', 'tool-calls', 'content-filter', 'other']);
+    expect(['stop', 'length', 'tool_calls', 'function_call', 'content_filter', 'weird'].map((raw) => mapFinishReason(raw).unified)).toEqual([
+      'stop',
+      'length',
+      'tool-calls',
+      'tool-calls',
+      'content-filter',
+      'other',
+    ]);
   });
 });

@@ -69,14 +69,7 @@ describe('mapChatStream', () => {
 
   it('gives whole tool calls without index or id their own index and a generated id', async () => {
     const events = await mapFixture('chat-stream-no-index-tool-call.sse');
-    expect(events.map((event) => event.type)).toEqual([
-      'response-metadata',
-      'tool-call-start',
-      'tool-call-delta',
-      'tool-call-start',
-      'tool-call-delta',
-      'finish',
-    ]);
+    expect(events.map((event) => event.type)).toEqual(['response-metadata', 'tool-call-start', 'tool-call-delta', 'tool-call-start', 'tool-call-delta', 'finish']);
     expect(events[1]).toMatchObject({ type: 'tool-call-start', index: 0, name: 'lookup', id: expect.stringMatching(/^call_/) });
     expect(events[2]).toEqual({ type: 'tool-call-delta', index: 0, argumentsDelta: '{"q":"a"}' });
     expect(events[3]).toMatchObject({ type: 'tool-call-start', index: 1, name: 'lookup' });
@@ -138,7 +131,9 @@ describe('mapChatStream', () => {
       { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } },
     ]);
     // A first chunk with tool calls is parsed whole, as before.
-    const tools = await map('{"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}]}');
+    const tools = await map(
+      '{"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}]}',
+    );
     expect(tools.events.map((event) => event.type)).toEqual(['response-metadata', 'tool-call-start', 'tool-call-delta', 'finish']);
   });
 

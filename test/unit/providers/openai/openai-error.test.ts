@@ -15,15 +15,9 @@ describe('readOpenAIErrorMessage', () => {
   });
 
   it('reads the shapes compatible servers use', () => {
-    expect(readOpenAIErrorMessage({ error: 'model "llama9" not found, try pulling it first' }, '')).toBe(
-      'model "llama9" not found, try pulling it first',
-    );
-    expect(readOpenAIErrorMessage({ object: 'error', message: 'max_tokens is too large', code: 400 }, '')).toBe(
-      'max_tokens is too large',
-    );
-    expect(readOpenAIErrorMessage({ detail: [{ loc: ['body', 'model'], msg: 'field required' }] }, '')).toBe(
-      '[{"loc":["body","model"],"msg":"field required"}]',
-    );
+    expect(readOpenAIErrorMessage({ error: 'model "llama9" not found, try pulling it first' }, '')).toBe('model "llama9" not found, try pulling it first');
+    expect(readOpenAIErrorMessage({ object: 'error', message: 'max_tokens is too large', code: 400 }, '')).toBe('max_tokens is too large');
+    expect(readOpenAIErrorMessage({ detail: [{ loc: ['body', 'model'], msg: 'field required' }] }, '')).toBe('[{"loc":["body","model"],"msg":"field required"}]');
     expect(readOpenAIErrorMessage(undefined, '<html>502</html>')).toBeUndefined();
   });
 });

@@ -55,17 +55,18 @@ function answer(rng: SeededRandom): unknown {
   if (rng.next() < 0.95) built.id = rng.next() < 0.95 ? 'chatcmpl-1' : rng.pick([null, 3]);
   if (rng.next() < 0.95) built.model = rng.next() < 0.95 ? 'gpt-x' : rng.pick([null, 3]);
   if (rng.next() < 0.97) {
-    built.choices = rng.next() < 0.03
-      ? rng.pick(['c', null, {}])
-      : Array.from({ length: Math.floor(rng.next() * 2.2) }, () => {
-          if (rng.next() < 0.03) return rng.pick(['choice', null]);
-          const message: Record<string, unknown> = {};
-          addFields(rng, message, MESSAGE_FIELDS, 0.4);
-          const choice: Record<string, unknown> = { index: 0, message: rng.next() < 0.03 ? rng.pick([null, 'm']) : message, logprobs: null };
-          if (rng.next() < 0.9) choice.finish_reason = rng.pick(['stop', 'length', 'tool_calls', null, 5]);
-          if (rng.next() < 0.03) delete choice.message;
-          return choice;
-        });
+    built.choices =
+      rng.next() < 0.03
+        ? rng.pick(['c', null, {}])
+        : Array.from({ length: Math.floor(rng.next() * 2.2) }, () => {
+            if (rng.next() < 0.03) return rng.pick(['choice', null]);
+            const message: Record<string, unknown> = {};
+            addFields(rng, message, MESSAGE_FIELDS, 0.4);
+            const choice: Record<string, unknown> = { index: 0, message: rng.next() < 0.03 ? rng.pick([null, 'm']) : message, logprobs: null };
+            if (rng.next() < 0.9) choice.finish_reason = rng.pick(['stop', 'length', 'tool_calls', null, 5]);
+            if (rng.next() < 0.03) delete choice.message;
+            return choice;
+          });
   }
   if (rng.next() < 0.9) built.usage = rng.next() < 0.05 ? null : usage(rng);
   if (rng.next() < 0.1) built.system_fingerprint = 'fp_1';
@@ -97,7 +98,13 @@ describe('isPlainDeltaChunk', () => {
     const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', system_fingerprint: 'fp_1' };
     expect(isPlainDeltaChunk({ ...head, choices: [{ index: 0, delta: { content: 'Hi' }, logprobs: null, finish_reason: null }] })).toBe(true);
     expect(isPlainDeltaChunk({ ...head, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] })).toBe(true);
-    const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } };
+    const usage = {
+      prompt_tokens: 12,
+      completion_tokens: 7,
+      total_tokens: 19,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
+    };
     expect(isPlainDeltaChunk({ ...head, choices: [], usage })).toBe(true);
   });
 
@@ -120,7 +127,15 @@ describe('isPlainChatResponse', () => {
   it("takes OpenAI's everyday answer and leaves tool calls to the schema", () => {
     const message = { role: 'assistant', content: 'Hello.', refusal: null, annotations: [] };
     const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
-    const body = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }], usage, service_tier: 'default' };
+    const body = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }],
+      usage,
+      service_tier: 'default',
+    };
     expect(isPlainChatResponse(body)).toBe(true);
     const withTools = { ...body, choices: [{ index: 0, message: { ...message, tool_calls: [] }, finish_reason: 'tool_calls' }] };
     expect(isPlainChatResponse(withTools)).toBe(false);

@@ -52,13 +52,7 @@ describe('TextDeltaScanner', () => {
   });
 
   it('never keeps an opening that carries usage, an error or anything but metadata', () => {
-    for (const opening of [
-      '{"id":"a","usage":{"prompt_tokens":1},',
-      '{"id":"a","error":null,',
-      '{"id":"a","x_groq":{"id":"q"},',
-      '{"id":"a","meta":{"choices":[1]},',
-      '{"id":"a","meta":{',
-    ]) {
+    for (const opening of ['{"id":"a","usage":{"prompt_tokens":1},', '{"id":"a","error":null,', '{"id":"a","x_groq":{"id":"q"},', '{"id":"a","meta":{"choices":[1]},', '{"id":"a","meta":{']) {
       const scanner = new TextDeltaScanner();
       const chunk = `${opening}"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}`;
       scanner.learn(chunk);
@@ -200,7 +194,11 @@ describe('TextDeltaScanner.readUsage', () => {
     const detailed = '{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}';
     expect(scanner.readUsage(`${OPENING}"choices":[],"usage":${detailed},"obfuscation":"Zq1"}`)).toEqual(JSON.parse(detailed));
     // DeepSeek's cache hits, vLLM's null details and fields nothing reads, in the flat form read by hand.
-    expect(scanner.readUsage(`${OPENING}"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_cache_hit_tokens":4,"prompt_tokens_details":null,"queue_time":0.01,"x":"y"}}`)).toEqual({
+    expect(
+      scanner.readUsage(
+        `${OPENING}"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_cache_hit_tokens":4,"prompt_tokens_details":null,"queue_time":0.01,"x":"y"}}`,
+      ),
+    ).toEqual({
       prompt_tokens: 5,
       completion_tokens: 2,
       total_tokens: 7,
@@ -233,7 +231,18 @@ describe('TextDeltaScanner.readUsage', () => {
       const number = () => (rng.next() < 0.9 ? rng.pick(['0', '12', '-1', '1.5', 'null', '1e3']) : rng.pick(['"3"', '01', '1.', '-', 'true', '"a\\"b"']));
       const fields = [`"prompt_tokens":${number()}`, `"completion_tokens":${number()}`, `"total_tokens":${number()}`];
       if (rng.next() < 0.3) fields.push(`"prompt_tokens_details":${rng.pick(['{"cached_tokens":4}', 'null', '{"cached_tokens":"4"}', '[]'])}`);
-      if (rng.next() < 0.3) fields.push(rng.pick(['"extra":{"a":[1,{"b":"}"}]}', '"queue_time":0.1', '"completion_tokens_details":{"reasoning_tokens":2}', '"prompt_cache_hit_tokens":3', '"completion_tokens_details":null', '"note":"x"', '"prompt_tokens" :1']));
+      if (rng.next() < 0.3)
+        fields.push(
+          rng.pick([
+            '"extra":{"a":[1,{"b":"}"}]}',
+            '"queue_time":0.1',
+            '"completion_tokens_details":{"reasoning_tokens":2}',
+            '"prompt_cache_hit_tokens":3',
+            '"completion_tokens_details":null',
+            '"note":"x"',
+            '"prompt_tokens" :1',
+          ]),
+        );
       const usage = rng.next() < 0.9 ? `{${fields.filter(() => rng.next() < 0.9).join(',')}}` : rng.pick(['null', '[]', '{"a":1', '"usage"']);
       const tail = rng.pick(['}', ',"obfuscation":"a+/="}', ',"obfuscation":"a\\"b"}', ',"x":1}', '} ', '']);
       const data = `${OPENING}"choices":[],"usage":${usage}${tail}`;
@@ -252,9 +261,7 @@ describe('TextDeltaScanner.readUsage', () => {
 
 describe('mapChatStream with scanned text chunks', () => {
   it('gives the same events as parsing every chunk', async () => {
-    const stream = [roleChunk, textChunk('"Hel"'), textChunk(JSON.stringify('lo "you"\n')), textChunk('""'), finishChunk, usageChunk, '[DONE]']
-      .map((data) => `data: ${data}\n\n`)
-      .join('');
+    const stream = [roleChunk, textChunk('"Hel"'), textChunk(JSON.stringify('lo "you"\n')), textChunk('""'), finishChunk, usageChunk, '[DONE]'].map((data) => `data: ${data}\n\n`).join('');
     const events: ModelStreamEvent[] = [];
     for await (const event of mapChatStream(readSseBatches(chunked(stream)))) events.push(event);
     expect(events).toEqual([
@@ -313,9 +320,25 @@ function generatedRest(rng: SeededRandom): string {
           '{}',
           `{"content":${token},"tool_calls":null}`,
         ]);
-  const choiceTail = rng.pick([',"logprobs":null,"finish_reason":null}', ',"finish_reason":null}', ',"finish_reason":null,"logprobs":null}', ',"finish_reason":"stop"}', '}', ',"logprobs":{"content":[]},"finish_reason":null}']);
+  const choiceTail = rng.pick([
+    ',"logprobs":null,"finish_reason":null}',
+    ',"finish_reason":null}',
+    ',"finish_reason":null,"logprobs":null}',
+    ',"finish_reason":"stop"}',
+    '}',
+    ',"logprobs":{"content":[]},"finish_reason":null}',
+  ]);
   const index = rng.next() < 0.95 ? 0 : 1;
   const choices = rng.next() < 0.95 ? `[{"index":${index},"delta":${delta}${choiceTail}]` : `[{"index":0,"delta":${delta}${choiceTail},{"index":1,"delta":{}}]`;
-  const end = rng.pick(['}', ',"usage":null}', ',"obfuscation":"ZGF"}', ',"usage":null,"obfuscation":"a+/="}', ',"usage":{"total_tokens":1}}', ',"obfuscation":"a\\"b"}', '} ', ',"error":{"message":"x"}}']);
+  const end = rng.pick([
+    '}',
+    ',"usage":null}',
+    ',"obfuscation":"ZGF"}',
+    ',"usage":null,"obfuscation":"a+/="}',
+    ',"usage":{"total_tokens":1}}',
+    ',"obfuscation":"a\\"b"}',
+    '} ',
+    ',"error":{"message":"x"}}',
+  ]);
   return `"choices":${choices}${end}`;
 }

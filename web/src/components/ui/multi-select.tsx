@@ -6,7 +6,23 @@ export type MultiSelectOption = { value: string; description?: string };
  * A searchable list of checkboxes inside one labelled group: typing filters the list,
  * chosen entries stay listed first and are submitted under `name` even when filtered out.
  */
-export function MultiSelect({ label, hint, name, options, defaultSelected, error, empty }: { label: string; hint?: string; name: string; options: MultiSelectOption[]; defaultSelected: string[]; error?: string | undefined; empty?: ReactNode }) {
+export function MultiSelect({
+  label,
+  hint,
+  name,
+  options,
+  defaultSelected,
+  error,
+  empty,
+}: {
+  label: string;
+  hint?: string;
+  name: string;
+  options: MultiSelectOption[];
+  defaultSelected: string[];
+  error?: string | undefined;
+  empty?: ReactNode;
+}) {
   const id = useId();
   const [selected, setSelected] = useState(() => new Set(defaultSelected));
   const [search, setSearch] = useState('');

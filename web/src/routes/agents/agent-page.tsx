@@ -62,10 +62,17 @@ export function AgentPage() {
           </a>
           {canEdit && detail.source === 'file' && <Button onClick={() => setDuplicating(true)}>Duplicate</Button>}
           {canEdit && detail.source === 'console' && (
-            <ConfirmButton label="Delete" accessibleName={`Delete agent ${detail.id}`} title={`Delete ${detail.id}?`} description="Every version goes; calls to this agent then answer 404." confirmLabel="Delete" onConfirm={async () => {
-              await remove.mutateAsync(detail.id);
-              await navigate({ to: '/agents' });
-            }} />
+            <ConfirmButton
+              label="Delete"
+              accessibleName={`Delete agent ${detail.id}`}
+              title={`Delete ${detail.id}?`}
+              description="Every version goes; calls to this agent then answer 404."
+              confirmLabel="Delete"
+              onConfirm={async () => {
+                await remove.mutateAsync(detail.id);
+                await navigate({ to: '/agents' });
+              }}
+            />
           )}
         </div>
       </div>
@@ -99,7 +106,13 @@ export function AgentPage() {
       ) : (
         <section className="card" aria-label="Definition">
           <h2>Agent file</h2>
-          {yaml.error ? <ErrorNote error={yaml.error} /> : <pre className="definition" aria-label="Agent file (YAML)">{yaml.data ?? 'Loading…'}</pre>}
+          {yaml.error ? (
+            <ErrorNote error={yaml.error} />
+          ) : (
+            <pre className="definition" aria-label="Agent file (YAML)">
+              {yaml.data ?? 'Loading…'}
+            </pre>
+          )}
         </section>
       )}
       {detail.versions.length > 0 && (

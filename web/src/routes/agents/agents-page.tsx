@@ -43,7 +43,15 @@ export function AgentsPage() {
                 <td>{agent.model}</td>
                 <td>{agent.tools.join(', ') || '—'}</td>
                 <td>{agent.knowledge.join(', ') || '—'}</td>
-                <td>{agent.source === 'file' ? <>file (read-only): <code>{agent.path}</code></> : 'console'}</td>
+                <td>
+                  {agent.source === 'file' ? (
+                    <>
+                      file (read-only): <code>{agent.path}</code>
+                    </>
+                  ) : (
+                    'console'
+                  )}
+                </td>
                 <td>
                   <code>{agent.source === 'file' ? agent.version.slice(0, 8) : agent.version}</code>
                 </td>

@@ -14,18 +14,21 @@ type Item = { type?: string; id?: string; call_id?: string; name?: string; argum
 /** A step the server ran: one item carrying the call and, once done, its result. */
 const isServerCall = (item: Item | undefined): item is Item & { type: 'junction:tool_call' | 'mcp_call' } => item?.type === 'junction:tool_call' || item?.type === 'mcp_call';
 const serverCallName = (item: Item) => (item.type === 'mcp_call' ? `${item.server_label ?? ''}: ${item.name ?? ''}` : (item.name ?? ''));
-type StreamEvent = { type?: string; item?: Item; item_id?: string; delta?: string; response?: { id?: string; status?: string; agent_version?: string; usage?: { input_tokens?: number; output_tokens?: number; cost?: number } }; error?: { message?: string } };
+type StreamEvent = {
+  type?: string;
+  item?: Item;
+  item_id?: string;
+  delta?: string;
+  response?: { id?: string; status?: string; agent_version?: string; usage?: { input_tokens?: number; output_tokens?: number; cost?: number } };
+  error?: { message?: string };
+};
 
 /**
  * Runs the agent through `POST /agents/v1/responses` with `stream: true` and the
  * console session (no key), calling `onSteps` as each semantic event changes what is
  * drawn: reasoning, each tool call with its arguments and then its result, the text.
  */
-export async function streamResponse(
-  request: { model: string; input: string; previousResponseId: string | null },
-  onSteps: (steps: DrawnStep[]) => void,
-  signal?: AbortSignal,
-): Promise<RunSummary> {
+export async function streamResponse(request: { model: string; input: string; previousResponseId: string | null }, onSteps: (steps: DrawnStep[]) => void, signal?: AbortSignal): Promise<RunSummary> {
   const response = await fetch('/agents/v1/responses', {
     method: 'POST',
     credentials: 'same-origin',

@@ -57,7 +57,14 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleK
         <TextField label="Requests per minute" name="rate_limit_rpm" type="number" min={1} defaultValue={initial?.rate_limit_rpm ?? ''} error={errorFor('rate_limit_rpm')} />
       </div>
       {models.data ? (
-        <MultiSelect label="Allowed models" hint="None chosen: every model of the plan." name="allowed_models" options={models.data.data.map((model) => ({ value: model.id }))} defaultSelected={initial?.allowed_models ?? []} error={errorFor('allowed_models')} />
+        <MultiSelect
+          label="Allowed models"
+          hint="None chosen: every model of the plan."
+          name="allowed_models"
+          options={models.data.data.map((model) => ({ value: model.id }))}
+          defaultSelected={initial?.allowed_models ?? []}
+          error={errorFor('allowed_models')}
+        />
       ) : (
         <Loading what="the models" />
       )}

@@ -12,7 +12,11 @@ import { PlainKeyNotice } from './plain-key-notice.tsx';
 import { SimpleKeysSection } from './simple-keys-section.tsx';
 
 const limitText = (key: ConsoleKey): string =>
-  [key.daily_limit_usd !== null && `${usd(key.daily_limit_usd)}/day`, key.monthly_limit_usd !== null && `${usd(key.monthly_limit_usd)}/month`, key.total_limit_usd !== null && `${usd(key.total_limit_usd)} total`]
+  [
+    key.daily_limit_usd !== null && `${usd(key.daily_limit_usd)}/day`,
+    key.monthly_limit_usd !== null && `${usd(key.monthly_limit_usd)}/month`,
+    key.total_limit_usd !== null && `${usd(key.total_limit_usd)} total`,
+  ]
     .filter(Boolean)
     .join(', ') || 'none';
 
@@ -75,9 +79,24 @@ export function KeysPage() {
                           Enable
                         </Button>
                       ) : (
-                        <ConfirmButton label="Disable" variant="secondary" accessibleName={`Disable ${key.name}`} title={`Disable ${key.name}?`} description="Requests with this key are refused until you enable it again." confirmLabel="Disable" onConfirm={() => update.mutateAsync({ id: key.id, input: { disabled: true } })} />
+                        <ConfirmButton
+                          label="Disable"
+                          variant="secondary"
+                          accessibleName={`Disable ${key.name}`}
+                          title={`Disable ${key.name}?`}
+                          description="Requests with this key are refused until you enable it again."
+                          confirmLabel="Disable"
+                          onConfirm={() => update.mutateAsync({ id: key.id, input: { disabled: true } })}
+                        />
                       )}
-                      <ConfirmButton label="Delete" accessibleName={`Delete ${key.name}`} title={`Delete ${key.name}?`} description="Requests with this key stop working at once. Its usage stays in the log." confirmLabel="Delete" onConfirm={() => remove.mutateAsync(key.id)} />
+                      <ConfirmButton
+                        label="Delete"
+                        accessibleName={`Delete ${key.name}`}
+                        title={`Delete ${key.name}?`}
+                        description="Requests with this key stop working at once. Its usage stays in the log."
+                        confirmLabel="Delete"
+                        onConfirm={() => remove.mutateAsync(key.id)}
+                      />
                     </>
                   )}
                 </td>

@@ -58,7 +58,18 @@ export function SimpleKeysSection({ kind, title, createLabel, canManage }: { kin
               </td>
               <td>{dateTime(key.expires_at)}</td>
               <td>{dateTime(key.last_used_at)}</td>
-              <td>{canManage && <ConfirmButton label="Revoke" accessibleName={`Revoke ${key.name}`} title={`Revoke ${key.name}?`} description="Requests with this key stop working at once." confirmLabel="Revoke" onConfirm={() => remove.mutateAsync(key.id)} />}</td>
+              <td>
+                {canManage && (
+                  <ConfirmButton
+                    label="Revoke"
+                    accessibleName={`Revoke ${key.name}`}
+                    title={`Revoke ${key.name}?`}
+                    description="Requests with this key stop working at once."
+                    confirmLabel="Revoke"
+                    onConfirm={() => remove.mutateAsync(key.id)}
+                  />
+                )}
+              </td>
             </tr>
           ))}
         </DataTable>

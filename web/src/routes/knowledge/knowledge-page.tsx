@@ -16,7 +16,12 @@ const Ok = z.object({}).loose();
 async function uploadDocument(collection: string, file: File) {
   const form = new FormData();
   form.append('file', file);
-  const response = await fetch(`/console/api/knowledge/collections/${encodeURIComponent(collection)}/documents`, { method: 'POST', credentials: 'same-origin', headers: { 'x-csrf-token': currentCsrfToken() }, body: form });
+  const response = await fetch(`/console/api/knowledge/collections/${encodeURIComponent(collection)}/documents`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'x-csrf-token': currentCsrfToken() },
+    body: form,
+  });
   const body: unknown = await response.json();
   if (!response.ok) throw new ApiError(response.status, (body as { error?: { message?: string } }).error?.message ?? 'Upload failed', null);
   return UploadedDocumentSchema.parse(body);
@@ -53,7 +58,8 @@ function SearchBox({ collections }: { collections: string[] }) {
       {results.error && <ErrorNote error={results.error} />}
       {results.data && (
         <p className="muted small">
-          {results.data.mode === 'hybrid' ? 'Ranked by meaning and by words together.' : 'Ranked by the words in common (no embedding model, so not by meaning).'} A higher score is a closer match for this question; scores are not percentages and do not compare across questions.
+          {results.data.mode === 'hybrid' ? 'Ranked by meaning and by words together.' : 'Ranked by the words in common (no embedding model, so not by meaning).'} A higher score is a closer match for
+          this question; scores are not percentages and do not compare across questions.
         </p>
       )}
       {results.data && (
@@ -85,7 +91,10 @@ export function KnowledgePage() {
   const refresh = () => client.invalidateQueries({ queryKey: ['knowledge'] });
   const create = useMutation({ mutationFn: (name: string) => api(Ok, '/knowledge/collections', { method: 'POST', body: { name } }), onSuccess: refresh });
   const upload = useMutation({ mutationFn: ({ collection, file }: { collection: string; file: File }) => uploadDocument(collection, file), onSuccess: refresh });
-  const remove = useMutation({ mutationFn: ({ collection, id }: { collection: string; id: number }) => api(Ok, `/knowledge/collections/${encodeURIComponent(collection)}/documents/${id}`, { method: 'DELETE' }), onSuccess: refresh });
+  const remove = useMutation({
+    mutationFn: ({ collection, id }: { collection: string; id: number }) => api(Ok, `/knowledge/collections/${encodeURIComponent(collection)}/documents/${id}`, { method: 'DELETE' }),
+    onSuccess: refresh,
+  });
   const [createError, setCreateError] = useState<string>();
   const [uploadState, setUploadState] = useState<{ collection: string; message: string; error: boolean }>();
 
@@ -108,7 +117,9 @@ export function KnowledgePage() {
   return (
     <>
       <h1>Knowledge</h1>
-      <p className="muted">Collections agents can search. Folder collections come from the knowledge folder; uploaded ones live in this account. Uploads: .md, .txt, .html, .pdf up to {limitMb} MB each.</p>
+      <p className="muted">
+        Collections agents can search. Folder collections come from the knowledge folder; uploaded ones live in this account. Uploads: .md, .txt, .html, .pdf up to {limitMb} MB each.
+      </p>
       {canEdit && (
         <form onSubmit={createCollection} className="card inline-form" aria-label="New collection">
           <TextField label="Collection name" name="name" required error={createError} />
@@ -162,7 +173,14 @@ export function KnowledgePage() {
                   <td>{dateTime(document.indexed_at)}</td>
                   <td>
                     {canEdit && collection.source === 'console' && (
-                      <ConfirmButton label="Delete" accessibleName={`Delete ${document.path}`} title={`Delete ${document.path}?`} description="Its chunks go too; agents stop finding it." confirmLabel="Delete" onConfirm={() => remove.mutateAsync({ collection: collection.name, id: document.id })} />
+                      <ConfirmButton
+                        label="Delete"
+                        accessibleName={`Delete ${document.path}`}
+                        title={`Delete ${document.path}?`}
+                        description="Its chunks go too; agents stop finding it."
+                        confirmLabel="Delete"
+                        onConfirm={() => remove.mutateAsync({ collection: collection.name, id: document.id })}
+                      />
                     )}
                   </td>
                 </tr>

@@ -58,7 +58,12 @@ export function ModelsPage() {
           ))}
         </DataTable>
       </section>
-      <Dialog open={trying !== undefined} onOpenChange={(open) => !open && setTrying(undefined)} title={`Try ${trying?.id ?? ''}`} description="Runs as this account: billed to its credit and logged in Usage.">
+      <Dialog
+        open={trying !== undefined}
+        onOpenChange={(open) => !open && setTrying(undefined)}
+        title={`Try ${trying?.id ?? ''}`}
+        description="Runs as this account: billed to its credit and logged in Usage."
+      >
         {trying && me && <TryMedia model={trying} csrf={me.csrf_token} />}
       </Dialog>
     </>

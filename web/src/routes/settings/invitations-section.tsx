@@ -51,9 +51,7 @@ export function InvitationsSection({ roles }: { roles: Role[] }) {
       </form>
       {sent && (
         <div className="notice" role="status">
-          <p>
-            Send this invitation link to {sent.email} yourself: Junction sends no email. It is shown once (lost it? choose New link in the list below), works once and expires in 7 days.
-          </p>
+          <p>Send this invitation link to {sent.email} yourself: Junction sends no email. It is shown once (lost it? choose New link in the list below), works once and expires in 7 days.</p>
           <code className="plain-key" aria-label="Invitation link">
             {sent.link}
           </code>

@@ -41,7 +41,11 @@ function MembersSection({ canManage, isOwner, selfId }: { canManage: boolean; is
               </td>
               <td>
                 {canManage ? (
-                  <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(event) => setRoleChange({ userId: member.user_id, email: member.email, role: event.target.value as Role })}>
+                  <select
+                    aria-label={`Role of ${member.email}`}
+                    value={member.role}
+                    onChange={(event) => setRoleChange({ userId: member.user_id, email: member.email, role: event.target.value as Role })}
+                  >
                     {ROLES.filter((role) => isOwner || role !== 'owner' || member.role === 'owner').map((role) => (
                       <option key={role} value={role}>
                         {role}
@@ -53,7 +57,18 @@ function MembersSection({ canManage, isOwner, selfId }: { canManage: boolean; is
                 )}
               </td>
               <td>{dateTime(member.joined_at)}</td>
-              <td>{canManage && member.user_id !== selfId && <ConfirmButton label="Remove" accessibleName={`Remove ${member.email}`} title={`Remove ${member.email}?`} description="They lose access to this account at once, and the invitations they made stop working." confirmLabel="Remove" onConfirm={() => remove.mutateAsync(member.user_id)} />}</td>
+              <td>
+                {canManage && member.user_id !== selfId && (
+                  <ConfirmButton
+                    label="Remove"
+                    accessibleName={`Remove ${member.email}`}
+                    title={`Remove ${member.email}?`}
+                    description="They lose access to this account at once, and the invitations they made stop working."
+                    confirmLabel="Remove"
+                    onConfirm={() => remove.mutateAsync(member.user_id)}
+                  />
+                )}
+              </td>
             </tr>
           ))}
         </DataTable>
@@ -61,7 +76,12 @@ function MembersSection({ canManage, isOwner, selfId }: { canManage: boolean; is
       {changeRole.error && <ErrorNote error={changeRole.error} />}
       {!canManage && <p className="muted">Only owners and admins invite people, change roles and remove members.</p>}
       {canManage && <InvitationsSection roles={ROLES.filter((role) => isOwner || role !== 'owner')} />}
-      <Dialog open={roleChange !== undefined} onOpenChange={(open) => !open && setRoleChange(undefined)} title={`Make ${roleChange?.email ?? ''} ${roleChange?.role === 'admin' ? 'an admin' : `a${roleChange?.role === 'owner' ? 'n owner' : ' member'}`}?`} description={ROLE_MEANING[roleChange?.role ?? 'member']}>
+      <Dialog
+        open={roleChange !== undefined}
+        onOpenChange={(open) => !open && setRoleChange(undefined)}
+        title={`Make ${roleChange?.email ?? ''} ${roleChange?.role === 'admin' ? 'an admin' : `a${roleChange?.role === 'owner' ? 'n owner' : ' member'}`}?`}
+        description={ROLE_MEANING[roleChange?.role ?? 'member']}
+      >
         <div className="dialog-actions">
           <Button onClick={() => setRoleChange(undefined)}>Cancel</Button>
           <Button

@@ -67,7 +67,15 @@ export function UsagePage() {
       return value ? new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}Z`).toISOString() : undefined;
     };
     setCursors([]);
-    setFilters({ limit: PAGE_SIZE, key_id: text('key_id'), model: text('model'), endpoint: text('endpoint'), status: text('status') as UsageQuery['status'], from: date('from', false), to: date('to', true) });
+    setFilters({
+      limit: PAGE_SIZE,
+      key_id: text('key_id'),
+      model: text('model'),
+      endpoint: text('endpoint'),
+      status: text('status') as UsageQuery['status'],
+      from: date('from', false),
+      to: date('to', true),
+    });
   };
   const csvParams = new URLSearchParams(Object.entries(filters).flatMap(([name, value]) => (value === undefined || name === 'limit' ? [] : [[name, String(value)]])));
 
