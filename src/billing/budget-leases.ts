@@ -48,7 +48,7 @@ const LEASE_MULTIPLE = 16;
 const IDLE_RETURN_MS = 2_000;
 
 /**
- * Budget leases (DESIGN.md, "Exact and fast at once"): a process takes a slice of a
+ * Budget leases (docs/keys-limits-billing.md, "Exact and fast"): a process takes a slice of a
  * key's and an account's remaining budget with one atomic UPDATE, serves many
  * reservations from it in memory, tops up before it runs dry and gives back what
  * stays idle. Limits stay exact across processes because no two processes hold the

@@ -10,8 +10,8 @@ import { decodeSettlement, encodeSettlement, type JournaledSettlement } from './
  * with a usage row is appended to a file in the store's folder and made durable (one
  * O_DSYNC write) within `syncEveryMs`, so the settlement queue may write the database
  * less often than that without a `kill -9` losing more than `syncEveryMs` of settled
- * calls. Each database batch costs the embedded engine about 0.55 ms whatever its size
- * (README, Benchmarks): fewer, larger batches are most of what a longer window saves.
+ * calls. A database batch costs the embedded engine nearly the same whatever its size, so
+ * fewer, larger batches are most of what a longer window saves.
  *
  * Files are segments, one started every `segmentMs`; a segment is removed once it is
  * closed and every settlement in it has been written to the database (`release`). The

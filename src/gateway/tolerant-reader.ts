@@ -22,7 +22,7 @@ export type UnknownFields = { topLevel: Record<string, unknown> | undefined; nes
 const MAX_ROUNDS = 4;
 
 /**
- * The tolerant reader of the provider-format routes (DESIGN.md): `schema` stays strict,
+ * The tolerant reader of the provider-format routes (docs/gateway.md): `schema` stays strict,
  * and each field it reports as unrecognized is taken out of the body and remembered by
  * its path; anything else wrong (a known field of the wrong type, a limit, a feature
  * refused by name) is still the usual 400. Fields are removed in place: `input` is the

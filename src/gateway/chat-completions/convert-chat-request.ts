@@ -72,7 +72,7 @@ function toolChoice(choice: ChatRequest['tool_choice']): ToolChoice | undefined 
   return typeof choice === 'string' ? choice : { type: 'tool', name: choice.function.name };
 }
 
-/** Fields only OpenAI-format upstreams understand; other providers drop them (README, "Lossy cases"). */
+/** Fields only OpenAI-format upstreams understand; other providers drop them (docs/gateway.md, "Lossy cases"). */
 const OPENAI_ONLY = ['presence_penalty', 'frequency_penalty', 'logit_bias', 'service_tier', 'metadata', 'store', 'verbosity'] as const;
 
 /**

@@ -33,7 +33,7 @@ export const reportsUsage = (method: string, path: string): boolean => isBillabl
 /**
  * Work the provider bills later, outside any answer: a batch (billed as it runs) and
  * stored vector data (billed per GB-day). Logged with status `deferred_billing` and no
- * cost; README, "Pass-through billing", says so.
+ * cost; docs/gateway.md says so.
  */
 const DEFERRED = [/^\/batches$/, /^\/vector_stores$/, /^\/vector_stores\/[^/]+\/(files|file_batches)$/];
 export const isDeferredBilling = (method: string, path: string): boolean => method === 'POST' && DEFERRED.some((pattern) => pattern.test(path));
