@@ -302,8 +302,8 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
     }
   }
   const outcome = await tool.via.call(tool, args, signal);
-  // A call that never reached the server costs nothing.
-  const charged = outcome.ok || !outcome.content.startsWith('Error: the MCP server') ? costMicros : 0;
+  // A call that never reached the server, or that it never answered, costs nothing.
+  const charged = outcome.answered ? costMicros : 0;
   deps.budgets.settle(
     reservation,
     charged,

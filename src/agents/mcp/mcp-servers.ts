@@ -110,7 +110,8 @@ export class McpServers {
     return lists.flat();
   }
 
-  async call(tool: McpTool, args: unknown, signal: AbortSignal): Promise<{ ok: boolean; content: string }> {
+  /** `answered`: the server ran the call and sent its result (an error result too); false when it was never reached or went away. */
+  async call(tool: McpTool, args: unknown, signal: AbortSignal): Promise<{ ok: boolean; content: string; answered: boolean }> {
     const mark = crypto.randomUUID();
     // A server that dies mid-call (or ends its answer without the result) fails the call now, not at the timeout.
     const ended = new Promise<never>((_, reject) => {
@@ -127,10 +128,10 @@ export class McpServers {
       const result = await Promise.race([call, ended]);
       const content = Array.isArray(result.content) ? result.content : [];
       const text = content.map((part: { type: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : `[${part.type}]`)).join('\n');
-      return { ok: result.isError !== true, content: boundToolContent(text) };
+      return { ok: result.isError !== true, content: boundToolContent(text), answered: true };
     } catch (error) {
       this.#forget(tool.server);
-      return { ok: false, content: `Error: the MCP server "${tool.server.label}" could not run ${tool.tool}: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, content: `Error: the MCP server "${tool.server.label}" could not run ${tool.tool}: ${error instanceof Error ? error.message : String(error)}`, answered: false };
     } finally {
       this.#answersEnded.delete(mark);
     }

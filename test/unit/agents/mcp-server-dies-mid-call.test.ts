@@ -57,9 +57,11 @@ describe('an MCP server that breaks off a call', () => {
       // The 60 s call timeout is what this replaces; 5 s leaves room for a loaded machine.
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(outcome.ok).toBe(false);
+      // Never answered, so never charged.
+      expect(outcome.answered).toBe(false);
       expect(outcome.content).toContain('Error: the MCP server "fragile" could not run');
       const ok = (await mcp.tools([config()])).find((entry) => entry.tool === 'ok');
-      expect(await mcp.call(ok as NonNullable<typeof ok>, {}, new AbortController().signal)).toEqual({ ok: true, content: 'ok done' });
+      expect(await mcp.call(ok as NonNullable<typeof ok>, {}, new AbortController().signal)).toEqual({ ok: true, content: 'ok done', answered: true });
       await mcp.close();
     },
     70_000,
