@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every figure issue 14 tracks, in one run on this machine.
+ * `npm run bench`: every figure of the performance targets, in one run on this machine.
  *
  * - throughput: Junction's gateway against a bare fastify + undici proxy (bench/throughput.ts);
  * - footprint: `npm start` to ready, idle RSS, RSS added by 1,000 open streams (bench/server-footprint.ts);

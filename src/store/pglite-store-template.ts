@@ -30,7 +30,7 @@ const TAR_BLOCK = 512;
  * socket, or files a person left there. The kept store holds none of them.
  */
 const POSTGRES_ENTRY = /^(PG_VERSION|base|global|current_logfiles|pg_[A-Za-z_]+(\.conf)?|postgresql(\.auto)?\.conf|postmaster\.(opts|pid))$/;
-/** Part of the template's name: a new format makes templates of the old one unused (those of before 2026-11-27's eighth session could hold a lock file). */
+/** Part of the template's name: a new format makes templates of the old one unused (older ones could hold a lock file). */
 const TEMPLATE_FORMAT = 2;
 
 /** The template's file for this PGlite and these initdb options. */
