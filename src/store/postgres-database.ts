@@ -67,13 +67,30 @@ function openReadPool(connectionString: string): pg.Pool {
 async function connect(pool: pg.Pool, poolSize: number, timeoutMs = CONNECT_TIMEOUT_MS): Promise<pg.PoolClient> {
   const startedAt = performance.now();
   try {
-    return await pool.connect();
+    return listenedTo(await pool.connect());
   } catch (error) {
     const waitedWholeTimeout = performance.now() - startedAt >= timeoutMs - 50;
     const fromConnection = (error as { code?: unknown }).code !== undefined || (error as { cause?: unknown }).cause !== undefined;
     const busy = waitedWholeTimeout && !fromConnection && pool.totalCount >= poolSize;
     throw new DatabaseUnavailableError(busy ? 'busy' : 'unreachable', error);
   }
+}
+
+/** Clients that carry their own 'error' listener (added once per client, not per checkout). */
+const listened = new WeakSet<pg.PoolClient>();
+
+/**
+ * pg-pool takes its listener off a client while it is checked out, and a server that goes
+ * away emits 'error' on the client: without a listener of ours that is an uncaught exception
+ * that ends the process. The statement under way fails on its own, and release drops the
+ * connection.
+ */
+function listenedTo(client: pg.PoolClient): pg.PoolClient {
+  if (!listened.has(client)) {
+    listened.add(client);
+    client.on('error', () => undefined);
+  }
+  return client;
 }
 
 /** Creates pgvector once, however many processes start together on an empty database. */

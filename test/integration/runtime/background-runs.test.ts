@@ -52,9 +52,12 @@ describe(`background responses on ${engineName()}`, () => {
     await runtime.gateway.settle();
     const rows = await runtime.gateway.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM usage_log WHERE agent_run_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
     expect(rows.rows[0]?.n).toBe(3); // two model steps and one tool call, under the run's id
-    // Its checkpoints are gone once it finished; the stored response continues like any other.
-    const left = await runtime.gateway.services.db.query(`SELECT 1 FROM agent_checkpoints WHERE thread_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id]);
-    expect(left.rows).toHaveLength(0);
+    // Its checkpoints go once it finished, off the response's path (so they are awaited here);
+    // the stored response continues like any other.
+    const checkpointsLeft = async () =>
+      (await runtime.gateway.services.db.query(`SELECT 1 FROM agent_checkpoints WHERE thread_id = (SELECT id FROM agent_runs WHERE response_id = $1)`, [json.id])).rows.length;
+    for (let waited = 0; (await checkpointsLeft()) > 0 && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await checkpointsLeft()).toBe(0);
     const next = await create({ model: 'helper', input: 'again', previous_response_id: json.id });
     expect(next.status).toBe(200);
   });

@@ -90,4 +90,24 @@ describe.skipIf(!baseUrl)('PostgreSQL connection outages', () => {
     expect(databaseOutageOf(error)).toBeUndefined();
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
+
+  it('survives the server ending a connection while it is checked out: the transaction fails, the process goes on', async () => {
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      const transaction = db.transaction(async (tx) => {
+        const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+        await onServer(`SELECT pg_terminate_backend(${Number(pid)})`);
+        // The client hears the socket close while it sits idle in the transaction's hands.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await tx.query('SELECT 1');
+      });
+      await expect(transaction).rejects.toBeDefined();
+      expect(uncaught).toEqual([]);
+      expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      process.off('uncaughtException', record);
+    }
+  });
 });
