@@ -64,27 +64,27 @@ export async function backgroundResponseRoutes(app: FastifyInstance, deps: Agent
   app.post('/responses/:id/cancel', { config: { bodyOptional: true } }, async (request) => {
     const { id } = request.params as { id: string };
     const owner = ownerOf(request);
-    const run = await findRunByResponse(deps.db, owner, id);
+    let run = await findRunByResponse(deps.db, owner, id);
     if (!run) {
       await getResponse(deps.db, owner, id); // 404 when unknown
       throw new JunctionError('invalid_request', 'Only background responses can be cancelled.', { param: 'response_id' });
-    }
-    // A run paused for approval ends here: no later approval can resume it.
-    if (run.status === 'requires_action' && (await cancelPausedRun(deps.db, run.id))) {
-      await deps.runtime.checkpointer?.deleteThread(run.id);
-      return currentResource(owner, id, await findRunByResponse(deps.db, owner, id));
     }
     if (isActive(run)) {
       // Nobody holds it (its process died and no other took it over yet): cancelled here. Else its holder stops it.
       if (await cancelUnheldRun(deps.db, run.id)) await deps.runtime.checkpointer?.deleteThread(run.id);
       else await requestCancel(deps.db, run.id);
       const deadline = Date.now() + CANCEL_WAIT_MS;
-      let current = await findRunByResponse(deps.db, owner, id);
-      while (current && isActive(current) && Date.now() < deadline) {
+      run = await findRunByResponse(deps.db, owner, id);
+      while (run && isActive(run) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        current = await findRunByResponse(deps.db, owner, id);
+        run = await findRunByResponse(deps.db, owner, id);
       }
-      return currentResource(owner, id, current);
+    }
+    // A run paused for approval ends here, also one that reached its pause while the cancel
+    // waited: no later approval can resume it.
+    if (run?.status === 'requires_action' && (await cancelPausedRun(deps.db, run.id))) {
+      await deps.runtime.checkpointer?.deleteThread(run.id);
+      run = await findRunByResponse(deps.db, owner, id);
     }
     return currentResource(owner, id, run);
   });
