@@ -264,24 +264,24 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
     },
   };
   const outcome = await runTool(tool, args, { signal, accountId: context.key.accountId, agentId: agent.id, knowledge });
-  deps.budgets.settle(
-    reservation,
-    outcome.costMicros,
-    usageLogEntry({
-      id: newGenerationId(),
-      context: overlay(context, { endpoint: 'agents.tool' }),
-      requestedModel: `tool:${name}`,
-      model: undefined,
-      status: outcome.ok ? 'success' : 'error',
-      httpStatus: null,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      units: { tool_calls: 1 },
-      costMicros: outcome.costMicros,
-      startedAt,
-    }),
-    context.key,
-  );
+  deps.budgets.settle(reservation, outcome.costMicros, toolUsageEntry(context, name, outcome.ok, outcome.costMicros, startedAt), context.key);
   return outcome;
+}
+
+/** The usage row of one server-side tool call, whatever ran it (a tool file, a built-in, an MCP server). */
+function toolUsageEntry(context: CallContext, name: string, ok: boolean, costMicros: number, startedAt: number) {
+  return usageLogEntry({
+    id: newGenerationId(),
+    context: overlay(context, { endpoint: 'agents.tool' }),
+    requestedModel: `tool:${name}`,
+    model: undefined,
+    status: ok ? 'success' : 'error',
+    httpStatus: null,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    units: { tool_calls: 1 },
+    costMicros,
+    startedAt,
+  });
 }
 
 /** The tools of an agent's MCP servers (none without servers or a connection manager). */
@@ -304,23 +304,7 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
   const outcome = await tool.via.call(tool, args, signal);
   // A call that never reached the server, or that it never answered, costs nothing.
   const charged = outcome.answered ? costMicros : 0;
-  deps.budgets.settle(
-    reservation,
-    charged,
-    usageLogEntry({
-      id: newGenerationId(),
-      context: overlay(context, { endpoint: 'agents.tool' }),
-      requestedModel: `tool:${name}`,
-      model: undefined,
-      status: outcome.ok ? 'success' : 'error',
-      httpStatus: null,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      units: { tool_calls: 1 },
-      costMicros: charged,
-      startedAt,
-    }),
-    context.key,
-  );
+  deps.budgets.settle(reservation, charged, toolUsageEntry(context, name, outcome.ok, charged, startedAt), context.key);
   return overlay(outcome, { costMicros: charged, durationMs: performance.now() - startedAt });
 }
 
