@@ -42,14 +42,17 @@ function addUsageRow(part: OwnerPart, usage: UsageRecord): void {
 /** The parts as the statements read them: `spend` and `usage_rows` for the fresh form, `other_spend` for the replay-safe one. */
 const partsJson = (parts: Map<string, OwnerPart>): string =>
   JSON.stringify(
-    Array.from(parts.values(), (part) => ({
-      id: part.id,
-      lease: part.lease,
-      spend: part.rowSpend + part.otherSpend,
-      other_spend: part.otherSpend,
-      usage_rows: part.usage_rows,
-      last_used_ms: part.last_used_ms,
-    })),
+    // Sorted by id: every batch locks its key and account rows in one order, so two batches never wait on each other in a cycle.
+    Array.from(parts.values())
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((part) => ({
+        id: part.id,
+        lease: part.lease,
+        spend: part.rowSpend + part.otherSpend,
+        other_spend: part.otherSpend,
+        usage_rows: part.usage_rows,
+        last_used_ms: part.last_used_ms,
+      })),
   );
 
 /** A usage row already in the log: the fresh form of the batch fails with this, and the replay-safe form takes the batch. */
