@@ -97,6 +97,15 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
   }
 }
 
+const usage = async () =>
+  (
+    await onServer<{ rows: string; cost: string | null; spend: string }>(
+      "SELECT (SELECT count(*) FROM usage_log WHERE status = 'success') AS rows, (SELECT sum(cost_micros) FROM usage_log) AS cost, (SELECT sum(spend_total_micros) FROM api_keys) AS spend",
+      [],
+      database.url,
+    )
+  )[0];
+
 describe.skipIf(!enabled)('kill -9 while the database refuses connections (PostgreSQL only: the embedded store journals every call)', () => {
   it('writes the calls served during the refusal at the next start', async () => {
     const first = await startServerProcess(env);
@@ -105,6 +114,9 @@ describe.skipIf(!enabled)('kill -9 while the database refuses connections (Postg
     await cli('credits', 'grant', '--amount', '50', '--currency', 'USD');
     let served = 0;
     for (let index = 0; index < 3; index += 1) if ((await chat(first.url, created.key)) === 200) served += 1;
+    // The calls before the refusal are written first: the journal then holds exactly the refusal's calls.
+    const settledBefore = await waitFor(async () => Number((await usage())?.rows) === served, 5_000);
+    expect(settledBefore).toBe(true);
 
     await onServer(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS false`);
     await onServer(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [databaseName()]);
@@ -112,21 +124,13 @@ describe.skipIf(!enabled)('kill -9 while the database refuses connections (Postg
     for (let index = 0; index < OUTAGE_CALLS; index += 1) outageStatuses.push(await chat(first.url, created.key));
     const servedInOutage = outageStatuses.filter((status) => status === 200).length;
     served += servedInOutage;
-    const held = await waitFor(async () => (await journaled()) === servedInOutage, 3_000);
+    const held = await waitFor(async () => (await journaled()) === servedInOutage, 10_000);
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
     await onServer(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS true`);
 
     const second = await startServerProcess(env);
     servers.push(second);
-    const usage = async () =>
-      (
-        await onServer<{ rows: string; cost: string | null; spend: string }>(
-          "SELECT (SELECT count(*) FROM usage_log WHERE status = 'success') AS rows, (SELECT sum(cost_micros) FROM usage_log) AS cost, (SELECT sum(spend_total_micros) FROM api_keys) AS spend",
-          [],
-          database.url,
-        )
-      )[0];
     const landed = await waitFor(async () => Number((await usage())?.rows) === served, 10_000);
     const final = await usage();
     second.child.kill('SIGTERM');
