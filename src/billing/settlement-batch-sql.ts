@@ -42,9 +42,9 @@ function addUsageRow(part: OwnerPart, usage: UsageRecord): void {
 /** The parts as the statements read them: `spend` and `usage_rows` for the fresh form, `other_spend` for the replay-safe one. */
 const partsJson = (parts: Map<string, OwnerPart>): string =>
   JSON.stringify(
-    // Sorted by id: every batch locks its key and account rows in one order, so two batches never wait on each other in a cycle.
+    // Sorted by id (unique in the map): every batch locks its key and account rows in one order, so two batches never wait in a cycle.
     Array.from(parts.values())
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
       .map((part) => ({
         id: part.id,
         lease: part.lease,
