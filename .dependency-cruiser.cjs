@@ -14,6 +14,7 @@ const layers = [
   'billing',
   'providers',
   'catalog',
+  'routing',
   'tools',
   'ops',
   'pipeline',
