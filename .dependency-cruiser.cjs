@@ -19,6 +19,7 @@ const layers = [
   'ops',
   'pipeline',
   'knowledge',
+  'runs',
   'gateway',
   'agents',
   'doctor',
