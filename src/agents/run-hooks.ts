@@ -23,6 +23,7 @@ import { toAbortSignal } from '../core/cancel-signal.ts';
 import { overlay } from '../core/overlay.ts';
 import { agentBounds, type RunBounds, tighterBounds } from './run-bounds.ts';
 import { answerUnansweredToolCalls } from './unanswered-tool-calls.ts';
+import { recordRunSteps } from './run-step-recorder.ts';
 
 type ToolOutcome = { ok: boolean; content: string; costMicros: number; durationMs: number };
 
@@ -32,7 +33,7 @@ export type HookScope = {
   agent: LoadedAgent;
   /** The caller's context with this agent and the run id (shared by sub-agents: one run, one id). */
   context: CallContext & { agent: { agentId: string; runId: string } };
-  request: Pick<AgentRunRequest, 'history' | 'input' | 'overrides'>;
+  request: Pick<AgentRunRequest, 'history' | 'input' | 'overrides' | 'responseId'>;
   /** The run's totals, shared by every agent in it. */
   totals: { current: RunTotals };
   /** Model calls still running, shared by every agent in the run: a run that stops waits for them, so what they billed is in its totals. */
@@ -93,7 +94,7 @@ export function createRunHooks(scope: HookScope): RunHooks {
     handoffTarget: (name) => handoffTarget(agent, name, scope.linkedAgents),
     runTools: (message, step, given, decisions, config) => runToolCalls(parts, hooks, message, step, scope.emit ?? given, decisions, config),
   };
-  return hooks;
+  return recordRunSteps(scope, hooks, deps.runSteps);
 }
 
 function exceededBound({ scope, bounds }: AgentHookParts): string | undefined {
