@@ -6,6 +6,7 @@ import type { Embedder } from '../knowledge/embedder.ts';
 import type { CallContext } from '../pipeline/call-context.ts';
 import { contextWith, endSpan, startSpan } from '../ops/tracing.ts';
 import type { ChatPipeline } from '../pipeline/chat-pipeline.ts';
+import type { RunStepSink } from '../runs/run-step.ts';
 import type { Database } from '../store/database.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { type AgentGraphState, type ApprovalInterrupt, agentGraph, checkpointedAgentGraph, type RunHooks } from './agent-graph.ts';
@@ -47,6 +48,8 @@ export type AgentRuntimeDeps = {
   compactions?: CompactionSeal;
   /** The agents an agent may call or hand to (`agents:`, `handoffs:`): that account's agent by id, never another account's. */
   subAgent?: (accountId: string, agentId: string) => Promise<LoadedAgent | undefined>;
+  /** Where the run's steps go for the console's run page (queued, written off the turn). */
+  runSteps?: RunStepSink;
 };
 
 export type AgentRunRequest = {
@@ -70,6 +73,8 @@ export type AgentRunRequest = {
     /** MCP servers a request added (`{type: "mcp"}` tools on allowed hosts). */
     mcpServers?: McpServerConfig[];
   };
+  /** The Responses API response this run answers, so its run page is found by the response id. */
+  responseId?: string;
   /** A run id decided by the caller (a background run is recorded before it starts). */
   runId?: string;
   /**
