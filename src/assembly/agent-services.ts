@@ -14,6 +14,7 @@ import type { ChatPipeline } from '../pipeline/chat-pipeline.ts';
 import type { UnaryPipeline } from '../pipeline/unary-pipeline.ts';
 import type { ProcessRegistration } from '../store/process-registry.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
+import { runStepServices } from './run-step-services.ts';
 import type { ServiceBuild } from './service-build.ts';
 
 /** JUNCTION_RUN_LEASE_SECONDS: how long a background run's process may stay silent before another takes it over (default 30). */
@@ -70,6 +71,7 @@ export async function agentServices(build: ServiceBuild, deps: AgentServiceDeps)
     knowledgeReady: (accountId) => knowledge.ensureIndexed(accountId),
     // The running account's agents only: another account's id is no agent here.
     subAgent: (accountId, agentId) => directory.find(accountId, agentId),
+    runSteps: runStepServices(build),
     mcp,
     mcpPolicy,
     compactions: new CompactionSeal(config.keySecret),

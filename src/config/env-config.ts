@@ -55,6 +55,8 @@ export const EnvSchema = z.object({
     .describe('A process silent this long is presumed dead: its budget leases return and its open calls are billed as `interrupted`.'),
   // Parsed in src/assembly/services.ts.
   JUNCTION_RUN_LEASE_SECONDS: z.coerce.number().positive().optional().describe("How long a background run's lease lasts before another process may take the run over (default 30)."),
+  // Parsed in src/runs/run-retention.ts.
+  JUNCTION_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).optional().describe("How many days the steps of agent runs (the console's run pages) are kept (default 30)."),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
   JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: z.coerce
     .number()
