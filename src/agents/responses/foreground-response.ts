@@ -63,6 +63,7 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
   const run = runAgent(deps.runtime, {
     agent,
     context,
+    responseId: id,
     history: continuation.history,
     input: turn.messages,
     overrides,
