@@ -13,6 +13,7 @@ import { invitationsRoutes } from './invitations-routes.ts';
 import { membersRoutes } from './members-routes.ts';
 import { overviewRoutes } from './overview-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
+import { consoleRunsRoutes } from './runs-routes.ts';
 import { consoleUsageRoutes } from './usage-routes.ts';
 
 /**
@@ -35,6 +36,12 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
   await app.register(invitationAcceptRoutes, { db, now });
   await app.register(consoleUsageRoutes, { db, now, settle });
   await app.register(overviewRoutes, { db, now, settle });
+  // The run page reads steps the writer may still hold: they are written first.
+  const stepsWritten = async () => {
+    await services.agentRuntime?.runSteps?.flush();
+    await settle();
+  };
+  await app.register(consoleRunsRoutes, { db, now, settle: stepsWritten });
   // "Try" on the Models page: the same image and speech routes as /v1, run as the
   // session's account (billed to its credit, logged without a key), members included.
   const asAccount = requireConsoleUser(db, now);

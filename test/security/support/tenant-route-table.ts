@@ -262,6 +262,13 @@ export const ROUTE_TABLE: RouteTable = {
   },
   'GET /console/api/usage/:id': { access: member, baseline: { url: '/console/api/usage/gen-missing' }, probes: (victim) => [denied('usage row', `/console/api/usage/${victim.generationId}`)] },
   'GET /console/api/overview': { access: member, baseline: { url: '/console/api/overview' } },
+  'GET /console/api/runs/:id': {
+    access: member,
+    baseline: { url: '/console/api/runs/run_missing' },
+    probes: (victim) => [denied('usage row as a call page', `/console/api/runs/${victim.generationId}`)],
+  },
+  'GET /console/api/settings/run-history': { access: member, baseline: { url: '/console/api/settings/run-history' } },
+  'PUT /console/api/settings/run-history': { access: admin, baseline: { url: '/console/api/settings/run-history', payload: { keep: 'content' } } },
   'POST /console/api/try/images/generations': { access: member, baseline: { url: '/console/api/try/images/generations', payload: { model: 'openai/none', prompt: 'x' } } },
   'POST /console/api/try/audio/speech': { access: member, baseline: { url: '/console/api/try/audio/speech', payload: { model: 'openai/none', input: 'x', voice: 'alloy' } } },
 
