@@ -69,6 +69,8 @@ const agent = createRoute({
   staticData: { title: 'Agent' },
   component: lazyRouteComponent(() => import('./routes/agents/agent-page.tsx'), 'AgentPage'),
 });
+const runs = createRoute({ getParentRoute: () => app, path: '/runs', staticData: { title: 'Runs' }, component: lazyRouteComponent(() => import('./routes/runs/run-page.tsx'), 'RunsPage') });
+const run = createRoute({ getParentRoute: () => app, path: '/runs/$runId', staticData: { title: 'Run' }, component: lazyRouteComponent(() => import('./routes/runs/run-page.tsx'), 'RunPage') });
 const knowledge = createRoute({
   getParentRoute: () => app,
   path: '/knowledge',
@@ -83,7 +85,7 @@ const settings = createRoute({
 });
 
 export const router = createRouter({
-  routeTree: root.addChildren([signIn, setup, setPassword, invite, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, knowledge, settings])]),
+  routeTree: root.addChildren([signIn, setup, setPassword, invite, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, runs, run, knowledge, settings])]),
   defaultPreload: 'intent',
 });
 

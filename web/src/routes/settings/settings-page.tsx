@@ -9,6 +9,7 @@ import { DataTable } from '../../components/ui/data-table.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { SimpleKeysSection } from '../keys/simple-keys-section.tsx';
 import { InvitationsSection } from './invitations-section.tsx';
+import { RunHistorySection } from './run-history-section.tsx';
 
 const ROLES: Role[] = ['owner', 'admin', 'member'];
 const ROLE_MEANING: Record<Role, string> = {
@@ -115,6 +116,7 @@ export function SettingsPage() {
       </section>
       <SimpleKeysSection kind="agent" title="Agent keys" createLabel="Create agent key" canManage={canManage} />
       <MembersSection canManage={canManage} isOwner={me.role === 'owner'} selfId={me.user.id} />
+      <RunHistorySection canManage={canManage} />
     </>
   );
 }

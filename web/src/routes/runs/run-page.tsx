@@ -1,0 +1,49 @@
+import { useParams } from '@tanstack/react-router';
+import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { useRunLookup } from './run-queries.ts';
+import { RunSearch } from './run-search.tsx';
+import { CallSummary, RunSummary } from './run-summary.tsx';
+import { RunTimeline } from './run-timeline.tsx';
+
+/** `/runs`: find a run or call by id. */
+export function RunsPage() {
+  return (
+    <>
+      <h1>Runs</h1>
+      <p className="muted">Every agent run and gateway call has a page. Open one from Usage, from the playground, or by its id.</p>
+      <RunSearch />
+    </>
+  );
+}
+
+/** `/runs/{id}`: what an agent run did, step by step, or a gateway call's usage row. */
+export function RunPage() {
+  const { runId } = useParams({ from: '/app/runs/$runId' });
+  const found = useRunLookup(runId);
+  return (
+    <>
+      <h1>{found.data?.kind === 'call' ? 'Call' : 'Run'}</h1>
+      <RunSearch key={runId} initial={runId} />
+      {found.isPending && <Loading what="the run" />}
+      {found.error && <ErrorNote error={found.error} />}
+      {found.data?.kind === 'call' && (
+        <section className="card" aria-labelledby="call-title">
+          <h2 id="call-title">Gateway call</h2>
+          <CallSummary call={found.data.call} />
+        </section>
+      )}
+      {found.data?.kind === 'run' && (
+        <>
+          <section className="card" aria-labelledby="run-summary-title">
+            <h2 id="run-summary-title">Summary</h2>
+            <RunSummary run={found.data.run} />
+          </section>
+          <section className="card" aria-labelledby="run-steps-title">
+            <h2 id="run-steps-title">Steps</h2>
+            <RunTimeline steps={found.data.run.steps} />
+          </section>
+        </>
+      )}
+    </>
+  );
+}
