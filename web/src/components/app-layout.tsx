@@ -12,6 +12,7 @@ const NAVIGATION = [
   { to: '/usage', label: 'Usage' },
   { to: '/models', label: 'Models' },
   { to: '/agents', label: 'Agents' },
+  { to: '/runs', label: 'Runs' },
   { to: '/knowledge', label: 'Knowledge' },
   { to: '/settings', label: 'Settings' },
 ] as const;
