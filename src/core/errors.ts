@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   previous_response_not_found: { status: 404, type: 'not_found_error', meaning: 'The `previous_response_id` does not exist for this key, or was not stored.' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', meaning: 'The route exists, but not with this method.' },
   conflict: { status: 409, type: 'invalid_request_error', meaning: 'The change conflicts with the current state (a taken id, the last owner, a used link).' },
+  approval_closed: { status: 409, type: 'invalid_request_error', meaning: 'An approval answer names a pause that was cancelled or that the conversation moved on from; nothing ran.' },
   request_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The body or an upload is larger than the route accepts.' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', meaning: "The body's content type is not one the route reads." },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', meaning: "The key's `rate_limit_rpm` is reached; `Retry-After` says when to retry." },
