@@ -96,6 +96,15 @@ const recordings = new WeakMap<object, RunRecording>();
 const newStepId = () => `stp_${randomHex(12)}`;
 const agentAt = (path: string, top: string) => (path === '' ? top : (path.split('/').at(-1) ?? top));
 
+/** One agent's part of the recording: where its steps nest, what it is called, and the event listener of the run's own agent. */
+type AgentRecorder = {
+  run: RunRecording;
+  scope: HookScope;
+  path: string;
+  listen: (given: (event: RunEvent) => void) => (event: RunEvent) => void;
+  common: () => Pick<RunStepRecord, 'agentId' | 'agentVersion' | 'agentPath' | 'parentStepId'>;
+};
+
 /**
  * Wraps an agent's hooks so the run's steps are recorded as they end: retrieval with its
  * hits, each model call with its prompt and answer, each tool call, approval answers. The
@@ -104,118 +113,126 @@ const agentAt = (path: string, top: string) => (path === '' ? top : (path.split(
  */
 export function recordRunSteps(scope: HookScope, hooks: RunHooks, sink: RunStepSink | undefined): RunHooks {
   if (!sink) return hooks;
-  let recording = recordings.get(scope.totals);
-  if (!recording) {
-    recording = new RunRecording(sink, {
-      accountId: scope.context.key.accountId,
-      runId: scope.context.agent.runId,
-      responseId: scope.request.responseId,
-      keyId: scope.context.key.id,
-    });
-    recordings.set(scope.totals, recording);
+  const recorder = agentRecorder(scope, sink);
+  return { ...hooks, retrieve: recordedRetrieve(recorder, hooks), callModel: recordedModelCall(recorder, hooks), runTools: recordedTools(recorder, hooks) };
+}
+
+function agentRecorder(scope: HookScope, sink: RunStepSink): AgentRecorder {
+  let run = recordings.get(scope.totals);
+  if (!run) {
+    run = new RunRecording(sink, { accountId: scope.context.key.accountId, runId: scope.context.agent.runId, responseId: scope.request.responseId, keyId: scope.context.key.id });
+    recordings.set(scope.totals, run);
   }
-  const run = recording;
   for (const tool of scope.mcpTools) run.mcpNames.add(tool.definition.name);
+  const recording = run;
   const path = scope.agentPath ?? '';
   const agent = { id: scope.agent.id, version: scope.agent.version };
   // The run's own agent (and one handed to) hears every event of the run; a sub-agent's reach it through the caller.
   const owner = scope.emit === undefined;
   const listen = (given: (event: RunEvent) => void) => {
     if (!owner) return given;
-    run.topAgent = agent.id;
+    recording.topAgent = agent.id;
     return (event: RunEvent) => {
       try {
-        run.onEvent(event, agent);
+        recording.onEvent(event, agent);
       } catch {
         // Recording is a side line: the event goes on whatever happened to it.
       }
       given(event);
     };
   };
-  const common = () => ({ agentId: agent.id, agentVersion: agent.version, agentPath: path || undefined, parentStepId: run.parentOf(path) });
+  const common = () => ({ agentId: agent.id, agentVersion: agent.version, agentPath: path || undefined, parentStepId: recording.parentOf(path) });
+  return { run: recording, scope, path, listen, common };
+}
 
-  return {
-    ...hooks,
-    retrieve: async (emit) => {
-      const startedAt = Date.now();
-      const seq = run.seq++;
-      const context = await hooks.retrieve(listen(emit));
-      const hitsKey = `${run.topAgent}|${path}`;
-      const found = run.hits.get(hitsKey);
-      run.hits.delete(hitsKey);
-      if (found) {
-        run.record({
-          ...common(),
-          id: newStepId(),
-          seq,
-          kind: 'retrieval',
-          name: 'knowledge',
-          startedAt,
-          endedAt: Date.now(),
-          inputTokens: 0,
-          outputTokens: 0,
-          costMicros: 0,
-          status: 'ok',
-          content: () => ({ query: found.query, hits: found.hits, context: context ?? null }),
-        });
-      }
-      return context;
-    },
-    callModel: async (messages, step, final, emit) => {
-      const listening = listen(emit);
-      const id = newStepId();
-      const seq = run.seq++;
-      const parentStepId = run.parentOf(path);
-      run.modelSteps.set(run.key(path, step), id);
-      const before = { ...scope.totals.current, usage: { ...scope.totals.current.usage } };
-      const startedAt = Date.now();
-      let answer: AIMessage | undefined;
-      try {
-        answer = await hooks.callModel(messages, step, final, listening);
-        return answer;
-      } finally {
-        const after = scope.totals.current;
-        run.record({
-          ...common(),
-          parentStepId,
-          id,
-          seq,
-          kind: 'model',
-          name: after.model,
-          startedAt,
-          endedAt: Date.now(),
-          inputTokens: Math.max(0, after.usage.inputTokens - before.usage.inputTokens),
-          outputTokens: Math.max(0, after.usage.outputTokens - before.usage.outputTokens),
-          costMicros: Math.max(0, after.modelCostMicros - before.modelCostMicros),
-          status: answer ? 'ok' : 'error',
-          content: () => ({ step, messages: promptOf(messages), answer: answer ? answerOf(answer) : null }),
-        });
-      }
-    },
-    runTools: (message, step, emit, decisions, config) => {
-      const listening = listen(emit);
-      const answeredAt = Date.now();
-      for (const call of message.tool_calls ?? []) {
-        const decision = decisions[call.id ?? ''];
-        if (!decision) continue;
-        run.record({
-          ...common(),
-          parentStepId: run.modelSteps.get(run.key(path, step)) ?? run.parentOf(path),
-          id: newStepId(),
-          seq: run.seq++,
-          kind: 'approval',
-          name: call.name,
-          startedAt: answeredAt,
-          endedAt: answeredAt,
-          inputTokens: 0,
-          outputTokens: 0,
-          costMicros: 0,
-          status: decision.approve ? 'approved' : 'denied',
-          content: () => ({ answered_by: { key_id: scope.context.key.id, key_name: scope.context.key.name }, reason: decision.reason ?? null }),
-        });
-      }
-      return hooks.runTools(message, step, listening, decisions, config);
-    },
+function recordedRetrieve({ run, path, listen, common }: AgentRecorder, hooks: RunHooks): RunHooks['retrieve'] {
+  return async (emit) => {
+    const startedAt = Date.now();
+    const seq = run.seq++;
+    const context = await hooks.retrieve(listen(emit));
+    const hitsKey = `${run.topAgent}|${path}`;
+    const found = run.hits.get(hitsKey);
+    run.hits.delete(hitsKey);
+    if (found) {
+      run.record({
+        ...common(),
+        id: newStepId(),
+        seq,
+        kind: 'retrieval',
+        name: 'knowledge',
+        startedAt,
+        endedAt: Date.now(),
+        inputTokens: 0,
+        outputTokens: 0,
+        costMicros: 0,
+        status: 'ok',
+        content: () => ({ query: found.query, hits: found.hits, context: context ?? null }),
+      });
+    }
+    return context;
+  };
+}
+
+/** A model step's tokens and cost are what the run's totals grew by during it: steps of one run never overlap. */
+function recordedModelCall({ run, scope, path, listen, common }: AgentRecorder, hooks: RunHooks): RunHooks['callModel'] {
+  return async (messages, step, final, emit) => {
+    const listening = listen(emit);
+    const id = newStepId();
+    const seq = run.seq++;
+    const parentStepId = run.parentOf(path);
+    run.modelSteps.set(run.key(path, step), id);
+    const before = { ...scope.totals.current, usage: { ...scope.totals.current.usage } };
+    const startedAt = Date.now();
+    let answer: AIMessage | undefined;
+    try {
+      answer = await hooks.callModel(messages, step, final, listening);
+      return answer;
+    } finally {
+      const after = scope.totals.current;
+      run.record({
+        ...common(),
+        parentStepId,
+        id,
+        seq,
+        kind: 'model',
+        name: after.model,
+        startedAt,
+        endedAt: Date.now(),
+        inputTokens: Math.max(0, after.usage.inputTokens - before.usage.inputTokens),
+        outputTokens: Math.max(0, after.usage.outputTokens - before.usage.outputTokens),
+        costMicros: Math.max(0, after.modelCostMicros - before.modelCostMicros),
+        status: answer ? 'ok' : 'error',
+        content: () => ({ step, messages: promptOf(messages), answer: answer ? answerOf(answer) : null }),
+      });
+    }
+  };
+}
+
+/** Tool calls are recorded from their events (see RunRecording.onEvent); the answers a person gave to approvals here. */
+function recordedTools({ run, scope, path, listen, common }: AgentRecorder, hooks: RunHooks): RunHooks['runTools'] {
+  return (message, step, emit, decisions, config) => {
+    const listening = listen(emit);
+    const answeredAt = Date.now();
+    for (const call of message.tool_calls ?? []) {
+      const decision = decisions[call.id ?? ''];
+      if (!decision) continue;
+      run.record({
+        ...common(),
+        parentStepId: run.modelSteps.get(run.key(path, step)) ?? run.parentOf(path),
+        id: newStepId(),
+        seq: run.seq++,
+        kind: 'approval',
+        name: call.name,
+        startedAt: answeredAt,
+        endedAt: answeredAt,
+        inputTokens: 0,
+        outputTokens: 0,
+        costMicros: 0,
+        status: decision.approve ? 'approved' : 'denied',
+        content: () => ({ answered_by: { key_id: scope.context.key.id, key_name: scope.context.key.name }, reason: decision.reason ?? null }),
+      });
+    }
+    return hooks.runTools(message, step, listening, decisions, config);
   };
 }
 

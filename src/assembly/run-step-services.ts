@@ -17,8 +17,7 @@ export function runStepServices(build: ServiceBuild): RunStepWriter {
     onError: (error, dropped) => logger.warn({ err: error, dropped }, 'run steps could not be written; the run page misses them'),
   });
   startSteps.push(() => {
-    const sweep = () =>
-      void sweepRunSteps({ db, days, now }).catch((error: unknown) => logger.warn({ err: error }, 'the run step retention sweep failed; it runs again later'));
+    const sweep = () => void sweepRunSteps({ db, days, now }).catch((error: unknown) => logger.warn({ err: error }, 'the run step retention sweep failed; it runs again later'));
     const first = setTimeout(sweep, FIRST_SWEEP_MS).unref();
     const timer = setInterval(sweep, SWEEP_EVERY_MS).unref();
     stops.push(async () => {

@@ -8,3 +8,12 @@ export function RunLink({ usageId, runId }: { usageId: string; runId: string | n
     </Link>
   );
 }
+
+/** Under a playground answer: the run that produced it, found by the answer's response id. */
+export function AnswerRunLink({ responseId }: { responseId: string }) {
+  return (
+    <Link to="/runs/$runId" params={{ runId: responseId }} className="small">
+      See the run
+    </Link>
+  );
+}

@@ -22,9 +22,7 @@ function StepItem({ node, depth }: { node: StepNode; depth: number }) {
   return (
     <li className="run-step" data-kind={step.kind}>
       <Heading>{title}</Heading>
-      <p className="muted small">
-        {[step.status, tokens, `cost ${usd(step.cost_usd)}`, milliseconds(step.latency_ms), timeWithSeconds(step.started_at)].filter(Boolean).join(' · ')}
-      </p>
+      <p className="muted small">{[step.status, tokens, `cost ${usd(step.cost_usd)}`, milliseconds(step.latency_ms), timeWithSeconds(step.started_at)].filter(Boolean).join(' · ')}</p>
       <Button aria-expanded={open} aria-controls={detailsId} onClick={() => setOpen((current) => !current)} aria-label={`${open ? 'Hide' : 'Show'} details of ${title}, step ${step.seq + 1}`}>
         {open ? 'Hide details' : 'Show details'}
       </Button>

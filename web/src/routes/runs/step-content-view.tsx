@@ -53,7 +53,10 @@ export function StepContentView({ step }: { step: RunStepView }) {
         <ol aria-label="Knowledge hits">
           {hits.map((hit, index) => (
             <li key={index}>
-              {hit.title ?? hit.source} <span className="muted">({hit.source}, score {hit.score?.toFixed(3)})</span>
+              {hit.title ?? hit.source}{' '}
+              <span className="muted">
+                ({hit.source}, score {hit.score?.toFixed(3)})
+              </span>
             </li>
           ))}
         </ol>

@@ -20,8 +20,8 @@ export function RunHistorySection({ canManage }: { canManage: boolean }) {
           <legend>What run pages keep of each step</legend>
           {CHOICES.map((choice) => (
             <label key={choice.value} className="choice">
-              <input type="radio" name="run-history" value={choice.value} checked={setting.data.keep === choice.value} onChange={() => save.mutate({ keep: choice.value })} />{' '}
-              {choice.label} <span className="muted small">{choice.hint}</span>
+              <input type="radio" name="run-history" value={choice.value} checked={setting.data.keep === choice.value} onChange={() => save.mutate({ keep: choice.value })} /> {choice.label}{' '}
+              <span className="muted small">{choice.hint}</span>
             </label>
           ))}
         </fieldset>
