@@ -4,7 +4,7 @@ import { JunctionError } from '../../core/errors.ts';
 import type { Database, Queryable } from '../../store/database.ts';
 import type { ApprovalDecisions } from '../agent-graph.ts';
 import { claimPause, findRunByResponse, upsertPause } from '../durable/run-repository.ts';
-import { findPauseByApprovalRequest } from './approval-pause-repository.ts';
+import { type AnsweredPause, findPausesByApprovalRequests } from './approval-pause-repository.ts';
 import type { ApprovalRequestItem, McpApprovalRequestItem, OutputItem } from './response-items.ts';
 import type { CreateResponseRequest, InputItem } from './response-request-schema.ts';
 
@@ -17,11 +17,12 @@ import type { CreateResponseRequest, InputItem } from './response-request-schema
  * which may instead come inside the client's whole history (the Agents SDK's default):
  * then the pause is found by its request ids, and answers to pauses already resumed are
  * history. The thread resumes with the decisions exactly once (claiming the pause is one
- * conditional update).
+ * conditional update). An answer to a pause closed before it was answered (cancelled, or
+ * moved on from) is refused with `approval_closed` however it comes: its tool never runs.
  */
 
 /** Why a paused response no longer waits for approvals, by its run's status. */
-const PAUSE_GONE = new Map([
+const PAUSE_CLOSED = new Map([
   ['cancelled', 'it was cancelled, so its approvals can no longer be answered'],
   ['superseded', 'the conversation moved on from it, and its calls were answered as not run'],
 ]);
@@ -43,8 +44,14 @@ type Answer = { item: Extract<InputItem, { type: 'junction:approval_response' | 
 export async function approvalResume(db: Database, owner: ConversationOwner, body: CreateResponseRequest): Promise<ApprovalResume | undefined> {
   const answers = body.input.flatMap((item, index): Answer[] => (item.type === 'junction:approval_response' || item.type === 'mcp_approval_response' ? [{ item, index }] : []));
   if (answers.length === 0) return undefined;
+  const pauses = await findPausesByApprovalRequests(
+    db,
+    owner,
+    answers.map(({ item }) => item.approval_request_id),
+  );
+  refuseClosedPauses(pauses, answers);
   const inHistory = !body.previous_response_id && answers.every(({ item }) => item.type === 'mcp_approval_response');
-  if (inHistory) return resumeFromHistory(db, owner, body, answers);
+  if (inHistory) return resumeFromHistory(pauses, body, answers);
   if (answers.length !== body.input.length) {
     throw new JunctionError('invalid_request', 'Approval responses resume a paused run and cannot be sent together with other input items.', { param: 'input' });
   }
@@ -52,9 +59,12 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
     throw new JunctionError('invalid_request', 'An approval response needs previous_response_id: the response that asked for the approval.', { param: 'previous_response_id' });
   if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
   const pause = await findRunByResponse(db, owner, body.previous_response_id);
-  if (!pause || pause.status !== 'requires_action') {
-    const why = PAUSE_GONE.get(pause?.status ?? '') ?? 'none was asked, or it was answered already';
-    throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (${why}).`, { param: 'previous_response_id' });
+  const closed = pause && PauseSchema.safeParse(pause.request).success ? PAUSE_CLOSED.get(pause.status) : undefined;
+  if (closed) throw new JunctionError('approval_closed', `Response '${body.previous_response_id}' no longer waits for approval: ${closed}.`, { param: 'previous_response_id' });
+  if (pause?.status !== 'requires_action') {
+    throw new JunctionError('invalid_request', `Response '${body.previous_response_id}' has no approval waiting (none was asked, or it was answered already).`, {
+      param: 'previous_response_id',
+    });
   }
   return {
     threadId: pause.id,
@@ -64,10 +74,23 @@ export async function approvalResume(db: Database, owner: ConversationOwner, bod
   };
 }
 
-async function resumeFromHistory(db: Database, owner: ConversationOwner, body: CreateResponseRequest, answers: Answer[]): Promise<ApprovalResume | undefined> {
+/** Refuses answers to pauses closed before they were answered, wherever in the input they are. */
+function refuseClosedPauses(pauses: ReadonlyMap<string, AnsweredPause>, answers: Answer[]): void {
+  for (const { item, index } of answers) {
+    const pause = pauses.get(item.approval_request_id);
+    const closed = pause && PAUSE_CLOSED.get(pause.status);
+    if (closed) {
+      throw new JunctionError('approval_closed', `Approval request '${item.approval_request_id}' of response '${pause.response_id}' can no longer be answered: ${closed}.`, {
+        param: `input.${index}.approval_request_id`,
+      });
+    }
+  }
+}
+
+function resumeFromHistory(pauses: ReadonlyMap<string, AnsweredPause>, body: CreateResponseRequest, answers: Answer[]): ApprovalResume | undefined {
   for (const { item } of answers.toReversed()) {
-    const pause = await findPauseByApprovalRequest(db, owner, item.approval_request_id);
-    if (!pause) continue;
+    const pause = pauses.get(item.approval_request_id);
+    if (pause?.status !== 'requires_action') continue;
     if (body.background) throw new JunctionError('invalid_request', 'Approval responses cannot resume a run in the background; send them without background: true.', { param: 'background' });
     const approvals = PauseSchema.parse(pause.request).approvals;
     const ids = new Set(approvals.map((approval) => approval.id));

@@ -7,7 +7,7 @@ const runtime = useRuntimeGateway({
   approver: 'name: Approver\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [{ name: echo_upper, require_approval: true }]\n',
 });
 
-type Resource = { id: string; status: string; output: Array<{ type: string; id: string }>; error?: { message: string } };
+type Resource = { id: string; status: string; output: Array<{ type: string; id: string }>; error?: { code: string; message: string } };
 const post = async (path: string, body?: Record<string, unknown>) => {
   const response = await fetch(`${runtime.gateway.baseUrl}/agents/v1${path}`, {
     method: 'POST',
@@ -24,7 +24,7 @@ const toolRows = async () => {
 
 describe(`cancel during an approval on ${engineName()}`, () => {
   it.each([true, false])(
-    'background %s: ends cancelled; a later approval is a 400 and the tool never runs',
+    'background %s: ends cancelled; a later approval is a 409 approval_closed and the tool never runs',
     async (background) => {
       const created = await post('/responses', { model: 'approver', input: 'shout fake', background });
       let paused = created.json;
@@ -47,7 +47,8 @@ describe(`cancel during an approval on ${engineName()}`, () => {
         previous_response_id: paused.id,
         input: [{ type: 'junction:approval_response', approval_request_id: request?.id, approve: true }],
       });
-      expect(approved.status).toBe(400);
+      expect(approved.status).toBe(409);
+      expect(approved.json.error).toMatchObject({ code: 'approval_closed' });
       expect(approved.json.error?.message).toContain('cancelled');
       expect(await toolRows()).toBe(before);
     },

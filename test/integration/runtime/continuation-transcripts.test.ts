@@ -48,7 +48,7 @@ describe(`continuations from inside a tool step on ${engineName()}`, () => {
       previous_response_id: paused.json.id,
       input: [{ type: 'junction:approval_response', approval_request_id: request?.id, approve: true }],
     });
-    expect(late.status).toBe(400);
+    expect(late.status).toBe(409);
     expect(late.json.error?.message).toContain('moved on');
   });
 
