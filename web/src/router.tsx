@@ -1,6 +1,7 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent } from '@tanstack/react-router';
 import { NotFoundPage } from './components/not-found-page.tsx';
 import { RootLayout } from './components/root-layout.tsx';
+import { usageSearch } from './routes/usage/usage-search.ts';
 
 const tokenSearch = (search: Record<string, unknown>) => ({ token: typeof search['token'] === 'string' ? search['token'] : '' });
 /** Where to return after signing in: a path of this console only, never another site. */
@@ -44,7 +45,13 @@ const overview = createRoute({
   component: lazyRouteComponent(() => import('./routes/overview/overview-page.tsx'), 'OverviewPage'),
 });
 const keys = createRoute({ getParentRoute: () => app, path: '/keys', staticData: { title: 'Keys' }, component: lazyRouteComponent(() => import('./routes/keys/keys-page.tsx'), 'KeysPage') });
-const usage = createRoute({ getParentRoute: () => app, path: '/usage', staticData: { title: 'Usage' }, component: lazyRouteComponent(() => import('./routes/usage/usage-page.tsx'), 'UsagePage') });
+const usage = createRoute({
+  getParentRoute: () => app,
+  path: '/usage',
+  validateSearch: usageSearch,
+  staticData: { title: 'Usage' },
+  component: lazyRouteComponent(() => import('./routes/usage/usage-page.tsx'), 'UsagePage'),
+});
 const models = createRoute({
   getParentRoute: () => app,
   path: '/models',
