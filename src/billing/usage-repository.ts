@@ -1,4 +1,6 @@
 import type { Queryable } from '../store/database.ts';
+import type { UsageFilterValues } from './usage-filter-schema.ts';
+import { usageWhere } from './usage-where.ts';
 
 export type UsageRow = {
   id: string;
@@ -36,13 +38,7 @@ export async function findGeneration(db: Queryable, keyId: string, id: string): 
   return result.rows[0];
 }
 
-export type UsageFilters = {
-  keyId?: string;
-  model?: string;
-  status?: string;
-  endpoint?: string;
-  from?: Date;
-  to?: Date;
+export type UsageFilters = UsageFilterValues & {
   /** Keyset cursor: rows strictly older than this (created_at, id). */
   before?: { createdAt: Date; id: string };
   limit: number;
@@ -50,23 +46,14 @@ export type UsageFilters = {
 
 /** The account's log, newest first, filtered; keyset-paged so pages stay stable while rows arrive. */
 export async function listUsage(db: Queryable, accountId: string, filters: UsageFilters): Promise<UsageRow[]> {
-  const conditions = ['account_id = $1'];
-  const params: unknown[] = [accountId];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    conditions.push(sql.replace('?', `$${params.length}`));
-  };
-  if (filters.keyId) add('key_id = ?', filters.keyId);
-  if (filters.model) add('model = ?', filters.model);
-  if (filters.status) add('status = ?', filters.status);
-  if (filters.endpoint) add('endpoint = ?', filters.endpoint);
-  if (filters.from) add('created_at >= ?', filters.from);
-  if (filters.to) add('created_at < ?', filters.to);
+  const where = await usageWhere(db, accountId, filters);
+  const params = [...where.params];
+  let keyset = '';
   if (filters.before) {
     params.push(filters.before.createdAt, filters.before.id);
-    conditions.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+    keyset = ` AND (created_at, id) < ($${params.length - 1}, $${params.length})`;
   }
   params.push(filters.limit);
-  const result = await db.query<UsageRow>(`SELECT ${COLUMNS} FROM usage_log WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+  const result = await db.query<UsageRow>(`SELECT ${COLUMNS} FROM usage_log WHERE ${where.sql}${keyset} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
   return result.rows;
 }

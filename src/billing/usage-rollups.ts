@@ -56,4 +56,19 @@ export async function spendTotals(db: Queryable, accountId: string, today: Date,
   return { today: Number(row?.today ?? 0), month: Number(row?.month ?? 0) };
 }
 
+/**
+ * The model names (as the rollups name them: COALESCE(model, requested_model, 'unknown'))
+ * of the account's rows between `from` and `to` that contain `text` in any case, at most
+ * `limit`: a substring search over the few distinct names instead of over every row.
+ */
+export async function modelNamesMatching(db: Queryable, accountId: string, text: string, range: { from?: Date; to?: Date }, limit: number): Promise<string[]> {
+  const params: unknown[] = [accountId, text, limit];
+  let days = '';
+  // A row's UTC day lies between the UTC days of the range's ends.
+  if (range.from) days += ` AND day >= $${params.push(isoDay(range.from))}::date`;
+  if (range.to) days += ` AND day <= $${params.push(isoDay(range.to))}::date`;
+  const result = await db.query<{ model: string }>(`SELECT DISTINCT model FROM usage_daily_rollups WHERE account_id = $1 AND strpos(lower(model), lower($2)) > 0${days} LIMIT $3`, params);
+  return result.rows.map((row) => row.model);
+}
+
 const isoDay = (date: Date): string => date.toISOString().slice(0, 10);

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { allUsagePages } from '../billing/usage-pages.ts';
+import { usageFiltersOf } from '../billing/usage-filter-schema.ts';
+import { outcomeOf } from '../billing/usage-status.ts';
 import { listUsage, type UsageFilters, type UsageRow } from '../billing/usage-repository.ts';
 import { JunctionError } from '../core/errors.ts';
 import { microsToUsd } from '../core/money.ts';
@@ -9,6 +11,7 @@ import type { Database, Queryable } from '../store/database.ts';
 import { type ReportingReads, reportingReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { type UsageEntry, UsageQuerySchema } from './contract/usage.ts';
+import { usageSummary } from './usage-summary.ts';
 
 export type ConsoleUsageDeps = { db: Database; now: () => Date; settle: () => Promise<void> };
 
@@ -20,6 +23,7 @@ const CSV_COLUMNS = [
   'model',
   'provider',
   'status',
+  'outcome',
   'http_status',
   'input_tokens',
   'output_tokens',
@@ -53,6 +57,7 @@ const toEntry = (row: UsageRow, names: Map<string, string>): UsageEntry => ({
   model: row.model,
   provider: row.provider,
   status: row.status,
+  outcome: outcomeOf(row.status),
   http_status: row.http_status,
   error_code: row.error_code,
   input_tokens: row.input_tokens,
@@ -99,16 +104,7 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
 
   const filtersFrom = (query: unknown): UsageFilters => {
     const input = parseInput(UsageQuerySchema, query, 'query string');
-    return {
-      ...(input.key_id && { keyId: input.key_id }),
-      ...(input.model && { model: input.model }),
-      ...(input.endpoint && { endpoint: input.endpoint }),
-      ...(input.status && { status: input.status }),
-      ...(input.from && { from: new Date(input.from) }),
-      ...(input.to && { to: new Date(input.to) }),
-      ...(input.cursor && { before: decodeCursor(input.cursor) }),
-      limit: input.limit,
-    };
+    return { ...usageFiltersOf(input), ...(input.cursor && { before: decodeCursor(input.cursor) }), limit: input.limit };
   };
 
   app.get('/usage', { preHandler: reader }, async (request) => {
@@ -144,6 +140,13 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
         .send(body);
     });
   }
+
+  // Static before parametric: fastify matches /usage/summary here, never as the row 'summary'.
+  app.get('/usage/summary', { preHandler: reader }, async (request) => {
+    const accountId = consoleCaller(request).accountId;
+    await deps.settle();
+    return reads.session(async (db) => usageSummary(db, accountId, request.query, deps.now(), await keyNames(db, accountId)));
+  });
 
   app.get('/usage/:id', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;

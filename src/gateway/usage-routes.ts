@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
+import { UsageFilterFields, usageFiltersOf } from '../billing/usage-filter-schema.ts';
 import { findGeneration, listUsage, type UsageRow } from '../billing/usage-repository.ts';
 import { JunctionError } from '../core/errors.ts';
 import { microsToUsd } from '../core/money.ts';
 import { authenticatedKey, requireKey } from '../http/auth-hook.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { KeyAuthenticator } from '../keys/key-authenticator.ts';
-import { isUuid } from '../keys/key-repository.ts';
 import type { Database } from '../store/database.ts';
 import { reportingReadsOf } from '../store/reporting-reads.ts';
 
@@ -39,14 +39,10 @@ const toUsageView = (row: UsageRow) => ({
   created_at: row.created_at.toISOString(),
 });
 
+// The console's filters exactly (usage-filter-schema.ts): one rule for both.
 const UsageQuerySchema = z.strictObject({
+  ...UsageFilterFields,
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  key_id: z.string().refine(isUuid, 'a key id').optional(),
-  model: z.string().optional(),
-  status: z.enum(['success', 'upstream_error', 'rejected', 'client_closed', 'interrupted', 'deferred_billing', 'error']).optional(),
-  endpoint: z.string().optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
   cursor: z.string().optional(),
 });
 
@@ -77,14 +73,9 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
     // A reporting read: on the reads' own connections, never in the gateway's way.
     const rows = await reportingReadsOf(deps.db).session((reads) =>
       listUsage(reads, key.accountId, {
-        limit: query.limit + 1,
-        ...(query.key_id && { keyId: query.key_id }),
-        ...(query.model && { model: query.model }),
-        ...(query.status && { status: query.status }),
-        ...(query.endpoint && { endpoint: query.endpoint }),
-        ...(query.from && { from: new Date(query.from) }),
-        ...(query.to && { to: new Date(query.to) }),
+        ...usageFiltersOf(query),
         ...(query.cursor && { before: decodeCursor(query.cursor) }),
+        limit: query.limit + 1,
       }),
     );
     const page = rows.slice(0, query.limit);

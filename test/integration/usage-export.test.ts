@@ -89,6 +89,6 @@ describe('usage exports', () => {
     const rest = await owner.request('GET', `/console/api/usage.jsonl?cursor=${page.next_cursor}&endpoint=chat.completions`);
     expect(rest.body.trimEnd().split('\n').length).toBe(ROWS - 5);
     const none = await owner.request('GET', '/console/api/usage.csv?model=no-such-model');
-    expect(none.body).toBe('created_at,id,key_name,endpoint,model,provider,status,http_status,input_tokens,output_tokens,cost_usd,latency_ms,attempts,agent_id,agent_run_id\n');
+    expect(none.body).toBe('created_at,id,key_name,endpoint,model,provider,status,outcome,http_status,input_tokens,output_tokens,cost_usd,latency_ms,attempts,agent_id,agent_run_id\n');
   }, 120_000);
 });

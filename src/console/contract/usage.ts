@@ -1,14 +1,11 @@
 import { z } from 'zod';
+import { USAGE_GROUPINGS, UsageFilterFields } from '../../billing/usage-filter-schema.ts';
 
-export const USAGE_STATUSES = ['success', 'upstream_error', 'rejected', 'client_closed', 'interrupted', 'deferred_billing', 'error'] as const;
+export { USAGE_OUTCOMES, USAGE_STATUS_FILTERS } from '../../billing/usage-status.ts';
 
+/** The Usage page's query: the usage log's filters (shared with `GET /v1/usage`) and a page. */
 export const UsageQuerySchema = z.object({
-  key_id: z.uuid().optional(),
-  model: z.string().max(256).optional(),
-  endpoint: z.string().max(64).optional(),
-  status: z.enum(USAGE_STATUSES).optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  ...UsageFilterFields,
   /** Opaque cursor from `next_cursor`. */
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -25,6 +22,8 @@ export const UsageEntrySchema = z.object({
   model: z.string().nullable(),
   provider: z.string().nullable(),
   status: z.string(),
+  /** What the status means to people: success, error or refused (usage-status.ts). */
+  outcome: z.enum(['success', 'error', 'refused']),
   http_status: z.number().nullable(),
   error_code: z.string().nullable(),
   input_tokens: z.number(),
@@ -42,3 +41,26 @@ export const UsageEntrySchema = z.object({
 export type UsageEntry = z.infer<typeof UsageEntrySchema>;
 
 export const UsagePageSchema = z.object({ data: z.array(UsageEntrySchema), next_cursor: z.string().nullable() });
+
+export { USAGE_GROUPINGS };
+
+/** Group-by: the same filters, a grouping, and for days the caller's time zone (an IANA name). */
+export const UsageSummaryQuerySchema = z.object({
+  ...UsageFilterFields,
+  group_by: z.enum(USAGE_GROUPINGS),
+  time_zone: z.string().max(64).default('UTC'),
+});
+export type UsageSummaryQuery = z.input<typeof UsageSummaryQuerySchema>;
+
+const UsageTotalsSchema = z.object({ requests: z.number(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() });
+
+export const UsageSummarySchema = z.object({
+  group_by: z.enum(USAGE_GROUPINGS),
+  /** Largest spend first; days in order. `key` is a key id, model name, agent id or `YYYY-MM-DD`; null: no key or no agent. */
+  groups: z.array(UsageTotalsSchema.extend({ key: z.string().nullable(), name: z.string() })),
+  /** Every matching row, listed in a group or not. */
+  totals: UsageTotalsSchema,
+  /** More groups matched than are listed. */
+  truncated: z.boolean(),
+});
+export type UsageSummary = z.infer<typeof UsageSummarySchema>;

@@ -1,122 +1,71 @@
-import { USAGE_STATUSES, type UsageEntry, type UsageQuery } from '@contract/usage.ts';
-import { type FormEvent, useState } from 'react';
-import { dateTime, usd } from '../../api/client.ts';
+import type { UsageEntry, UsageQuery, UsageSummaryQuery } from '@contract/usage.ts';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { useState } from 'react';
+import { NO_KEY_CALLER } from '../../api/caller-names.ts';
+import { usd } from '../../api/client.ts';
 import { useKeys, useUsage } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
-import { SelectField, TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
-import { NO_KEY_CALLER } from '../../api/caller-names.ts';
+import { browserTimeZone, endOfDay, lastThirtyDays, startOfDay, timeWithSeconds } from './local-dates.ts';
+import { UsageDetail } from './usage-detail.tsx';
+import { GROUP_CHOICES, UsageFiltersForm } from './usage-filters-form.tsx';
+import { UsageGroupsCard } from './usage-groups-card.tsx';
+import { queryString, useUsageSummary } from './usage-queries.ts';
+import type { UsageSearch } from './usage-search.ts';
+import { statusText } from './status-text.ts';
+import './usage.css';
 
 const PAGE_SIZE = 50;
+const groupOf = (value: string | undefined) => GROUP_CHOICES.find(([choice]) => choice === value)?.[0];
 
-function UsageDetail({ entry, onClose }: { entry: UsageEntry | undefined; onClose(): void }) {
-  const rows: Array<[string, string]> = entry
-    ? [
-        ['Id', entry.id],
-        ['Time', dateTime(entry.created_at)],
-        ['Key', entry.key_name ?? NO_KEY_CALLER],
-        ['Endpoint', entry.endpoint],
-        ['Requested model', entry.requested_model ?? '—'],
-        ['Model', entry.model ?? '—'],
-        ['Provider', entry.provider ?? '—'],
-        ['Status', `${entry.status}${entry.http_status ? ` (${entry.http_status})` : ''}${entry.error_code ? ` ${entry.error_code}` : ''}`],
-        ['Input tokens', String(entry.input_tokens)],
-        ['Output tokens', String(entry.output_tokens)],
-        ['Cached input tokens', String(entry.cached_input_tokens)],
-        ['Reasoning tokens', String(entry.reasoning_tokens)],
-        ['Cost', usd(entry.cost_usd)],
-        ['Latency', entry.latency_ms === null ? '—' : `${entry.latency_ms} ms`],
-        ['Attempts', String(entry.attempts)],
-        ['Streamed', entry.streamed ? 'yes' : 'no'],
-        ['Agent', entry.agent_id ?? '—'],
-        ['Run', entry.agent_run_id ?? '—'],
-        ['Request id', entry.request_id],
-      ]
-    : [];
-  return (
-    <Dialog open={entry !== undefined} onOpenChange={(open) => !open && onClose()} title="Call details">
-      <dl className="details">
-        {rows.map(([name, value]) => (
-          <div key={name}>
-            <dt>{name}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
-    </Dialog>
-  );
-}
-
+/** The usage explorer: filters in the URL, local days, group-by with totals, the log a page at a time. */
 export function UsagePage() {
-  const keys = useKeys('model');
-  const [filters, setFilters] = useState<UsageQuery>({ limit: PAGE_SIZE });
-  // Cursors of the pages before this one, so "Previous" goes back exactly.
-  const [cursors, setCursors] = useState<string[]>([]);
+  const search = useSearch({ from: '/app/usage' });
+  const navigate = useNavigate();
+  const range = { ...lastThirtyDays(new Date()), ...(search.from && { from: search.from }), ...(search.to && { to: search.to }) };
+  // The days picked are the browser's local days: each becomes the instants it begins and ends.
+  const filters = {
+    key_id: search.key,
+    model: search.model,
+    endpoint: search.endpoint,
+    status: search.status as UsageQuery['status'],
+    agent_id: search.agent,
+    from: startOfDay(range.from),
+    to: endOfDay(range.to),
+  } satisfies UsageQuery;
+  const signature = queryString(filters).toString();
+  // Cursors of the pages before this one, for the filters they were taken under.
+  const [paging, setPaging] = useState<{ signature: string; cursors: string[] }>({ signature, cursors: [] });
+  const cursors = paging.signature === signature ? paging.cursors : [];
   const [detail, setDetail] = useState<UsageEntry>();
-  const query = { ...filters, ...(cursors.length > 0 && { cursor: cursors.at(-1) }) };
-  const usage = useUsage(query);
-
-  const apply = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
-    const date = (name: string, endOfDay: boolean) => {
-      const value = text(name);
-      return value ? new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}Z`).toISOString() : undefined;
-    };
-    setCursors([]);
-    setFilters({
-      limit: PAGE_SIZE,
-      key_id: text('key_id'),
-      model: text('model'),
-      endpoint: text('endpoint'),
-      status: text('status') as UsageQuery['status'],
-      from: date('from', false),
-      to: date('to', true),
-    });
-  };
-  const csvParams = new URLSearchParams(Object.entries(filters).flatMap(([name, value]) => (value === undefined || name === 'limit' ? [] : [[name, String(value)]])));
+  const usage = useUsage({ ...filters, limit: PAGE_SIZE, ...(cursors.length > 0 && { cursor: cursors.at(-1) }) });
+  const group = groupOf(search.group);
+  const summaryQuery: UsageSummaryQuery | undefined = group ? { ...filters, group_by: group, time_zone: browserTimeZone() } : undefined;
+  const summary = useUsageSummary(summaryQuery);
+  const modelKeys = useKeys('model');
+  const agentKeys = useKeys('agent');
+  const apply = (next: UsageSearch) => void navigate({ to: '/usage', search: next });
+  const exportQuery = queryString(filters);
 
   return (
     <>
       <div className="section-header">
         <h1>Usage</h1>
         <div className="section-actions">
-          <a className="button button-secondary" href={`/console/api/usage.csv?${csvParams}`} download>
+          <a className="button button-secondary" href={`/console/api/usage.csv?${exportQuery}`} download>
             Export CSV
           </a>
-          <a className="button button-secondary" href={`/console/api/usage.jsonl?${csvParams}`} download>
+          <a className="button button-secondary" href={`/console/api/usage.jsonl?${exportQuery}`} download>
             Export JSON Lines
           </a>
         </div>
       </div>
-      <form className="card filters" onSubmit={apply} aria-label="Usage filters">
-        <SelectField label="Key" name="key_id" defaultValue="">
-          <option value="">All keys</option>
-          {keys.data?.data.map((key) => (
-            <option key={key.id} value={key.id}>
-              {key.name}
-            </option>
-          ))}
-        </SelectField>
-        <TextField label="Model" name="model" placeholder="openai/gpt-4o-mini" />
-        <TextField label="Endpoint" name="endpoint" placeholder="chat.completions" />
-        <SelectField label="Status" name="status" defaultValue="">
-          <option value="">Any status</option>
-          {USAGE_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </SelectField>
-        <TextField label="From" name="from" type="date" />
-        <TextField label="To" name="to" type="date" />
-        <Button type="submit" variant="primary">
-          Apply filters
-        </Button>
-      </form>
+      <UsageFiltersForm key={JSON.stringify(search)} search={search} range={range} onApply={apply} />
+      <p className="muted small">
+        Days are in your time zone ({browserTimeZone()}). <Button onClick={() => apply({})}>Clear filters</Button>
+      </p>
+      {summaryQuery && <UsageGroupsCard summary={summary} keys={[...(modelKeys.data?.data ?? []), ...(agentKeys.data?.data ?? [])]} />}
       <section className="card" aria-label="Usage log">
         {usage.isPending ? (
           <Loading what="usage" />
@@ -128,11 +77,11 @@ export function UsagePage() {
           <DataTable label="Usage log" columns={['Time', 'Key', 'Model', 'Endpoint', 'Status', 'Tokens in / out', 'Cost', 'Latency']} actions="Details">
             {usage.data.data.map((entry) => (
               <tr key={entry.id}>
-                <td>{dateTime(entry.created_at)}</td>
+                <td>{timeWithSeconds(entry.created_at)}</td>
                 <td>{entry.key_name ?? NO_KEY_CALLER}</td>
                 <td>{entry.model ?? entry.requested_model ?? '—'}</td>
                 <td>{entry.endpoint}</td>
-                <td>{entry.status}</td>
+                <td>{statusText(entry)}</td>
                 <td>
                   {entry.input_tokens} / {entry.output_tokens}
                 </td>
@@ -148,10 +97,10 @@ export function UsagePage() {
           </DataTable>
         )}
         <div className="pager">
-          <Button disabled={cursors.length === 0} onClick={() => setCursors((current) => current.slice(0, -1))}>
+          <Button disabled={cursors.length === 0} onClick={() => setPaging({ signature, cursors: cursors.slice(0, -1) })}>
             Previous page
           </Button>
-          <Button disabled={!usage.data?.next_cursor} onClick={() => usage.data?.next_cursor && setCursors((current) => [...current, usage.data.next_cursor as string])}>
+          <Button disabled={!usage.data?.next_cursor} onClick={() => usage.data?.next_cursor && setPaging({ signature, cursors: [...cursors, usage.data.next_cursor] })}>
             Next page
           </Button>
         </div>
