@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   client_closed_request: { status: 499, type: 'api_error', meaning: 'The client went away before the answer (logged, never sent).' },
   internal_error: { status: 500, type: 'api_error', meaning: 'A bug: the request could not be served. Logged with its request id.' },
   upstream_error: { status: 502, type: 'api_error', meaning: 'The provider failed (5xx, refused or cut the connection) after the retries and fallbacks.' },
+  deployments_unavailable: { status: 503, type: 'api_error', meaning: 'Every deployment of the model is cooling down after failures; `Retry-After` says when one is tried again.' },
   provider_not_configured: { status: 503, type: 'api_error', meaning: "The model's provider has no credentials on this server." },
   agent_unavailable: { status: 503, type: 'api_error', meaning: "The agent's definition is refused (its file or stored version has problems, named in the message)." },
   service_unavailable: { status: 503, type: 'api_error', meaning: 'The database cannot be used right now, or the server is draining; `Retry-After` says when to retry.' },
