@@ -16,6 +16,8 @@ export type ProviderConfig = {
   query?: Record<string, string>;
   /** Per-attempt timeout until response headers arrive, in ms. */
   timeoutMs?: number;
+  /** Set for Azure OpenAI: deployments in the path; the key as `api-key`, or an Entra token as a bearer. */
+  azure?: { bearerToken?: string };
 };
 
 export type EmbeddingRequest = {

@@ -1,5 +1,6 @@
 import type { ProviderAdapter, ProviderConfig } from './adapter.ts';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter.ts';
+import { createAzureAdapter } from './azure/azure-adapter.ts';
 import { createGeminiAdapter } from './gemini/gemini-adapter.ts';
 import { createOpenAIAdapter } from './openai/openai-adapter.ts';
 
@@ -38,7 +39,7 @@ export function createAdapter(config: ProviderConfig): ProviderAdapter {
     case 'gemini':
       return createGeminiAdapter(config);
     default:
-      return createOpenAIAdapter(config);
+      return config.azure ? createAzureAdapter(config) : createOpenAIAdapter(config);
   }
 }
 

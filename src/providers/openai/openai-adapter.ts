@@ -19,20 +19,27 @@ import { mapChatResponse } from './map-chat-response.ts';
 import { mapChatStream } from './map-chat-stream.ts';
 import { moderate } from './moderations.ts';
 import { openAICall } from './openai-call.ts';
+import type { UpstreamCall } from '../http/upstream-client.ts';
+import type { CancelSignal } from '../../core/cancel-signal.ts';
 
-export function createOpenAIAdapter(config: ProviderConfig): ProviderAdapter {
+/** Where a chat call goes and how it authenticates: OpenAI's by default, Azure's for its deployments. */
+export type ChatCallOf = (config: ProviderConfig, upstreamModel: string, signal: CancelSignal) => UpstreamCall;
+
+const openAIChatCall: ChatCallOf = (config, _upstreamModel, signal) => openAICall(config, '/chat/completions', signal);
+
+export function createOpenAIAdapter(config: ProviderConfig, chatCall: ChatCallOf = openAIChatCall): ProviderAdapter {
   const chatBody = (request: ModelRequest, stream: boolean) => convertChatRequest(request, { stream, kind: config.kind, providerId: config.id });
 
   return {
     config,
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
-      const open = async () => (await postStream(config, { body: chatBody(request, true), ...openAICall(config, '/chat/completions', options.signal) })).body;
+      const open = async () => (await postStream(config, { body: chatBody(request, true), ...chatCall(config, request.model, options.signal) })).body;
       return mapChatStream(readSseBatches(open));
     },
     async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
       const response = await postJson(config, {
         body: chatBody(request, false),
-        ...openAICall(config, '/chat/completions', options.signal),
+        ...chatCall(config, request.model, options.signal),
       });
       return mapChatResponse(response.body, request.model);
     },
