@@ -14,6 +14,7 @@ import { emptyCatalogConfig, type CatalogConfig } from './config-schema.ts';
 import { globMatcher, isGlob } from './glob.ts';
 import { applyOverride, compatibleProviderModels, configModel, publishedProviderModels } from './provider-models.ts';
 import type { Catalog, CatalogModel, CatalogProvider } from './types.ts';
+import { withDeployments, deploymentProviderKind } from './model-deployments.ts';
 
 export const DEFAULT_PLAN = 'default';
 
@@ -47,26 +48,30 @@ export const buildCatalog = (options: BuildCatalogOptions): Catalog => {
   }
 
   for (const [id, override] of Object.entries(config.models)) {
-    const provider = providers.get(providerOf(id));
+    // A model served only through deployments needs no provider of its id's own.
+    const firstDeployment = override.deployments?.[0];
+    const provider = providers.get(providerOf(id)) ?? (firstDeployment && { id: providerOf(id), kind: deploymentProviderKind(firstDeployment.provider) });
     if (!provider) {
       warnings.push(`models.${id}: provider ${providerOf(id)} is not configured; entry skipped`);
       continue;
     }
     const existing = byId.get(id);
-    const { disabled, ...fields } = override;
+    const { disabled, deployments, routing, ...fields } = override;
     if (disabled) {
       if (existing) byId.delete(id);
       else warnings.push(`models.${id}: disabled but not in the catalog`);
       continue;
     }
+    let model: CatalogModel | undefined;
     if (existing) {
-      byId.set(id, applyOverride(existing, fields));
+      model = applyOverride(existing, fields);
     } else if (provider.kind !== 'openai-compatible' && !fields.prices) {
       // A new model on a paid provider without prices would be served for free.
       issues.push({ path: formatConfigPath(['models', id, 'prices']), message: `${id} is not in the published catalog; give its prices` });
     } else {
-      byId.set(id, configModel(provider, id.slice(provider.id.length + 1), fields, created));
+      model = configModel(provider, id.slice(provider.id.length + 1), fields, created);
     }
+    if (model) byId.set(id, deployments ? withDeployments(model, deployments, routing) : model);
   }
 
   const aliases = new Map<string, string>();

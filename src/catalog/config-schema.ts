@@ -9,6 +9,8 @@ import { CurrencyRatesSchema } from '../credits/currency-rates.ts';
 import { z } from 'zod';
 import { scaleDecimal, toSafeNumber } from './money.ts';
 import { CAPABILITIES, type ModelPrices, type PriceTier } from './types.ts';
+import { isPresetId } from '../providers/provider-presets.ts';
+import { DeploymentSchema, deploymentLabels, RoutingSchema } from './deployment-schema.ts';
 
 /** USD amount as a YAML number or a decimal string ("0.15"); floats are read via their decimal text. */
 const UsdSchema = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal like "0.15"')]);
@@ -110,8 +112,18 @@ const toModelOverride = (fields: ModelFieldsInput) =>
   });
 
 const ModelOverrideSchema = z
-  .strictObject({ ...ModelFieldsSchema, disabled: z.boolean().optional().describe('Removes the model from the catalog.') })
-  .transform((fields) => ({ ...toModelOverride(fields), disabled: fields.disabled ?? false }));
+  .strictObject({
+    ...ModelFieldsSchema,
+    disabled: z.boolean().optional().describe('Removes the model from the catalog.'),
+    deployments: z.array(DeploymentSchema).min(1).optional().describe('Providers, accounts or regions serving this model; calls are routed among them.'),
+    routing: RoutingSchema.optional().describe('How calls are spread over the deployments, and when a failing one is kept out.'),
+  })
+  .transform((fields) => ({
+    ...toModelOverride(fields),
+    disabled: fields.disabled ?? false,
+    ...(fields.deployments && { deployments: fields.deployments }),
+    ...(fields.routing && { routing: fields.routing }),
+  }));
 export type ModelOverride = z.output<typeof ModelOverrideSchema>;
 
 const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]*$/;
@@ -131,8 +143,14 @@ const CompatibleModelSchema = z.union([
 
 const CompatibleProviderSchema = z
   .strictObject({
-    kind: z.literal('openai-compatible').describe('The wire format the provider speaks.'),
-    base_url: z.url({ protocol: /^https?$/ }).describe("The provider's API root, e.g. `http://localhost:11434/v1`."),
+    kind: z
+      .enum(['openai-compatible', 'azure'])
+      .default('openai-compatible')
+      .describe("The wire format the provider speaks; `azure` is Azure OpenAI's addressing (deployments in the path, `api-version`, `api-key`)."),
+    base_url: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe("The provider's API root, e.g. `http://localhost:11434/v1` (Azure: `https://<resource>.openai.azure.com`); a preset's when unset."),
     api_key_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
@@ -141,6 +159,12 @@ const CompatibleProviderSchema = z
     headers: z.record(z.string(), z.string()).optional().describe("Headers sent with every call (Azure's `api-key`, say)."),
     query: z.record(z.string(), z.string()).optional().describe("Query parameters added to every call (Azure's `api-version`, say)."),
     timeout_ms: z.number().int().positive().optional().describe('Per-attempt wait for the response headers; `JUNCTION_UPSTREAM_TIMEOUT_MS` when unset.'),
+    api_version: z.string().min(1).optional().describe('Azure: the `api-version` query parameter (`2024-10-21` when unset).'),
+    bearer_token_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional()
+      .describe('Azure: the environment variable holding a Microsoft Entra token, sent as a bearer instead of `api-key`.'),
     models: z.array(CompatibleModelSchema).default([]).describe("The provider's models: a name (chat, free), or an object with the fields below."),
   })
   .transform((provider) => ({
@@ -150,33 +174,59 @@ const CompatibleProviderSchema = z
     headers: provider.headers,
     query: provider.query,
     timeoutMs: provider.timeout_ms,
+    apiVersion: provider.api_version,
+    bearerTokenEnv: provider.bearer_token_env,
     models: provider.models,
   }));
 export type CompatibleProviderConfig = z.output<typeof CompatibleProviderSchema>;
 
 const PlanSchema = z.strictObject({ models: z.array(z.string().min(1)).describe("Model ids, aliases or `*` globs the plan's accounts may call.") });
 
-export const CatalogConfigSchema = z.strictObject({
-  providers: z
-    .record(
-      z
-        .string()
-        .regex(PROVIDER_ID, 'provider ids are lowercase letters, digits, "-" and "_"')
-        .refine((id) => !(RESERVED_PROVIDER_IDS as readonly string[]).includes(id), {
-          message: 'openai, anthropic and google are configured from the environment',
-        }),
-      CompatibleProviderSchema,
-    )
-    .default({})
-    .describe('OpenAI-compatible servers by provider id; `openai`, `anthropic` and `google` come from the environment.'),
-  models: z.record(z.string().regex(MODEL_ID, 'model ids look like provider/model'), ModelOverrideSchema).default({}).describe('Catalog entries to override or add, by `provider/model` id.'),
-  aliases: z
-    .record(z.string().regex(/^[^/\s]+$/, 'alias names cannot contain "/" or spaces, so they never shadow a model id'), z.string().regex(MODEL_ID, 'an alias points at a provider/model id'))
-    .default({})
-    .describe('Short names for model ids (`fast: openai/gpt-4o-mini`).'),
-  plans: z.record(z.string().min(1), PlanSchema).default({}).describe("Which models each plan's accounts may call; without a `default` plan, `default` allows the whole catalog."),
-  currencies: CurrencyRatesSchema.default({}).describe('USD value of one unit of each credit currency (`EUR: 1.08`); `JUNCTION_FX_RATES` wins.'),
-});
+export const CatalogConfigSchema = z
+  .strictObject({
+    providers: z
+      .record(
+        z
+          .string()
+          .regex(PROVIDER_ID, 'provider ids are lowercase letters, digits, "-" and "_"')
+          .refine((id) => !(RESERVED_PROVIDER_IDS as readonly string[]).includes(id), {
+            message: 'openai, anthropic and google are configured from the environment',
+          }),
+        CompatibleProviderSchema,
+      )
+      .default({})
+      .describe('OpenAI-compatible servers by provider id; `openai`, `anthropic` and `google` come from the environment.'),
+    models: z.record(z.string().regex(MODEL_ID, 'model ids look like provider/model'), ModelOverrideSchema).default({}).describe('Catalog entries to override or add, by `provider/model` id.'),
+    aliases: z
+      .record(z.string().regex(/^[^/\s]+$/, 'alias names cannot contain "/" or spaces, so they never shadow a model id'), z.string().regex(MODEL_ID, 'an alias points at a provider/model id'))
+      .default({})
+      .describe('Short names for model ids (`fast: openai/gpt-4o-mini`).'),
+    plans: z.record(z.string().min(1), PlanSchema).default({}).describe("Which models each plan's accounts may call; without a `default` plan, `default` allows the whole catalog."),
+    currencies: CurrencyRatesSchema.default({}).describe('USD value of one unit of each credit currency (`EUR: 1.08`); `JUNCTION_FX_RATES` wins.'),
+  })
+  .superRefine((config, context) => {
+    for (const [id, provider] of Object.entries(config.providers)) {
+      if (provider.baseUrl === undefined && (provider.kind === 'azure' || !isPresetId(id))) {
+        context.addIssue({ code: 'custom', path: ['providers', id, 'base_url'], message: `${id} is not a preset provider; give its base_url` });
+      }
+    }
+    for (const [id, model] of Object.entries(config.models)) {
+      if (!model.deployments) continue;
+      model.deployments.forEach((deployment, index) => {
+        if (!isDeploymentProvider(deployment.provider, config.providers)) {
+          context.addIssue({ code: 'custom', path: ['models', id, 'deployments', index, 'provider'], message: `unknown provider ${deployment.provider}` });
+        }
+      });
+      const labels = deploymentLabels(model.deployments);
+      labels.forEach((label, index) => {
+        if (labels.indexOf(label) !== index) context.addIssue({ code: 'custom', path: ['models', id, 'deployments', index, 'name'], message: `deployment name ${label} is used twice` });
+      });
+    }
+  });
+
+/** Providers a deployment may name: the built-in ones, Azure, the presets and the file's own. */
+export const isDeploymentProvider = (id: string, providers: Readonly<Record<string, unknown>>): boolean =>
+  (RESERVED_PROVIDER_IDS as readonly string[]).includes(id) || id === 'azure' || isPresetId(id) || Object.hasOwn(providers, id);
 
 export type CatalogConfig = z.output<typeof CatalogConfigSchema>;
 export type CatalogConfigInput = z.input<typeof CatalogConfigSchema>;

@@ -1,12 +1,14 @@
 /**
  * Reads the catalog config file and turns its `providers:` section into the
- * ProviderConfig the app builds adapters from. Errors name the file and the path.
+ * ProviderConfig the app builds adapters from (configured-providers.ts). Errors name the file and the path.
  */
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import type { ProviderConfig } from '../providers/adapter.ts';
 import { CatalogConfigError, formatConfigPath } from './config-error.ts';
 import { CatalogConfigSchema, emptyCatalogConfig, type CatalogConfig } from './config-schema.ts';
+import { configuredProviders, type ConfiguredProviders } from './configured-providers.ts';
+
+export type { ConfiguredProviders } from './configured-providers.ts';
 
 /** Env var naming the config file; without it `./junction.yaml` is used when present. */
 export const CATALOG_FILE_ENV = 'JUNCTION_CONFIG';
@@ -52,37 +54,12 @@ export const parseCatalogConfig = (raw: unknown, source = '<inline>'): CatalogCo
   );
 };
 
-export type ConfiguredProviders = {
-  providers: ProviderConfig[];
-  /** Providers left out, e.g. because their `api_key_env` variable is unset. */
-  skipped: Array<{ id: string; reason: string }>;
-};
-
 /**
- * The config file's openai-compatible providers as adapter configs. A provider that
- * names an `api_key_env` that is not set is skipped (and so contributes no models),
- * the same rule as OPENAI_API_KEY for the built-in providers.
+ * The config file's providers (and the presets and Azure the environment turns on) as
+ * adapter configs, plus one per model deployment. A provider whose key variable is unset
+ * is skipped (and so contributes no models), the same rule as OPENAI_API_KEY.
  */
-export const providerConfigsFromCatalogConfig = (config: CatalogConfig, env: Readonly<Record<string, string | undefined>> = process.env): ConfiguredProviders => {
-  const result: ConfiguredProviders = { providers: [], skipped: [] };
-  for (const [id, provider] of Object.entries(config.providers)) {
-    const apiKey = provider.apiKeyEnv === undefined ? undefined : env[provider.apiKeyEnv];
-    if (provider.apiKeyEnv !== undefined && !apiKey) {
-      result.skipped.push({ id, reason: `environment variable ${provider.apiKeyEnv} is not set` });
-      continue;
-    }
-    result.providers.push({
-      id,
-      kind: provider.kind,
-      baseUrl: provider.baseUrl.replace(/\/+$/, ''),
-      ...(apiKey ? { apiKey } : {}),
-      ...(provider.headers ? { headers: provider.headers } : {}),
-      ...(provider.query ? { query: provider.query } : {}),
-      ...(provider.timeoutMs ? { timeoutMs: provider.timeoutMs } : {}),
-    });
-  }
-  return result;
-};
+export const providerConfigsFromCatalogConfig = (config: CatalogConfig, env: Readonly<Record<string, string | undefined>> = process.env): ConfiguredProviders => configuredProviders(config, env);
 
 const isMissingFile = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT';
 

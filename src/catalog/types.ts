@@ -1,3 +1,5 @@
+import type { RoutingSettings } from './deployment-schema.ts';
+
 /**
  * The model catalog's shapes. The pipeline reads a `CatalogModel` on every request
  * (provider, upstream name, prices, capabilities), so everything here is plain,
@@ -89,6 +91,23 @@ export type CatalogModel = {
    * `gpt-4o-2024-05-13`, which is priced differently). Absent: no snapshots.
    */
   acceptsSnapshot: ((upstreamName: string) => boolean) | undefined;
+  /** Set only for a model with `deployments:` in the config: calls are routed among them. */
+  deployments?: readonly ModelDeployment[];
+  routing?: RoutingSettings;
+};
+
+/** One deployment of a model, as the router needs it: plain data built with the catalog. */
+export type ModelDeployment = {
+  /** Unique within the model; names the deployment in `x-junction-provider`, usage rows and metrics. */
+  label: string;
+  /** The provider id it names in the config (`azure`, `groq`…). */
+  provider: string;
+  /** The provider registry's key of the adapter that serves it. */
+  adapterKey: string;
+  weight: number;
+  priority: number;
+  /** The model as this deployment serves it (provider = label, its wire kind and upstream name): what a served call records. */
+  served: CatalogModel;
 };
 
 export type Catalog = {

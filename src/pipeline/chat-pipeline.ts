@@ -17,12 +17,16 @@ import { SettledEventStream } from '../core/settled-event-stream.ts';
 import type { RateLimitState } from './rate-limiter.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
 import { usageLogEntry } from './usage-log-entry.ts';
+import type { DeploymentRouter } from '../routing/deployment-router.ts';
+import type { ProviderPreferences } from '../routing/provider-preferences.ts';
 
 export type ChatInput = {
   /** Catalog id or alias as the client sent it. */
   model: string;
   /** Tried in order when the model fails before its first byte (OpenRouter's `models`). */
   fallbackModels?: readonly string[];
+  /** The request's steering of deployments (OpenRouter's `provider`); never sent upstream. */
+  providerPreferences?: ProviderPreferences;
   request: Omit<ModelRequest, 'model'>;
 };
 
@@ -40,7 +44,7 @@ export type ChatStream = {
 
 export type ChatResult = ChatOutcome & { response: ModelResponse; rateLimit: RateLimitState | undefined };
 
-export type ChatPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy };
+export type ChatPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy; router?: DeploymentRouter };
 
 /**
  * The one path of every chat model call, from any front-end or agent step:
@@ -71,6 +75,8 @@ export class ChatPipeline {
           const first = await iterator.next();
           return { iterator, first };
         }),
+        this.#deps.router,
+        input.providerPreferences,
       );
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, true);
@@ -132,6 +138,8 @@ export class ChatPipeline {
         this.#deps.retry ?? DEFAULT_RETRY_POLICY,
         context.signal,
         tracedAttempt(call, (adapter, model) => adapter.generateChat(withUpstreamModel(call.request, model), { signal: context.signal })),
+        this.#deps.router,
+        input.providerPreferences,
       );
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, false);

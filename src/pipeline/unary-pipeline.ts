@@ -8,6 +8,7 @@ import { admit, admitNow, type AdmissionDeps } from './admission.ts';
 import type { CallContext } from './call-context.ts';
 import { newGenerationId } from './generation-id.ts';
 import type { RateLimitState } from './rate-limiter.ts';
+import type { DeploymentRouter } from '../routing/deployment-router.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
 import { usageLogEntry } from './usage-log-entry.ts';
 import type { CancelSignal } from '../core/cancel-signal.ts';
@@ -27,7 +28,7 @@ export type UnaryCall<T> = {
 
 export type UnaryResult<T> = { value: T; model: CatalogModel; costMicros: number; generationId: string; rateLimit: RateLimitState | undefined; usage?: Usage };
 
-export type UnaryPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy };
+export type UnaryPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy; router?: DeploymentRouter };
 
 /**
  * Embeddings, images, moderation and audio: one request, one answer. Same gates,
@@ -65,7 +66,14 @@ export class UnaryPipeline {
     }
     let result;
     try {
-      result = await withRetriesAndFallbacks(candidates, this.#deps.providers, this.#deps.retry ?? DEFAULT_RETRY_POLICY, context.signal, (adapter, model) => spec.call(adapter, model, context.signal));
+      result = await withRetriesAndFallbacks(
+        candidates,
+        this.#deps.providers,
+        this.#deps.retry ?? DEFAULT_RETRY_POLICY,
+        context.signal,
+        (adapter, model) => spec.call(adapter, model, context.signal),
+        this.#deps.router,
+      );
     } catch (error) {
       const aborted = context.signal.aborted;
       const clientError = aborted ? new JunctionError('client_closed_request', 'The client closed the connection.') : toClientError(error, candidates[0]);

@@ -1,9 +1,13 @@
 import type { CatalogModel } from '../catalog/types.ts';
-import { onAbort, type CancelSignal } from '../core/cancel-signal.ts';
+import type { CancelSignal } from '../core/cancel-signal.ts';
+import { sleep } from './cancellable-sleep.ts';
 import { JunctionError } from '../core/errors.ts';
 import { UpstreamError } from '../providers/upstream-error.ts';
 import type { ProviderAdapter } from '../providers/adapter.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import { DeploymentRouter } from '../routing/deployment-router.ts';
+import type { ProviderPreferences } from '../routing/provider-preferences.ts';
+import { excludedByPreferences, tryDeployments } from './deployment-attempts.ts';
 
 export type RetryPolicy = { retries: number; baseDelayMs: number; maxRetryAfterMs: number };
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 250, maxRetryAfterMs: 5_000 };
@@ -17,24 +21,13 @@ export const DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS = 5;
 
 export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number };
 
-const sleep = (ms: number, signal: CancelSignal) =>
-  new Promise<void>((done, fail) => {
-    if (signal.aborted) return fail(signal.reason);
-    const stopWaiting = onAbort(signal, () => {
-      clearTimeout(timer);
-      fail(signal.reason);
-    });
-    const timer = setTimeout(() => {
-      stopWaiting();
-      done();
-    }, ms);
-  });
-
 /**
  * Tries each candidate model in order; on each, retries retryable upstream errors
  * (429, 5xx, timeouts) with exponential backoff, honouring a short Retry-After, then
- * moves to the next candidate (fallbacks). `attempt` must not have sent anything to
- * the client yet: callers only use this before the first byte.
+ * moves to the next candidate (fallbacks). A model with deployments is tried deployment
+ * by deployment in the router's order instead (deployment-attempts.ts). `attempt` must not
+ * have sent anything to the client yet: callers only use this before the first byte, so
+ * this is the one place that decides what may be tried again.
  */
 export async function withRetriesAndFallbacks<T>(
   candidates: readonly CatalogModel[],
@@ -42,10 +35,37 @@ export async function withRetriesAndFallbacks<T>(
   policy: RetryPolicy,
   signal: CancelSignal,
   attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>,
+  router?: DeploymentRouter,
+  preferences?: ProviderPreferences,
 ): Promise<AttemptResult<T>> {
   let attempts = 0;
   let lastError: unknown;
   for (const model of candidates) {
+    // Every model without deployments (nearly every call) stays on the direct path below.
+    const { deployments } = model;
+    if (deployments !== undefined) {
+      const routed = await tryDeployments({
+        model,
+        deployments,
+        providers,
+        policy,
+        signal,
+        attempt,
+        router: router ?? unsharedRouter(),
+        preferences,
+        attemptsBefore: attempts,
+        defaultRetryAfterSeconds: DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS,
+      });
+      attempts = routed.attempts;
+      if (routed.result) return routed.result;
+      lastError = routed.error ?? lastError;
+      continue;
+    }
+    const refused = preferences && excludedByPreferences(model, preferences);
+    if (refused) {
+      lastError = refused;
+      continue;
+    }
     const adapter = providers.get(model.providerId);
     if (!adapter) {
       lastError = new JunctionError('provider_not_configured', `The provider '${model.providerId}' is not configured.`);
@@ -72,6 +92,13 @@ export async function withRetriesAndFallbacks<T>(
   }
   throw lastError ?? new JunctionError('upstream_error', 'No upstream could serve the request.');
 }
+
+let fallbackRouter: DeploymentRouter | undefined;
+/** For callers that bring no router of their own (tests of one pipeline): health kept here. */
+const unsharedRouter = (): DeploymentRouter => {
+  fallbackRouter ??= new DeploymentRouter();
+  return fallbackRouter;
+};
 
 /** An upstream failure as the caller sees it: the provider's status class and message, never our key. */
 export function toClientError(error: unknown, model: CatalogModel | undefined): JunctionError {

@@ -9,6 +9,7 @@ import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
 import { forEachEvent } from '../../core/settled-event-stream.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
+import { PROVIDER_HEADER } from '../../routing/provider-header.ts';
 import { carryUnknownFields, droppedParamsHeaders, readTolerantly, type TolerantBody, type UnknownFields } from '../tolerant-reader.ts';
 import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
 import { type ChatRequest, ChatRequestSchema } from './chat-request-schema.ts';
@@ -33,6 +34,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       const result = await deps.chat.generate(context, input);
       if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
       reply.headers(droppedParamsHeaders('openai', result.model.providerKind, unknown));
+      reply.header(PROVIDER_HEADER, result.model.providerId);
       // Serialized here (fastify's default for an object is the same JSON, typed alike).
       reply.type('application/json; charset=utf-8');
       return chatCompletionJson(result.response, {
@@ -48,6 +50,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
     // byte) are ordinary JSON errors; after the headers they become an error frame.
     const call = await deps.chat.stream(context, input);
     reply.headers(droppedParamsHeaders('openai', call.model.providerKind, unknown));
+    reply.header(PROVIDER_HEADER, call.model.providerId);
     const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new ChatChunkEncoder({ id: call.generationId, model: call.model.id, created, provider: call.model.providerId });
     try {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProviderPreferencesSchema } from '../../routing/provider-preferences.ts';
 
 /**
  * The chat-completions request body, as the official OpenAI client sends it, plus
@@ -82,6 +83,8 @@ const Effort = z.enum(['minimal', 'low', 'medium', 'high']);
 export const ChatRequestSchema = z.strictObject({
   model: z.string().min(1),
   models: z.array(z.string().min(1)).max(5).optional(),
+  // Junction's own steering of deployments (OpenRouter's field); never forwarded upstream.
+  provider: ProviderPreferencesSchema.optional(),
   messages: z.array(ChatMessageSchema).min(1),
   tools: z.array(ToolSchema).optional(),
   tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string() }) })]).optional(),

@@ -2,6 +2,7 @@ import { JunctionError } from '../../core/errors.ts';
 import type { AssistantPart, ModelMessage, ModelRequest, ResponseFormat, ToolChoice, UserPart } from '../../core/model-types.ts';
 import type { ChatInput } from '../../pipeline/chat-pipeline.ts';
 import type { ChatMessage, ChatRequest } from './chat-request-schema.ts';
+import { toProviderPreferences } from '../../routing/provider-preferences.ts';
 
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
@@ -113,6 +114,7 @@ export function toChatInput(body: ChatRequest): ChatInput {
   if (openaiOnly) request.providerOptions = { openai: openaiOnly };
   const input: ChatInput = { model: body.model, request };
   if (body.models) input.fallbackModels = body.models.filter((id) => id !== body.model);
+  if (body.provider) input.providerPreferences = toProviderPreferences(body.provider);
   return input;
 }
 

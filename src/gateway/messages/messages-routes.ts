@@ -12,6 +12,7 @@ import type { ChatPipeline } from '../../pipeline/chat-pipeline.ts';
 import { estimateInputTokens } from '../../pipeline/estimate-input-tokens.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
+import { PROVIDER_HEADER } from '../../routing/provider-header.ts';
 import { carryUnknownFields, droppedParamsHeaders, readTolerantly } from '../tolerant-reader.ts';
 import { convertMessagesBody } from './convert-messages-request.ts';
 import { countInputTokens, type CountTokensDeps } from './count-input-tokens.ts';
@@ -60,6 +61,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
       const result = await deps.chat.generate(context, input);
       if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
       reply.headers(droppedParamsHeaders('anthropic', result.model.providerKind, unknown));
+      reply.header(PROVIDER_HEADER, result.model.providerId);
       return renderMessagesResponse(result.response, {
         model: body.model,
         costMicros: result.costMicros,
@@ -71,6 +73,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
     // an `event: error` frame, as Anthropic's own API does mid-stream.
     const call = await deps.chat.stream(context, input);
     reply.headers(droppedParamsHeaders('anthropic', call.model.providerKind, unknown));
+    reply.header(PROVIDER_HEADER, call.model.providerId);
     const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new MessagesStreamEncoder({
       model: body.model,

@@ -1,0 +1,30 @@
+/**
+ * Attaches a model's `deployments:` to its catalog entry: each gets its label, the key of
+ * the adapter built for it (see deploymentProviderConfigs) and the model as it serves it.
+ */
+import { DEFAULT_ROUTING, deploymentAdapterKey, deploymentLabels, type DeploymentConfig, type RoutingSettings } from './deployment-schema.ts';
+import type { CatalogModel, ModelDeployment, ProviderKind } from './types.ts';
+
+/** The wire kind of a deployment's provider: the three built-in ones, else OpenAI's format (Azure, presets, the file's providers). */
+export function deploymentProviderKind(providerId: string): ProviderKind {
+  if (providerId === 'openai') return 'openai';
+  if (providerId === 'anthropic') return 'anthropic';
+  if (providerId === 'google') return 'gemini';
+  return 'openai-compatible';
+}
+
+export function withDeployments(model: CatalogModel, deployments: readonly DeploymentConfig[], routing: RoutingSettings | undefined): CatalogModel {
+  const labels = deploymentLabels(deployments);
+  const routes: ModelDeployment[] = deployments.map((deployment, index) => {
+    const label = labels[index] ?? deployment.provider;
+    return {
+      label,
+      provider: deployment.provider,
+      adapterKey: deploymentAdapterKey(model.id, label),
+      weight: deployment.weight,
+      priority: deployment.priority,
+      served: { ...model, providerId: label, providerKind: deploymentProviderKind(deployment.provider), upstreamName: deployment.model ?? model.upstreamName },
+    };
+  });
+  return { ...model, deployments: routes, routing: routing ?? DEFAULT_ROUTING };
+}

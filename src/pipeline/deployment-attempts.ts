@@ -1,0 +1,111 @@
+/**
+ * One candidate model tried over its deployments, in the router's order. A retryable
+ * failure (connect error, timeout, 5xx, refused credentials) counts against that deployment's
+ * breaker and moves on to the next deployment; a 429 parks the deployment for its
+ * Retry-After and moves on; any other 4xx is the request's fault and ends the call. Only a
+ * model left with a single deployment retries it with backoff, as a model without
+ * deployments does.
+ */
+import type { CatalogModel, ModelDeployment } from '../catalog/types.ts';
+import type { CancelSignal } from '../core/cancel-signal.ts';
+import { JunctionError } from '../core/errors.ts';
+import type { ProviderAdapter } from '../providers/adapter.ts';
+import type { ProviderRegistry } from '../providers/provider-registry.ts';
+import { UpstreamError } from '../providers/upstream-error.ts';
+import type { DeploymentRouter } from '../routing/deployment-router.ts';
+import type { ProviderPreferences } from '../routing/provider-preferences.ts';
+import { sleep } from './cancellable-sleep.ts';
+
+type RetryPolicy = { retries: number; baseDelayMs: number; maxRetryAfterMs: number };
+
+export type DeploymentAttempt<T> = {
+  model: CatalogModel;
+  deployments: readonly ModelDeployment[];
+  providers: ProviderRegistry;
+  policy: RetryPolicy;
+  signal: CancelSignal;
+  attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>;
+  router: DeploymentRouter;
+  preferences: ProviderPreferences | undefined;
+  attemptsBefore: number;
+  defaultRetryAfterSeconds: number;
+};
+
+export type DeploymentOutcome<T> = { result?: { value: T; model: CatalogModel; attempts: number }; error?: unknown; attempts: number };
+
+/** How a failed attempt counts: a verdict on the deployment, and whether the call may go on elsewhere. */
+type Verdict = 'failure' | 'rate_limited' | 'request_fault' | 'other';
+
+const verdictOf = (error: unknown): Verdict => {
+  if (!(error instanceof UpstreamError)) return 'other';
+  if (error.status === 429) return 'rate_limited';
+  if (error.retryable || error.status === 401 || error.status === 403) return 'failure';
+  return 'request_fault';
+};
+
+export async function tryDeployments<T>(input: DeploymentAttempt<T>): Promise<DeploymentOutcome<T>> {
+  const { model, providers, policy, signal, attempt, router, preferences } = input;
+  let attempts = input.attemptsBefore;
+  const plan = router.plan(model, input.deployments, preferences);
+  const tries = plan.tries.filter((deployment) => providers.has(deployment.adapterKey));
+  if (tries.length === 0) return { error: nothingToTry(model, plan, preferences !== undefined), attempts };
+  let lastError: unknown;
+  for (const deployment of tries) {
+    const adapter = providers.get(deployment.adapterKey) as ProviderAdapter;
+    const health = router.healthOf(model, deployment);
+    const retries = tries.length === 1 ? policy.retries : 0;
+    for (let retry = 0; retry <= retries; retry += 1) {
+      attempts += 1;
+      const startedAt = router.now();
+      health.begin();
+      try {
+        const value = await attempt(adapter, deployment.served);
+        health.succeed(router.now() - startedAt);
+        return { result: { value, model: deployment.served, attempts }, attempts };
+      } catch (error) {
+        if (signal.aborted) {
+          health.abandon();
+          throw error;
+        }
+        lastError = error;
+        const verdict = verdictOf(error);
+        if (verdict === 'request_fault') {
+          health.succeed(undefined);
+          throw error;
+        }
+        if (verdict === 'other') {
+          health.abandon();
+          break;
+        }
+        if (verdict === 'rate_limited') {
+          const seconds = (error as UpstreamError).retryAfterSeconds ?? input.defaultRetryAfterSeconds;
+          health.park(router.now(), seconds * 1000);
+          break;
+        }
+        health.fail(router.now());
+        if (retry === retries || !health.available(router.now())) break;
+        await sleep(policy.baseDelayMs * 2 ** retry * (0.75 + Math.random() * 0.5), signal);
+      }
+    }
+  }
+  return { error: lastError, attempts };
+}
+
+/** A model without deployments under a request's `provider` preferences is its provider's one deployment: refused when they leave it out. */
+export function excludedByPreferences(model: CatalogModel, preferences: ProviderPreferences): JunctionError | undefined {
+  const named = (list: readonly string[] | undefined) => list?.includes(model.providerId) ?? false;
+  if ((preferences.only && !named(preferences.only)) || named(preferences.ignore)) return excluded(model);
+  return undefined;
+}
+
+const excluded = (model: CatalogModel) => new JunctionError('invalid_request', `The request's provider preferences leave no provider of ${model.id}.`, { param: 'provider' });
+
+function nothingToTry(model: CatalogModel, plan: { waitMs: number | undefined; parked: boolean; tries: ModelDeployment[] }, steered: boolean): JunctionError {
+  if (plan.waitMs !== undefined) {
+    const seconds = String(Math.max(1, Math.ceil(plan.waitMs / 1000)));
+    if (plan.parked) return new JunctionError('upstream_rate_limited', `Every deployment of ${model.id} is rate limited; retry after ${seconds} s.`, { headers: { 'retry-after': seconds } });
+    return new JunctionError('deployments_unavailable', `Every deployment of ${model.id} is cooling down after failures; retry after ${seconds} s.`, { headers: { 'retry-after': seconds } });
+  }
+  if (steered && plan.tries.length === 0) return excluded(model);
+  return new JunctionError('provider_not_configured', `No deployment of ${model.id} has its provider configured.`);
+}
