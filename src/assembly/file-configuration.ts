@@ -56,7 +56,8 @@ export async function loadFileConfiguration(options: FileConfigurationOptions): 
     const extraProviders = providerConfigsFromCatalogConfig(catalogConfig, env);
     const providerConfigs = [...providersFromEnv(env), ...extraProviders.providers];
     const catalog = buildCatalog({ providers: providerConfigs.map(({ id, kind }) => ({ id, kind })), config: catalogConfig, now: options.now() });
-    const providers = buildProviderRegistry(providerConfigs);
+    // Deployment adapters serve models but are no catalog providers: the registry alone holds them.
+    const providers = buildProviderRegistry([...providerConfigs, ...extraProviders.deployments]);
     tools = await toolsLoading;
     const agents = tools ? await loadAgents(config, tools, catalog, providerConfigs.length === 0, logger, onConfigError) : undefined;
     const loadedTools = tools;
