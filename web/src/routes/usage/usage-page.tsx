@@ -8,6 +8,7 @@ import { Button } from '../../components/ui/button.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { browserTimeZone, endOfDay, lastThirtyDays, startOfDay, timeWithSeconds } from './local-dates.ts';
+import { RunLink } from '../runs/run-link.tsx';
 import { UsageDetail } from './usage-detail.tsx';
 import { GROUP_CHOICES, UsageFiltersForm } from './usage-filters-form.tsx';
 import { UsageGroupsCard } from './usage-groups-card.tsx';
@@ -90,7 +91,8 @@ export function UsagePage() {
                 <td>
                   <Button onClick={() => setDetail(entry)} aria-label={`Details of ${entry.id}`}>
                     Details
-                  </Button>
+                  </Button>{' '}
+                  <RunLink usageId={entry.id} runId={entry.agent_run_id} />
                 </td>
               </tr>
             ))}
