@@ -31,7 +31,8 @@ export async function admit(deps: AdmissionDeps, context: CallContext, request: 
 }
 
 /**
- * `admit` without waiting, when the rate window is in this process and the account's
+ * `admit` without waiting, when the key's rate limit can be answered in this process (see
+ * `KeyRateLimiter.consumeNow`) and the account's
  * plan is cached (nearly every call on one process): an async step per call showed in
  * the gateway's profile. Undefined (nothing counted yet) when it cannot: call `admit`.
  * Refusals throw as `admit`'s do.
@@ -39,8 +40,12 @@ export async function admit(deps: AdmissionDeps, context: CallContext, request: 
 export function admitNow(deps: AdmissionDeps, context: CallContext, request: { model: string; fallbackModels?: readonly string[]; capability: Capability }): Admitted | undefined {
   const key = context.key;
   const plan = deps.plans.cachedPlanOf(key.accountId);
-  if (plan === undefined || !deps.rateLimiter.inProcess) return undefined;
-  const rateLimit = deps.rateLimiter.consumeInProcess(key.id, key.rateLimitRpm);
+  if (plan === undefined) return undefined;
+  let rateLimit: RateLimitState | undefined;
+  if (key.rateLimitRpm !== null) {
+    rateLimit = deps.rateLimiter.consumeNow(key.id, key.rateLimitRpm);
+    if (rateLimit === undefined) return undefined;
+  }
   return { candidates: candidatesFor(deps.catalog, key, plan, request), rateLimit };
 }
 
