@@ -213,7 +213,7 @@ async function buildServices(
     await plans.start();
     stops.push(() => plans.stop());
   });
-  const rateLimiter = new KeyRateLimiter(await sharedRedis(build, options.redis));
+  const rateLimiter = new KeyRateLimiter(await sharedRedis(build, options.redis), db);
   const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, ...(options.retry && { retry: options.retry }) };
   const chat = new ChatPipeline(pipelineDeps);
   const unary = new UnaryPipeline(pipelineDeps);
@@ -257,7 +257,7 @@ async function buildServices(
   };
 }
 
-/** REDIS_URL: rate-limit windows shared by every process (else one window per process). */
+/** REDIS_URL: rate-limit windows in Redis (else in PostgreSQL, or in the one process PGlite serves). */
 async function sharedRedis({ config, logger, stops }: ServiceBuild, given: Redis | undefined): Promise<Redis | undefined> {
   if (given || !config.redisUrl) return given;
   // Loaded only when configured: most deployments have no Redis, and the client costs start-up time and memory.
