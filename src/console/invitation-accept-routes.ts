@@ -69,7 +69,7 @@ export async function invitationAcceptRoutes(app: FastifyInstance, deps: Invitat
     if (input.password === undefined) throw new JunctionError('not_signed_in', `Sign in as ${invitation.email} to accept this invitation.`);
     // Hashed only once the link is known to set a password: retrying a link that cannot costs no scrypt.
     if (!(await isNewPerson(deps.db, invitation, deps.now()))) throw signInToAccept(invitation.email);
-    await limitAttempt(linkPasswordsPerAddress, request.ip, 'passwords set through links');
+    await limitAttempt(deps.db, deps.now(), linkPasswordsPerAddress, request.ip, 'passwords set through links');
     const passwordHash = await hashPassword(input.password);
     const { userId, accountId } = await deps.db.transaction(async (tx) => {
       const locked = await findUsableInvitation(tx, input.token, deps.now(), true);

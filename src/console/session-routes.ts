@@ -8,7 +8,7 @@ import { CompleteSetupSchema, type MeSchema, SetPasswordSchema, SignInSchema, Sw
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
 import { issueSetupTokenRow, isUsableToken, spendToken } from './one-time-tokens.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
-import { limitAttempt, linkPasswordsPerAddress, signInsPerAddress, signInsPerEmail } from './password-attempt-limits.ts';
+import { forgetAttempts, limitAttempt, linkPasswordsPerAddress, signInsPerAddress, signInsPerEmail } from './password-attempt-limits.ts';
 import { createSession, deleteSession, SESSION_ABSOLUTE_MS, switchSessionAccount } from './session-repository.ts';
 import { addMembership, countMembershipsElsewhere, countUsers, findUserByEmail, lockUser, membershipsOf, roleIn, setPassword, upsertUser } from './user-repository.ts';
 
@@ -49,7 +49,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
     const refused = () => new JunctionError('forbidden', 'This link is invalid, expired or already used; ask an owner for a new invitation.');
     // Hashed only for a live link: guessing tokens costs no scrypt.
     if (!(await isUsableToken(deps.db, 'set_password', input.token, deps.now()))) throw refused();
-    await limitAttempt(linkPasswordsPerAddress, request.ip, 'passwords set through links');
+    await limitAttempt(deps.db, deps.now(), linkPasswordsPerAddress, request.ip, 'passwords set through links');
     const passwordHash = await hashPassword(input.password);
     const { userId, accountId } = await deps.db.transaction(async (tx) => {
       const spent = await spendToken(tx, 'set_password', input.token, deps.now());
@@ -69,13 +69,13 @@ export async function sessionRoutes(app: FastifyInstance, deps: SessionRoutesDep
   app.post('/session', async (request, reply) => {
     checkSameOrigin(request);
     const input = parseInput(SignInSchema, request.body);
-    await limitAttempt(signInsPerAddress, request.ip, 'sign-in attempts');
-    await limitAttempt(signInsPerEmail, `${input.email}|${request.ip}`, 'sign-in attempts');
+    await limitAttempt(deps.db, deps.now(), signInsPerAddress, request.ip, 'sign-in attempts');
+    await limitAttempt(deps.db, deps.now(), signInsPerEmail, `${input.email}|${request.ip}`, 'sign-in attempts');
     const user = await findUserByEmail(deps.db, input.email);
     // Verified even for an unknown email (against a decoy): both failures take as long.
     const valid = await verifyPassword(input.password, user?.passwordHash ?? null);
     if (!user || !valid) return { ok: false, message: 'The email or password is wrong.' };
-    await signInsPerEmail.delete(`${input.email}|${request.ip}`);
+    await forgetAttempts(deps.db, signInsPerEmail, `${input.email}|${request.ip}`);
     await startSession(request, reply, user.id);
     return { ok: true };
   });
