@@ -38,6 +38,10 @@ export type StoredMessage = {
   costMicros: number | null;
   metadata: Record<string, unknown>;
   createdAt: Date;
+  /** Ids of this node's items deleted through the Conversations API (migrations/0016). */
+  hiddenItems?: readonly string[];
+  /** Set once every item of the node is hidden. */
+  deletedAt?: Date | null;
 };
 
 /** One node to append; the chain's parent links are assigned by `appendMessages`. */
@@ -125,8 +129,13 @@ type MessageRow = {
   cost_micros: number | null;
   metadata: unknown;
   created_at: Date;
+  hidden_items: unknown;
+  deleted_at: Date | null;
 };
-const MESSAGE_COLUMNS = 'm.id, m.conversation_id, m.parent_id, m.message, m.model, m.agent_id, m.response_id, m.input_tokens, m.output_tokens, m.cost_micros, m.metadata, m.created_at';
+// The array travels as jsonb: both engines hand jsonb back as a parsed value.
+const MESSAGE_COLUMNS =
+  'm.id, m.conversation_id, m.parent_id, m.message, m.model, m.agent_id, m.response_id, m.input_tokens, m.output_tokens, m.cost_micros, m.metadata, m.created_at, to_jsonb(m.hidden_items) AS hidden_items, m.deleted_at';
+const HiddenItemsSchema = z.array(z.string()).catch([]);
 const toStoredMessage = (row: MessageRow): StoredMessage => ({
   id: row.id,
   conversationId: row.conversation_id,
@@ -139,6 +148,8 @@ const toStoredMessage = (row: MessageRow): StoredMessage => ({
   costMicros: row.cost_micros,
   metadata: MetadataSchema.parse(row.metadata),
   createdAt: row.created_at,
+  hiddenItems: HiddenItemsSchema.parse(row.hidden_items ?? []),
+  deletedAt: row.deleted_at ?? null,
 });
 
 export async function findConversation(db: Queryable, owner: ConversationOwner, id: string): Promise<Conversation | undefined> {
@@ -304,4 +315,25 @@ export async function listConversations(db: Queryable, owner: ConversationOwner,
 export async function deleteConversation(db: Queryable, owner: ConversationOwner, id: string): Promise<boolean> {
   const result = await db.query('DELETE FROM conversations WHERE id = $1 AND account_id = $2 AND key_id = $3 RETURNING id', [id, owner.accountId, owner.keyId]);
   return result.rows.length > 0;
+}
+
+/**
+ * Hides one item of a node (a soft delete); `nodeItems` are every item id the node shows,
+ * so the node is marked deleted when this hides the last of them. False when the node is
+ * gone or the item was already hidden.
+ */
+export async function hideMessageItem(db: Queryable, node: { conversationId: string; id: string }, itemId: string, nodeItems: readonly string[]): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE conversation_messages
+     SET hidden_items = array_append(hidden_items, $3::text),
+         deleted_at = CASE WHEN $4::text[] <@ array_append(hidden_items, $3::text) THEN now() ELSE deleted_at END
+     WHERE id = $1 AND conversation_id = $2 AND NOT ($3::text = ANY (hidden_items))
+     RETURNING id`,
+    [node.id, node.conversationId, itemId, [...nodeItems]],
+  );
+  return result.rows.length > 0;
+}
+
+export async function setConversationTitle(db: Queryable, conversationId: string, title: string | null): Promise<void> {
+  await db.query('UPDATE conversations SET title = $2 WHERE id = $1', [conversationId, title]);
 }

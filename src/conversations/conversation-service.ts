@@ -1,4 +1,5 @@
 import { JunctionError } from '../core/errors.ts';
+import { conversationItems, everyConversationItem } from './conversation-items.ts';
 import { NO_AGENT_YET } from './created-conversation.ts';
 import type { AssistantMessage, ModelMessage, UserMessage } from '../core/model-types.ts';
 import { microsToUsd } from '../core/money.ts';
@@ -12,7 +13,9 @@ import {
   findLatestMessage,
   findOwnedMessage,
   findPath,
+  hideMessageItem,
   listConversations,
+  setConversationTitle,
   listMessages,
   type NewMessage,
   newConversationId,
@@ -20,6 +23,7 @@ import {
   type StoredMessage,
 } from './conversation-repository.ts';
 import { findResponseForContinuation, type StoredResponse } from './response-repository.ts';
+import { visibleHistory, visibleMessage } from './visible-history.ts';
 
 /**
  * The conversation-tree rules the Agents API routes and the Responses runtime share.
@@ -79,7 +83,7 @@ export async function resolveContinuation(db: Queryable, request: ContinuationRe
     parentId = owned.id;
   }
   const path = parentId === null ? [] : await findPath(db, conversation.id, parentId);
-  return { conversation, isNew: false, parentMessageId: parentId, path, history: path.map((node) => node.message) };
+  return { conversation, isNew: false, parentMessageId: parentId, path, history: visibleHistory(path) };
 }
 
 /**
@@ -226,6 +230,27 @@ export async function pageConversations(db: Queryable, owner: ConversationOwner,
   return listConversations(db, owner, { limit, after: page.after ?? null });
 }
 
+/**
+ * `DELETE /conversations/{id}/items/{item_id}`: hides an item of the conversation's current
+ * line (the items OpenAI's list shows); a deleted or unknown item is a 404.
+ */
+export async function removeConversationItem(db: Queryable, owner: ConversationOwner, conversationId: string, itemId: string): Promise<Conversation> {
+  const conversation = await getConversation(db, owner, conversationId);
+  const latest = await findLatestMessage(db, conversation.id);
+  const line = latest ? await findPath(db, conversation.id, latest.id) : [];
+  const node = line.find((candidate) => conversationItems(candidate).some((item) => item.id === itemId));
+  const nodeItems = node ? everyConversationItem(node).map((item) => item.id) : [];
+  if (!node || !(await hideMessageItem(db, node, itemId, nodeItems))) throw new JunctionError('not_found', `No item '${itemId}' in conversation '${conversationId}'.`);
+  // A title taken from the deleted text would keep showing it: it is taken again from what is left.
+  if (node.message.role === 'user' && itemId === node.id && conversation.title !== null && conversation.title === conversationTitle([node.message])) {
+    const remaining = line.filter((candidate) => candidate.id !== node.id).flatMap((candidate) => visibleMessage(candidate) ?? []);
+    const title = conversationTitle(remaining);
+    await setConversationTitle(db, conversation.id, title);
+    return { ...conversation, title };
+  }
+  return conversation;
+}
+
 export async function removeConversation(db: Queryable, owner: ConversationOwner, id: string): Promise<void> {
   if (!(await deleteConversation(db, owner, id))) throw conversationNotFound(id);
 }
@@ -254,11 +279,13 @@ export function toTreeView(conversation: Conversation, messages: readonly Stored
 }
 
 export function toMessageView(node: StoredMessage) {
+  // The tree keeps a deleted node's place (its children hang from it) but shows none of its text.
+  const visible = visibleMessage(node);
   return {
     id: node.id,
     object: 'conversation.message' as const,
     parent_id: node.parentId,
-    ...renderMessage(node.message),
+    ...(visible ? renderMessage(visible) : { role: node.message.role, content: null, deleted: true }),
     created_at: unixSeconds(node.createdAt),
     agent: node.agentId,
     model: node.model,

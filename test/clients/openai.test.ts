@@ -141,4 +141,29 @@ describe('openai responses on the Agents API', () => {
     const deleted = await call('conversations.delete', () => agents.conversations.delete(conversation.id));
     expect(deleted).toMatchObject({ id: conversation.id, deleted: true });
   });
+
+  it('starts a conversation with items and deletes one, which later turns no longer see', async () => {
+    const conversation = await call('conversations.create (items)', () =>
+      agents.conversations.create({
+        items: [
+          { type: 'message', role: 'user', content: 'my name is Ada' },
+          { type: 'message', role: 'assistant', content: 'hello Ada' },
+          { type: 'message', role: 'user', content: 'I live in Paris' },
+        ],
+      }),
+    );
+    const items = await call('conversations.items.list', () => agents.conversations.items.list(conversation.id, { order: 'asc' }));
+    expect(items.data.map((item) => (item.type === 'message' ? item.role : item.type))).toEqual(['user', 'assistant', 'user']);
+    const nameId = items.data[0]?.id;
+    if (!nameId) throw new Error('no items');
+    const afterDelete = await call('conversations.items.delete', () => agents.conversations.items.delete(nameId, { conversation_id: conversation.id }));
+    expect(afterDelete).toMatchObject({ id: conversation.id, object: 'conversation' });
+    await expect(agents.conversations.items.retrieve(nameId, { conversation_id: conversation.id })).rejects.toMatchObject({ status: 404 });
+    const left = await call('conversations.items.list (after delete)', () => agents.conversations.items.list(conversation.id, { order: 'asc' }));
+    expect(left.data.map((item) => item.id)).toEqual(items.data.slice(1).map((item) => item.id));
+    await call('responses.create (conversation with a deleted item)', () => agents.responses.create({ model: 'echo', input: 'where do I live?', conversation: conversation.id }));
+    const sent = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string }> };
+    expect(sent.messages.map((message) => message.role)).toEqual(['system', 'assistant', 'user', 'user']);
+    expect(JSON.stringify(sent)).not.toContain('my name is Ada');
+  });
 });

@@ -7,13 +7,16 @@ import {
   resolveContinuation,
   pageConversations,
   removeConversation,
+  removeConversationItem,
   toConversationView,
   toTreeView,
 } from '../../conversations/conversation-service.ts';
 import { createEmptyConversation } from '../../conversations/created-conversation.ts';
+import { createConversationWithItems } from '../../conversations/conversation-with-items.ts';
 import { conversationItems } from '../../conversations/conversation-items.ts';
 import { findLatestMessage, findPath } from '../../conversations/conversation-repository.ts';
 import { JunctionError } from '../../core/errors.ts';
+import type { ModelMessage } from '../../core/model-types.ts';
 import type { Queryable } from '../../store/database.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';
 import { parseInput } from '../../http/parse-body.ts';
@@ -34,7 +37,7 @@ const CreateBody = z.strictObject({
     .record(z.string().max(64), z.string().max(512))
     .refine((entries) => Object.keys(entries).length <= 16, 'at most 16 keys')
     .nullish(),
-  items: z.array(z.unknown()).max(0, 'initial items are not supported: send them as the input of the first response').nullish(),
+  items: z.array(InputItemSchema).max(20).nullish(),
 });
 
 /** Conversations belong to the account and the key that made them: another key sees 404. */
@@ -51,11 +54,12 @@ export async function conversationsRoutes(app: FastifyInstance, deps: AgentsApiD
     return { object: 'list', data: page.conversations.map(toConversationView), has_more: page.hasMore, last_id: last?.id ?? null };
   });
 
-  // OpenAI's Conversations API: an empty conversation for responses to join (`conversation: <id>`).
+  // OpenAI's Conversations API: a conversation for responses to join (`conversation: <id>`), with its first items if given.
   app.post('/conversations', { config: { bodyOptional: true } }, async (request) => {
     const body = parseInput(CreateBody, request.body ?? {});
     const metadata = body.metadata ?? {};
-    const created = await createEmptyConversation(deps.db, ownerOf(request), metadata);
+    const messages = body.items ? itemMessages(body.items, []) : [];
+    const created = messages.length > 0 ? await createConversationWithItems(deps.db, ownerOf(request), metadata, messages) : await createEmptyConversation(deps.db, ownerOf(request), metadata);
     return { id: created.id, object: 'conversation', created_at: Math.floor(created.createdAt.getTime() / 1000), metadata };
   });
 
@@ -84,10 +88,9 @@ export async function conversationsRoutes(app: FastifyInstance, deps: AgentsApiD
     const owner = ownerOf(request);
     const conversation = await getConversation(deps.db, owner, id);
     const continuation = await resolveContinuation(deps.db, { ...owner, agentId: conversation.agentId, conversationId: conversation.id });
-    const turn = toRunInput(body.items, { history: continuation.history, references: new Map() });
-    if (turn.instructions.length > 0) throw new JunctionError('invalid_request', 'System and developer messages apply to one request: send them as its instructions.', { param: 'items' });
-    if (turn.messages.length === 0) throw new JunctionError('invalid_request', 'None of these items adds a message to the conversation.', { param: 'items' });
-    const recorded = await recordTurn(deps.db, { continuation, messages: turn.messages.map((message) => ({ message })) });
+    const messages = itemMessages(body.items, continuation.history);
+    if (messages.length === 0) throw new JunctionError('invalid_request', 'None of these items adds a message to the conversation.', { param: 'items' });
+    const recorded = await recordTurn(deps.db, { continuation, messages: messages.map((message) => ({ message })) });
     const data = recorded.messages.flatMap(conversationItems);
     return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false };
   });
@@ -99,11 +102,24 @@ export async function conversationsRoutes(app: FastifyInstance, deps: AgentsApiD
     return item;
   });
 
+  // OpenAI's item delete answers the conversation; the item is hidden, its node keeps its place in the tree.
+  app.delete('/conversations/:id/items/:itemId', async (request) => {
+    const { id, itemId } = request.params as { id: string; itemId: string };
+    return toConversationView(await removeConversationItem(deps.db, ownerOf(request), id, itemId));
+  });
+
   app.delete('/conversations/:id', async (request) => {
     const { id } = request.params as { id: string };
     await removeConversation(deps.db, ownerOf(request), id);
     return { id, object: 'conversation.deleted', deleted: true };
   });
+}
+
+/** Items added to a conversation as messages; system and developer messages belong to one request, not to the conversation. */
+function itemMessages(items: z.infer<typeof AddItemsBody>['items'], history: ModelMessage[]): ModelMessage[] {
+  const turn = toRunInput(items, { history, references: new Map() });
+  if (turn.instructions.length > 0) throw new JunctionError('invalid_request', 'System and developer messages apply to one request: send them as its instructions.', { param: 'items' });
+  return turn.messages;
 }
 
 async function currentLine(db: Queryable, owner: { accountId: string; keyId: string }, id: string) {
