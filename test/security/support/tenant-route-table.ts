@@ -260,11 +260,6 @@ export const ROUTE_TABLE: RouteTable = {
     baseline: { url: '/console/api/usage.jsonl' },
     probes: (victim) => [scanned('usage filtered by the other account’s key', `/console/api/usage.jsonl?key_id=${victim.keys.model.id}`)],
   },
-  'GET /console/api/usage/summary': {
-    access: member,
-    baseline: { url: '/console/api/usage/summary?group_by=key' },
-    probes: (victim) => [scanned('usage grouped, filtered by the other account’s key', `/console/api/usage/summary?group_by=key&key_id=${victim.keys.model.id}`)],
-  },
   'GET /console/api/usage/:id': { access: member, baseline: { url: '/console/api/usage/gen-missing' }, probes: (victim) => [denied('usage row', `/console/api/usage/${victim.generationId}`)] },
   'GET /console/api/overview': { access: member, baseline: { url: '/console/api/overview' } },
   'GET /console/api/runs/:id': {
@@ -349,6 +344,11 @@ export const ROUTE_TABLE: RouteTable = {
     probes: (victim) => [denied('conversation', `/agents/v1/conversations/${victim.conversation.id}/items`, { items: [{ role: 'user', content: 'x' }] })],
   },
   'GET /agents/v1/conversations/:id/items/:itemId': {
+    access: agents,
+    baseline: { url: '/agents/v1/conversations/conv_missing/items/msg_missing' },
+    probes: (victim) => [denied('conversation item', `/agents/v1/conversations/${victim.conversation.id}/items/${victim.conversation.messageId}`)],
+  },
+  'DELETE /agents/v1/conversations/:id/items/:itemId': {
     access: agents,
     baseline: { url: '/agents/v1/conversations/conv_missing/items/msg_missing' },
     probes: (victim) => [denied('conversation item', `/agents/v1/conversations/${victim.conversation.id}/items/${victim.conversation.messageId}`)],
