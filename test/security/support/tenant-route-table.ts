@@ -260,6 +260,11 @@ export const ROUTE_TABLE: RouteTable = {
     baseline: { url: '/console/api/usage.jsonl' },
     probes: (victim) => [scanned('usage filtered by the other account’s key', `/console/api/usage.jsonl?key_id=${victim.keys.model.id}`)],
   },
+  'GET /console/api/usage/summary': {
+    access: member,
+    baseline: { url: '/console/api/usage/summary?group_by=key' },
+    probes: (victim) => [scanned('usage grouped, filtered by the other account’s key', `/console/api/usage/summary?group_by=key&key_id=${victim.keys.model.id}`)],
+  },
   'GET /console/api/usage/:id': { access: member, baseline: { url: '/console/api/usage/gen-missing' }, probes: (victim) => [denied('usage row', `/console/api/usage/${victim.generationId}`)] },
   'GET /console/api/overview': { access: member, baseline: { url: '/console/api/overview' } },
   'GET /console/api/runs/:id': {
