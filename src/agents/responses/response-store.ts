@@ -112,6 +112,8 @@ function turnMessages(input: ModelMessage[], result: AgentRunResult, responseId:
       responseId,
       agentId: result.messageAgents[index] ?? null,
       model: message.role === 'assistant' ? result.model : null,
+      // The run's usage rows carry its id: the console links each turn to what it cost.
+      metadata: { run_id: result.runId },
       ...(index === lastAssistant && { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }),
     })),
   ];
