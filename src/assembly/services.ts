@@ -29,7 +29,6 @@ import type { RetryPolicy } from '../pipeline/upstream-attempts.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import type { Database } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
-import { DrainState } from '../ops/drain-state.ts';
 import { JunctionMetrics } from '../ops/metrics.ts';
 import { enableTracing } from '../ops/tracing.ts';
 import { openDatabase } from '../store/open-database.ts';
@@ -62,8 +61,6 @@ export type Services = {
   metrics: JunctionMetrics;
   /** Agents by owning account: file agents and console agents (absent with agents). */
   agentDirectory: AgentDirectory | undefined;
-  /** Set once a shutdown begins: readiness then says "draining". */
-  drain: DrainState;
   tools: ToolRegistry | undefined;
   agentRuntime: AgentRuntimeDeps | undefined;
   /** Background Responses runs held by this process (absent without agents or a registration). */
@@ -250,7 +247,6 @@ async function buildServices(
     now,
     logger,
     warnings,
-    drain: new DrainState(),
     get defaultAccount() {
       return knownDefaultAccount().account;
     },

@@ -89,13 +89,6 @@ export type EnvConfig = {
   host: string;
   port: number;
   databaseUrl: string | undefined;
-  JUNCTION_DRAIN_DELAY_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(300_000)
-    .default(0)
-    .describe('After SIGTERM, how long `/readyz` answers 503 "draining" while new requests are still served, before the listener closes: a load balancer\'s probe interval times its failure threshold.'),
   dataDir: string;
   /** JUNCTION_PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (unset: chosen from the store's vector indexes, pglite-store-memory.ts). */
   pgliteSharedBuffers: string | undefined;
@@ -151,7 +144,6 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
   const storage = readStorageEnv(env);
   let corsOrigins: CorsOrigins | undefined;
   try {
-  drainDelayMs: number;
     corsOrigins = parseCorsOrigins(values.JUNCTION_CORS_ORIGINS);
   } catch (error) {
     throw new EnvConfigError(`invalid environment: ${(error as Error).message}`);
@@ -185,4 +177,3 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     logLevel: values.LOG_LEVEL,
   };
 }
-    drainDelayMs: values.JUNCTION_DRAIN_DELAY_MS,
