@@ -4,6 +4,7 @@ import { speechRoute } from '../gateway/media/speech-route.ts';
 import { systemKeyFor } from '../keys/system-key.ts';
 import type { Services } from '../assembly/services.ts';
 import { consoleAgentsRoutes } from './agents-routes.ts';
+import { consoleConversationsRoutes } from './conversations-routes.ts';
 import { catalogRoutes } from './catalog-routes.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { consoleKeysRoutes } from './keys-routes.ts';
@@ -42,6 +43,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
     await settle();
   };
   await app.register(consoleRunsRoutes, { db, now, settle: stepsWritten });
+  await app.register(consoleConversationsRoutes, { db, now, settle });
   // "Try" on the Models page: the same image and speech routes as /v1, run as the
   // session's account (billed to its credit, logged without a key), members included.
   const asAccount = requireConsoleUser(db, now);
