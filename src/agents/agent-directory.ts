@@ -1,6 +1,7 @@
 import type { AccountNames } from '../accounts/account-names.ts';
 import { JunctionError } from '../core/errors.ts';
 import { displayPath } from '../tools/folder-watcher.ts';
+import { parseAgentReference, requirePinned } from './agent-pinning.ts';
 import type { AgentConfigError, AgentRegistry, LoadedAgent } from './agent-registry.ts';
 import type { ConsoleAgentStore } from './console-agent-store.ts';
 
@@ -57,9 +58,11 @@ export class AgentDirectory {
   /**
    * The agent, or why not: an agent whose file exists but was refused (and has no
    * earlier good version serving) answers 503 naming the file and its problems, to the
-   * account that owns it only; anything else is "no such agent".
+   * account that owns it only; anything else is "no such agent". `id@version` pins a version (agent-pinning.ts).
    */
-  async require(accountId: string, id: string): Promise<OwnedAgent> {
+  async require(accountId: string, model: string): Promise<OwnedAgent> {
+    const { id, selector } = parseAgentReference(model);
+    if (selector !== undefined) return requirePinned(this, accountId, { id, selector });
     const agent = await this.find(accountId, id);
     if (agent) return agent;
     const refused = await this.#console.refusal(accountId, id);

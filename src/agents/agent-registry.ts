@@ -29,7 +29,11 @@ export type LoadedAgent = {
   updatedAt: Date;
   /** What was left out to load it (fallback models whose provider is not configured). */
   warnings?: AgentIssue[];
+  /** A console agent's staged version, serving `share` percent of conversations (release-selection.ts). */
+  release?: StagedRelease;
 };
+
+export type StagedRelease = { share: number; agent: LoadedAgent };
 
 export type ToolLookup = {
   has(name: string): boolean;

@@ -6,7 +6,7 @@ import type { AgentDirectory, OwnedAgent } from '../agents/agent-directory.ts';
 import { AgentReferencesSchema, ConsoleAgentConfigSchema, type AgentFile } from '../agents/agent-config-schema.ts';
 import { toAgentFile, toAgentYaml } from '../agents/agent-file-format.ts';
 import type { AgentIssue } from '../agents/agent-registry.ts';
-import type { AgentVersion, RefusedConsoleAgent } from '../agents/console-agent-store.ts';
+import type { AgentVersion, ConsoleAgentStore, RefusedConsoleAgent } from '../agents/console-agent-store.ts';
 import { type TenantMcpPolicy, tenantMcpUrlRefusal } from '../agents/mcp/tenant-mcp-policy.ts';
 import { toModelListEntry } from '../catalog/model-list.ts';
 import { listIndexedCollections } from '../knowledge/knowledge-repository.ts';
@@ -20,7 +20,8 @@ import type { Database } from '../store/database.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { describeZodIssues } from '../tools/compile-tool.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
-import { type AgentDetail, RollbackSchema, SaveAgentSchema } from './contract/agent-editor.ts';
+import { agentReleaseRoutes } from './agent-release-routes.ts';
+import { type AgentDetail, SaveAgentSchema } from './contract/agent-editor.ts';
 import type { ConsoleAgent } from './contract/agents.ts';
 
 export type ConsoleAgentsDeps = {
@@ -63,8 +64,8 @@ function knowledgeCollections(knowledgeDir: string): string[] {
 
 /**
  * The account's agents in the console: file agents read-only (with their path, and a
- * duplicate into an editable copy), console agents created, saved as immutable
- * versions, rolled back, exported as YAML and deleted. A console agent is tenant
+ * duplicate into an editable copy), console agents created, saved as immutable draft
+ * versions, released (agent-release-routes.ts), exported as YAML and deleted. A console agent is tenant
  * input: saves are validated with the console's own, narrower schema (no commands, no
  * account, no instructions file), the same cross-checks as files, and its MCP servers
  * and linked agents against what the account may reach.
@@ -104,9 +105,9 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
       source: agent.source,
       path: pathOf(agent),
       version: agent.version,
-      definition: toAgentFile(agent),
-      versions: (history?.versions ?? []).map(toVersionEntry),
-      latest_version: history?.latest ?? null,
+      // The editor continues from the newest version, a draft included, not from the published one.
+      definition: history?.versions[0]?.definition ?? toAgentFile(agent),
+      ...releaseOf(history),
     };
   });
 
@@ -136,27 +137,32 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
       const [first] = issues;
       return reply.status(400).send({ error: { message: `${first?.path}: ${first?.message}`, code: 'invalid_agent', param: first?.path ?? null }, issues });
     }
-    const version = await deps.agents.consoleAgents.save(caller.accountId, id, input.definition as AgentFile, { userId: caller.user.id, email: caller.user.email }, input.change_note ?? null);
-    return reply.status(existing ? 200 : 201).send({ id, version });
+    const author = { userId: caller.user.id, email: caller.user.email };
+    const saved = await deps.agents.consoleAgents.save(caller.accountId, id, input.definition as AgentFile, author, input.change_note ?? null, { publish: input.publish === true });
+    return reply.status(existing ? 200 : 201).send({ id, ...saved });
   });
 
-  app.post('/agents/:id/rollback', { preHandler: editor }, async (request) => {
-    const { id } = parseInput(IdParamsSchema, request.params, 'path');
-    const { version } = parseInput(RollbackSchema, request.body);
-    if (!(await deps.agents.consoleAgents.rollback(consoleCaller(request).accountId, id, version))) {
-      throw new JunctionError('not_found', `Agent '${id}' has no version ${version} in this account.`, { param: 'version' });
-    }
-    return { id, version };
-  });
+  await agentReleaseRoutes(app, deps);
 
   app.delete('/agents/:id', { preHandler: editor }, async (request) => {
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
-    if (!(await deps.agents.consoleAgents.remove(consoleCaller(request).accountId, id))) throw new JunctionError('not_found', `No console agent '${id}' in this account.`);
+    const caller = consoleCaller(request);
+    if (!(await deps.agents.consoleAgents.remove(caller.accountId, id, { userId: caller.user.id, email: caller.user.email }))) {
+      throw new JunctionError('not_found', `No console agent '${id}' in this account.`);
+    }
     return { deleted: true };
   });
 }
 
 const toVersionEntry = (version: AgentVersion) => ({ version: version.version, change_note: version.changeNote, created_by: version.createdByEmail, created_at: version.createdAt.toISOString() });
+
+/** The versions and the release state of a console agent (file agents have none). */
+const releaseOf = (history: Awaited<ReturnType<ConsoleAgentStore['versions']>>) => ({
+  versions: (history?.versions ?? []).map(toVersionEntry),
+  published_version: history?.published ?? null,
+  newest_version: history?.newest ?? null,
+  staged: history?.staged ?? null,
+});
 
 /** A stored console agent that today's rules refuse: shown as stored, with why, so it can be corrected or deleted. */
 async function refusedDetail(agents: AgentDirectory, accountId: string, refused: RefusedConsoleAgent): Promise<AgentDetail> {
@@ -168,8 +174,7 @@ async function refusedDetail(agents: AgentDirectory, accountId: string, refused:
     path: null,
     version: `v${refused.version}`,
     definition: stored?.definition ?? {},
-    versions: (history?.versions ?? []).map(toVersionEntry),
-    latest_version: history?.latest ?? null,
+    ...releaseOf(history),
     issues: refused.issues,
   };
 }

@@ -17,6 +17,7 @@ import { runAgent } from '../agent-runtime-loader.ts';
 import { claimPause } from '../responses/response-approvals.ts';
 import { AgentChatRequestSchema, toAgentTurn } from './agent-chat-request.ts';
 import { activeAgent } from '../handoffs.ts';
+import { servingFor } from '../release-selection.ts';
 import { chatApprovalResume, recordChatPause } from './chat-approvals.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 
@@ -38,8 +39,8 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
       conversationId: body.conversation_id ?? null,
       parentMessageId: body.parent_message_id ?? null,
     });
-    // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
-    const agent = await activeAgent(requested, continuation.path, (id) => deps.agents.find(key.accountId, id));
+    // After a handoff, the agent the conversation was handed to answers (handoffs.ts); a staged release serves its share of conversations.
+    const agent = await activeAgent(servingFor(requested, continuation.conversation.id), continuation.path, (id) => deps.agents.find(key.accountId, id));
     const turn = toAgentTurn(body);
     const owner = { accountId: key.accountId, keyId: key.id };
     const resume = await chatApprovalResume(deps.db, owner, body.parent_message_id, turn.input);

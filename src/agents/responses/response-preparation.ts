@@ -5,6 +5,7 @@ import type { Database } from '../../store/database.ts';
 import type { LoadedAgent } from '../agent-registry.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { activeAgent } from '../handoffs.ts';
+import { servingFor } from '../release-selection.ts';
 import { requestMcpServers } from '../mcp/request-mcp-servers.ts';
 import type { TenantMcpPolicy } from '../mcp/tenant-mcp-policy.ts';
 import type { CompactionSeal } from './compaction-seal.ts';
@@ -65,8 +66,10 @@ export async function prepareResponse(db: Database, requested: LoadedAgent, owne
   if (previousInMemory) continuation = { ...newConversation(owner, requested.id), history: previousInMemory.history, previousResponse: { output: previousInMemory.output } };
   else if (inConversation) continuation = { ...(await resolveContinuation(db, { ...owner, agentId: requested.id, conversationId }).catch(asConversationParam)), previousResponse: null };
   else continuation = await resolveResponseContinuation(db, { ...owner, agentId: requested.id, previousResponseId });
+  // A staged release serves its share of conversations, each for its whole life (release-selection.ts).
+  const served = servingFor(requested, continuation.conversation.id);
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
-  const agent = await activeAgent(requested, continuation.path, (agentId) => lookup(owner.accountId, agentId));
+  const agent = await activeAgent(served, continuation.path, (agentId) => lookup(owner.accountId, agentId));
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
   const openCompaction = compactions ? (encrypted: string, param: string) => compactions.open(owner.accountId, encrypted, param) : undefined;
   const read = toRunInput(body.input, { history: continuation.history, references, ...(openCompaction && { openCompaction }) });
@@ -83,7 +86,7 @@ export async function prepareResponse(db: Database, requested: LoadedAgent, owne
     continuation,
     turn,
     overrides: { ...runOverrides(body, agent, turn.instructions), ...(mcpServers.length > 0 && { mcpServers }) },
-    settings: effectiveSettings(body, requested),
+    settings: effectiveSettings(body, served),
     mcpToolOf: mcpToolResolver(runMcpLabels(agent, body)),
     clientTools: new Set((body.tools ?? []).flatMap((tool) => (tool.type === 'function' ? [tool.name] : []))),
     /** Set when the request answers the approvals a paused run waits for. */

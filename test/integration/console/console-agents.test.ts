@@ -40,7 +40,7 @@ describe('console agents', () => {
     expect(unknownModel.json<{ issues: Array<{ path: string }> }>().issues.map((issue) => issue.path)).toEqual(['model']);
   });
 
-  it('saves versions that serve on the next call, reports them, and rolls back', async () => {
+  it('saves and publishes versions that serve on the next call, reports them, and rolls back', async () => {
     const first = await owner.request('PUT', '/console/api/agents/helpdesk', {
       definition: { name: 'Helpdesk', model: 'openai/test-echo', instructions: 'Version one instructions.' },
       change_note: 'first',
@@ -52,14 +52,15 @@ describe('console agents', () => {
     const second = await owner.request('PUT', '/console/api/agents/helpdesk', {
       definition: { name: 'Helpdesk', model: 'openai/test-echo', instructions: 'Version two instructions.' },
       change_note: 'sharper',
+      publish: true,
     });
-    expect(second.json()).toEqual({ id: 'helpdesk', version: 2 });
+    expect(second.json()).toEqual({ id: 'helpdesk', version: 2, published: true });
     expect((await chat('helpdesk', 'hi')).json()).toMatchObject({ agent_version: 'v2' });
     expect(lastSystemPrompt()).toContain('Version two instructions.');
     expect((await gateway.app.inject({ url: '/agents/v1/models/helpdesk', headers: bearer(agentKey) })).json()).toMatchObject({ version: 'v2', source: 'console' });
 
-    const detail = (await owner.request('GET', '/console/api/agents/helpdesk')).json<{ versions: Array<{ version: number; change_note: string; created_by: string }>; latest_version: number }>();
-    expect(detail.latest_version).toBe(2);
+    const detail = (await owner.request('GET', '/console/api/agents/helpdesk')).json<{ versions: Array<{ version: number; change_note: string; created_by: string }>; published_version: number }>();
+    expect(detail.published_version).toBe(2);
     expect(detail.versions.map((version) => [version.version, version.change_note, version.created_by])).toEqual([
       [2, 'sharper', 'owner@example.com'],
       [1, 'first', 'owner@example.com'],
@@ -93,8 +94,8 @@ describe('console agents', () => {
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ error: { code: 'conflict', param: 'id' } });
     expect(again.json<{ error: { message: string } }>().error.message).toContain('taken');
-    const detail = (await owner.request('GET', '/console/api/agents/taken-id')).json<{ definition: { instructions: string }; latest_version: number }>();
-    expect(detail).toMatchObject({ definition: { instructions: 'The first agent.' }, latest_version: 1 });
+    const detail = (await owner.request('GET', '/console/api/agents/taken-id')).json<{ definition: { instructions: string }; published_version: number }>();
+    expect(detail).toMatchObject({ definition: { instructions: 'The first agent.' }, published_version: 1 });
     expect((await create('echo', 'Over a file agent.')).statusCode).toBe(409);
   });
 

@@ -63,12 +63,15 @@ export function AgentEditor({
   onSave,
   idField,
   onNameChange,
+  saveLabel = 'Save',
 }: {
   initial: Definition;
   options: EditorOptions;
   onSave(definition: Definition, changeNote: string | null): Promise<unknown>;
   idField?: React.ReactNode;
   onNameChange?(name: string): void;
+  /** The agent page saves drafts; the new-agent form creates the first, published version. */
+  saveLabel?: string;
 }) {
   const [instructions, setInstructions] = useState(String(initial['instructions'] ?? ''));
   const [preview, setPreview] = useState(false);
@@ -194,7 +197,7 @@ export function AgentEditor({
       ))}
       <div className="dialog-actions">
         <Button type="submit" variant="primary" disabled={busy}>
-          Save
+          {saveLabel}
         </Button>
       </div>
     </form>

@@ -1,15 +1,17 @@
 import { useNavigate, useParams } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
-import { dateTime } from '../../api/client.ts';
-import { useAgent, useAgentYaml, useDeleteAgent, useEditorOptions, useRollbackAgent, useSaveAgent, useSignedIn } from '../../api/queries.ts';
+import { useSaveDraft } from '../../api/agent-release-queries.ts';
+import { useAgent, useAgentYaml, useDeleteAgent, useEditorOptions, useSaveAgent, useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
-import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { AgentEditor } from './agent-editor.tsx';
+import { AgentHistory } from './agent-history.tsx';
+import { AgentVersions } from './agent-versions.tsx';
 import { Playground } from './playground.tsx';
+import { VersionDiff } from './version-diff.tsx';
 
 /** One agent: its editor (console agents) or its file (read-only, duplicable), its versions, and the playground. */
 export function AgentPage() {
@@ -18,7 +20,7 @@ export function AgentPage() {
   const options = useEditorOptions();
   const me = useSignedIn();
   const save = useSaveAgent();
-  const rollback = useRollbackAgent(agentId);
+  const saveDraft = useSaveDraft(agentId);
   const remove = useDeleteAgent();
   const navigate = useNavigate();
   const [duplicating, setDuplicating] = useState(false);
@@ -82,7 +84,11 @@ export function AgentPage() {
             A file agent (read-only here): <code>{detail.path}</code>. Edit the file, or duplicate it into a console agent.
           </>
         ) : (
-          <>Console agent, serving version {detail.latest_version}. Every save is a new version; the next request uses it.</>
+          <>
+            Console agent: callers get version {detail.published_version}
+            {detail.staged && ` (version ${detail.staged.version} staged for ${detail.staged.share}% of conversations)`}. Every save is a draft version: callers get it once it is published, or pin it
+            as <code>{`${detail.id}@N`}</code>.
+          </>
         )}
       </p>
       {detail.source === 'console' && canEdit ? (
@@ -93,13 +99,14 @@ export function AgentPage() {
             </p>
           )}
           <AgentEditor
-            key={detail.version}
+            key={detail.newest_version}
             initial={detail.definition}
             options={options.data}
+            saveLabel="Save draft"
             onSave={async (definition, changeNote) => {
               setNotice(undefined);
-              const saved = await save.mutateAsync({ id: detail.id, definition, changeNote });
-              setNotice(`Saved version ${saved.version}. The next request uses it.`);
+              const saved = await saveDraft.mutateAsync({ definition, changeNote });
+              setNotice(saved.published ? `Saved and published version ${saved.version}.` : `Saved draft version ${saved.version}. Publish it below when it is ready.`);
             }}
           />
         </section>
@@ -116,38 +123,11 @@ export function AgentPage() {
         </section>
       )}
       {detail.versions.length > 0 && (
-        <section className="card" aria-label="Versions">
-          <h2>Versions</h2>
-          <DataTable label="Versions" columns={['Version', 'Change', 'By', 'When']} actions="Actions">
-            {detail.versions.map((version) => (
-              <tr key={version.version}>
-                <td>
-                  v{version.version}
-                  {version.version === detail.latest_version && <strong> (serving)</strong>}
-                </td>
-                <td>{version.change_note ?? '—'}</td>
-                <td>{version.created_by ?? '—'}</td>
-                <td>{dateTime(version.created_at)}</td>
-                <td>
-                  {canEdit && version.version !== detail.latest_version && (
-                    <ConfirmButton
-                      label="Roll back"
-                      variant="secondary"
-                      accessibleName={`Roll back to v${version.version}`}
-                      title={`Roll back to v${version.version}?`}
-                      description={`Version ${version.version} serves the next request instead of version ${detail.latest_version}. Later versions stay in the history.`}
-                      confirmLabel="Roll back"
-                      onConfirm={async () => {
-                        await rollback.mutateAsync(version.version);
-                        setNotice(`Version ${version.version} serves again.`);
-                      }}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        </section>
+        <>
+          <AgentVersions detail={detail} canEdit={canEdit} onDone={setNotice} />
+          {detail.versions.length > 1 && <VersionDiff agentId={detail.id} versions={detail.versions} published={detail.published_version} />}
+          <AgentHistory agentId={detail.id} />
+        </>
       )}
       <Playground key={detail.id} agentId={detail.id} />
       <Dialog open={duplicating} onOpenChange={setDuplicating} title="Duplicate agent" description="An editable console copy under a new id.">
