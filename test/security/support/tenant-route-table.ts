@@ -266,6 +266,23 @@ export const ROUTE_TABLE: RouteTable = {
     probes: (victim) => [scanned('usage grouped, filtered by the other account’s key', `/console/api/usage/summary?group_by=key&key_id=${victim.keys.model.id}`)],
   },
   'GET /console/api/usage/:id': { access: member, baseline: { url: '/console/api/usage/gen-missing' }, probes: (victim) => [denied('usage row', `/console/api/usage/${victim.generationId}`)] },
+  'GET /console/api/agents/:id/conversations': {
+    access: member,
+    baseline: { url: '/console/api/agents/matrix-missing/conversations' },
+    probes: (victim, self) => [
+      scanned('conversations of the other account’s agent id', `/console/api/agents/${victim.consoleAgent.id}/conversations`),
+      scanned('conversations filtered by the other account’s key', `/console/api/agents/${self.consoleAgent.id}/conversations?key_id=${victim.keys.agent.id}`),
+      scanned('conversation, as the page cursor', `/console/api/agents/${self.consoleAgent.id}/conversations?cursor=${victim.conversation.id}`),
+    ],
+  },
+  'GET /console/api/conversations/:id': {
+    access: member,
+    baseline: { url: '/console/api/conversations/conv_missing' },
+    probes: (victim) => [
+      denied('conversation', `/console/api/conversations/${victim.conversation.id}`),
+      denied('playground conversation', `/console/api/conversations/${victim.playgroundConversationId}`),
+    ],
+  },
   'GET /console/api/overview': { access: member, baseline: { url: '/console/api/overview' } },
   'GET /console/api/runs/:id': {
     access: member,
