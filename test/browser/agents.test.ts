@@ -7,8 +7,8 @@ import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts
 
 /**
  * Agents in the console, in Chromium: create one in the editor, call it with an agent
- * key, change its instructions and see the next call use them, roll back, duplicate a
- * file agent, and run the playground on a tool-using turn with the tool drawn.
+ * key, save a draft and see the next call use it once published, roll back, stage and
+ * promote, duplicate a file agent, and run the playground on a tool-using turn.
  */
 const enabled = browserAvailable();
 const PASSWORD = 'agents browser password';
@@ -83,20 +83,62 @@ describe.skipIf(!enabled)('agents in the console', () => {
     expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v1' });
   });
 
-  it('changes the instructions, and the next call uses them; rolls back', async () => {
+  it('saves a draft callers do not get; Publish makes the next call use it; rolls back', async () => {
     await page.reload();
     await page.getByLabel('Instructions').fill('Always greet in French.');
     await page.getByLabel('Change note').fill('French');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').getByText('Saved version 2').waitFor();
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByRole('status').getByText('Saved draft version 2').waitFor();
+    expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v1' });
+    expect(systemPromptOfLastCall()).toContain('Always greet warmly.');
+    expect(await callAgent('greeter@2')).toMatchObject({ agent_version: 'v2' });
+
+    const versions = page.getByRole('table', { name: 'Versions' });
+    const statusOf = (version: string, status: string) =>
+      versions
+        .getByRole('row')
+        .filter({ has: page.getByRole('cell', { name: version, exact: true }) })
+        .getByRole('cell', { name: status, exact: true });
+    await statusOf('v2', 'draft').waitFor();
+    // Cancel changes nothing, and focus goes back to the button that opened the dialog.
+    const publish = page.getByRole('button', { name: 'Publish v2' });
+    await publish.click();
+    await page.getByRole('dialog', { name: 'Publish v2?' }).getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await expect(page.locator(':focus').getAttribute('aria-label')).resolves.toBe('Publish v2');
+    expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v1' });
+
+    await publish.click();
+    await page.getByRole('dialog', { name: 'Publish v2?' }).getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.getByRole('status').getByText('Version 2 is published.').waitFor();
+    await statusOf('v2', 'published').waitFor();
     expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v2' });
     expect(systemPromptOfLastCall()).toContain('Always greet in French.');
+    await page.getByLabel('Changes from v1 to v2').getByText('+ instructions: Always greet in French.').waitFor();
+    await page.getByRole('table', { name: 'History' }).getByText('published v2 (was v1)').waitFor();
 
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
     await page.getByRole('dialog', { name: 'Roll back to v1?' }).getByRole('button', { name: 'Roll back' }).click();
-    await page.getByRole('table', { name: 'Versions' }).getByText('v1 (serving)').waitFor();
+    await statusOf('v1', 'published').waitFor();
     expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v1' });
     expect(systemPromptOfLastCall()).toContain('Always greet warmly.');
+  });
+
+  it('stages a version for a share of conversations, then promotes it', async () => {
+    await page.getByRole('button', { name: 'Stage v2' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stage v2?' });
+    await dialog.getByLabel('Share of conversations (%)').fill('10');
+    await dialog.getByRole('button', { name: 'Stage', exact: true }).click();
+    await page.getByRole('status').getByText('Version 2 answers 10% of conversations.').waitFor();
+    const versions = page.getByRole('table', { name: 'Versions' });
+    await versions.getByRole('cell', { name: 'staged 10%', exact: true }).waitFor();
+    await page.getByText('version 2 staged for 10% of conversations').waitFor();
+
+    await page.getByRole('button', { name: 'Promote v2' }).click();
+    await page.getByRole('dialog', { name: 'Promote v2?' }).getByRole('button', { name: 'Promote', exact: true }).click();
+    await page.getByRole('status').getByText('Version 2 is promoted').waitFor();
+    expect(await callAgent('greeter')).toMatchObject({ agent_version: 'v2' });
+    await page.getByRole('table', { name: 'History' }).getByText('promoted v2 to every conversation').waitFor();
   });
 
   it('duplicates a file agent into an editable console agent', async () => {
