@@ -132,13 +132,31 @@ export async function releaseHolderLeases(db: Queryable, holderId: string, now =
 }
 
 /**
+ * Settles the calls a run's earlier holder journaled and never finished, as `interrupted`
+ * at their journaled tokens and cost, when another process takes the run over: the
+ * resumed response then counts them before it finishes, instead of waiting for the
+ * holder's heartbeat to go stale. The holder's leases stay until the reclaimer returns
+ * them; a holder still alive that settles such a call later finds its row already written
+ * and bills it once (the replay-safe batch form).
+ */
+export async function settleAbandonedRunCalls(db: Queryable, runId: string, holderId: string, now = new Date()): Promise<number> {
+  const result = await db.query<{ settled: number }>(
+    `WITH leases AS (
+       SELECT NULL::uuid AS key_id, NULL::uuid AS account_id, 0::bigint AS amount_micros WHERE false
+     ), interrupted AS (
+       DELETE FROM open_calls c WHERE c.agent_run_id = $1 AND c.holder_id <> $2::uuid RETURNING c.*
+     ), ${settleInterruptedSql('$3', '$4')}
+     SELECT (SELECT count(*) FROM inserted)::int AS settled, require_usage_owners(${MISSING_OWNERS('inserted', 'keys', 'accounts_done')}) AS owners_checked`,
+    [runId, holderId, utcDayNumber(now), utcMonthNumber(now)],
+  );
+  return result.rows[0]?.settled ?? 0;
+}
+
+/**
  * One statement: delete the holders, settle their open calls (usage rows + spend), and
- * return their leases. Each key and account row is updated once (spend and lease
- * together): two updates of one row in one statement would lose one of them.
+ * return their leases.
  */
 async function reclaim(db: Queryable, holders: string, params: unknown[], now: Date): Promise<number> {
-  const day = `$${params.length + 1}`;
-  const month = `$${params.length + 2}`;
   const result = await db.query<{ reclaimed: number }>(
     `WITH stale AS (
        DELETE FROM lease_holders WHERE ${holders} RETURNING id
@@ -146,7 +164,19 @@ async function reclaim(db: Queryable, holders: string, params: unknown[], now: D
        SELECT l.key_id, l.account_id, l.amount_micros FROM budget_leases l JOIN stale s ON s.id = l.holder_id
      ), interrupted AS (
        DELETE FROM open_calls c USING stale s WHERE c.holder_id = s.id RETURNING c.*
-     ), inserted AS (
+     ), ${settleInterruptedSql(`$${params.length + 1}`, `$${params.length + 2}`)}
+     SELECT (SELECT count(*) FROM stale)::int AS reclaimed, require_usage_owners(${MISSING_OWNERS('inserted', 'keys', 'accounts_done')}) AS owners_checked`,
+    [...params, utcDayNumber(now), utcMonthNumber(now)],
+  );
+  return result.rows[0]?.reclaimed ?? 0;
+}
+
+/**
+ * The CTEs after `leases` (amounts to return) and `interrupted` (deleted open_calls rows):
+ * usage rows for the calls, then each key and account row updated once (spend and lease
+ * together): two updates of one row in one statement would lose one of them.
+ */
+const settleInterruptedSql = (day: string, month: string): string => `inserted AS (
        INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model,
          status, http_status, error_code, input_tokens, output_tokens, cost_micros, latency_ms, streamed, agent_id, agent_run_id, created_at)
        SELECT id, account_id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model,
@@ -176,9 +206,4 @@ async function reclaim(db: Queryable, holders: string, params: unknown[], now: D
      ), accounts_done AS (
        UPDATE accounts a SET leased_micros = GREATEST(0, a.leased_micros - d.lease), usage_micros = a.usage_micros + d.spend
        FROM account_deltas d WHERE a.id = d.id RETURNING a.id
-     )
-     SELECT (SELECT count(*) FROM stale)::int AS reclaimed, require_usage_owners(${MISSING_OWNERS('inserted', 'keys', 'accounts_done')}) AS owners_checked`,
-    [...params, utcDayNumber(now), utcMonthNumber(now)],
-  );
-  return result.rows[0]?.reclaimed ?? 0;
-}
+     )`;

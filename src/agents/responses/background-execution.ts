@@ -6,9 +6,11 @@ import type { CallContext } from '../../pipeline/call-context.ts';
 import type { Database } from '../../store/database.ts';
 import type { AgentDirectory } from '../agent-directory.ts';
 import type { AgentRuntimeDeps } from '../agent-runner.ts';
-import type { RunTotals } from '../run-totals.ts';
+import { addUsage, type RunTotals } from '../run-totals.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
+import { settleAbandonedRunCalls } from '../../billing/lease-sql.ts';
 import type { StopReason } from '../durable/background-runs.ts';
+import { type InterruptedSteps, interruptedSteps } from '../durable/interrupted-step-repository.ts';
 import { dropEventsAfter, finishRun, type RunRow, type RunSnapshot, RunSnapshotSchema, saveProgress } from '../durable/run-repository.ts';
 import { asJunctionFailure, type StoredRunRequest, StoredRunRequestSchema } from './background-response.ts';
 import type { McpToolOf } from './mcp-tool-names.ts';
@@ -72,7 +74,11 @@ async function openRunSession(deps: BackgroundExecutionDeps, row: RunRow, stop: 
   const stored = StoredRunRequestSchema.parse(row.request);
   const request: StoredRunRequest = { body: CreateResponseSchema.parse(stored.body), settings: stored.settings as ResponseSettings, created_at: stored.created_at };
   const snapshot = row.snapshot === null ? undefined : RunSnapshotSchema.parse(row.snapshot);
-  if (resumed) await dropEventsAfter(db, row.id, snapshot?.sequence ?? SUBMITTED_SEQUENCE);
+  if (resumed) {
+    await dropEventsAfter(db, row.id, snapshot?.sequence ?? SUBMITTED_SEQUENCE);
+    // The step the dead process had under way is billed now, so this response can count it.
+    await settleAbandonedRunCalls(db, row.id, holderId);
+  }
 
   const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id: row.response_id, createdAt: request.created_at, ...fields });
   // The run stops on cancel, shutdown or a lost lease (from BackgroundRuns), or when a write finds the lease gone.
@@ -148,8 +154,9 @@ async function runToEnd(session: RunSession): Promise<void> {
   });
   session.runTotals = run.totals;
   for await (const event of run.events) send(encoder.encode(event));
-  const result = run.result();
-  if (!result) throw new JunctionError('internal_error', 'The agent run ended without a result.');
+  const ran = run.result();
+  if (!ran) throw new JunctionError('internal_error', 'The agent run ended without a result.');
+  const result = withInterrupted(ran, await interruptedOf(session));
   send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
   const { status, incompleteReason } = runOutcome(result);
   const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
@@ -180,7 +187,8 @@ async function finishFailedRun(session: RunSession, error: unknown): Promise<voi
   if (!cancelled && failure.status >= 500) deps.logger.error({ err: error, runId: row.id }, 'background run failed');
   // The runner's totals include a step cut short by the stop, whose usage event never streamed (the pipeline billed it).
   const ran = session.runTotals?.();
-  const totals = ran && ran.modelCostMicros + ran.toolCostMicros >= encoder.totals.modelCostMicros + encoder.totals.toolCostMicros ? ran : encoder.totals;
+  const chosen = ran && ran.modelCostMicros + ran.toolCostMicros >= encoder.totals.modelCostMicros + encoder.totals.toolCostMicros ? ran : encoder.totals;
+  const totals = withInterrupted(chosen, await interruptedOf(session).catch(() => undefined));
   const usage = wireUsage(totals.usage, totals);
   const resource = responseResource(
     request.settings,
@@ -214,5 +222,18 @@ async function failedEntry(session: RunSession, resource: ResponseResource, cost
 }
 
 class LeaseLost extends Error {}
+
+/** Steps of this run that a process died in (only a run taken over has any). */
+const interruptedOf = (session: RunSession): Promise<InterruptedSteps | undefined> => (session.row.attempts > 1 ? interruptedSteps(session.deps.db, session.row.id) : Promise.resolve(undefined));
+
+type Billed = { usage: RunTotals['usage']; modelCostMicros: number; toolCostMicros: number };
+
+/** A run's totals with its interrupted steps added: the response's usage is then the sum of the run's usage rows. */
+function withInterrupted<T extends Billed & { costMicros?: number }>(totals: T, lost: InterruptedSteps | undefined): T {
+  if (!lost || lost.modelCostMicros + lost.usage.inputTokens + lost.usage.outputTokens === 0) return totals;
+  // addUsage fills every field, so the sum has whatever shape of Usage the totals had.
+  const added = { ...totals, usage: addUsage(totals.usage, lost.usage), modelCostMicros: totals.modelCostMicros + lost.modelCostMicros } as T;
+  return totals.costMicros === undefined ? added : { ...added, costMicros: totals.costMicros + lost.modelCostMicros };
+}
 
 const emptyEncoderTotals = () => ({ usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 }, modelCostMicros: 0, toolCostMicros: 0 });
