@@ -245,6 +245,36 @@ export const ROUTE_TABLE: RouteTable = {
     baseline: { url: '/console/api/agents/matrix-missing/rollback', payload: { version: 1 } },
     probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/rollback`, { version: 1 })],
   },
+  'POST /console/api/agents/:id/publish': {
+    access: admin,
+    baseline: { url: '/console/api/agents/matrix-missing/publish', payload: { version: 1 } },
+    probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/publish`, { version: 1 })],
+  },
+  'POST /console/api/agents/:id/stage': {
+    access: admin,
+    baseline: { url: '/console/api/agents/matrix-missing/stage', payload: { version: 2, share: 10 } },
+    probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/stage`, { version: 1, share: 10 })],
+  },
+  'POST /console/api/agents/:id/promote': {
+    access: admin,
+    baseline: { url: '/console/api/agents/matrix-missing/promote' },
+    probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/promote`)],
+  },
+  'POST /console/api/agents/:id/abort': {
+    access: admin,
+    baseline: { url: '/console/api/agents/matrix-missing/abort' },
+    probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/abort`)],
+  },
+  'GET /console/api/agents/:id/audit': {
+    access: member,
+    baseline: { url: '/console/api/agents/matrix-missing/audit' },
+    probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/audit`)],
+  },
+  'GET /console/api/agents/:id/diff': {
+    access: member,
+    baseline: { url: '/console/api/agents/matrix-missing/diff?from=1&to=2' },
+    probes: (victim) => [denied('console agent', `/console/api/agents/${victim.consoleAgent.id}/diff?from=1&to=1`)],
+  },
   'GET /console/api/usage': {
     access: member,
     baseline: { url: '/console/api/usage' },
@@ -298,13 +328,19 @@ export const ROUTE_TABLE: RouteTable = {
   'GET /agents/v1/models/:id': {
     access: agents,
     baseline: { url: '/agents/v1/models/matrix-missing' },
-    probes: (victim) => [denied('console agent', `/agents/v1/models/${victim.consoleAgent.id}`), scanned('file agent of the same id', '/agents/v1/models/file-agent')],
+    probes: (victim) => [
+      denied('console agent', `/agents/v1/models/${victim.consoleAgent.id}`),
+      denied('console agent, pinned', `/agents/v1/models/${victim.consoleAgent.id}@1`),
+      scanned('file agent of the same id', '/agents/v1/models/file-agent'),
+    ],
   },
   'POST /agents/v1/chat/completions': {
     access: agents,
     baseline: { url: '/agents/v1/chat/completions', payload: chat('matrix-missing') },
     probes: (victim, self) => [
       denied('console agent', '/agents/v1/chat/completions', chat(victim.consoleAgent.id)),
+      denied('console agent, pinned', '/agents/v1/chat/completions', chat(`${victim.consoleAgent.id}@1`)),
+      denied('console agent, newest version', '/agents/v1/chat/completions', chat(`${victim.consoleAgent.id}@latest`)),
       denied('conversation', '/agents/v1/chat/completions', chat(self.consoleAgent.id, { conversation_id: victim.conversation.id })),
       denied('playground conversation', '/agents/v1/chat/completions', chat(self.consoleAgent.id, { conversation_id: victim.playgroundConversationId })),
       // In the agent key's own conversation (sessions have their own playground keys, so theirs is not found first).
@@ -337,6 +373,7 @@ export const ROUTE_TABLE: RouteTable = {
     baseline: { url: '/agents/v1/responses', payload: { model: 'matrix-missing', input: 'x' } },
     probes: (victim, self) => [
       denied('console agent', '/agents/v1/responses', { model: victim.consoleAgent.id, input: 'x' }),
+      denied('console agent, pinned', '/agents/v1/responses', { model: `${victim.consoleAgent.id}@published`, input: 'x' }),
       denied('stored response', '/agents/v1/responses', { model: self.consoleAgent.id, input: 'x', previous_response_id: victim.responseId }),
       denied('conversation', '/agents/v1/responses', { model: self.consoleAgent.id, input: 'x', conversation: victim.conversation.id }),
     ],
