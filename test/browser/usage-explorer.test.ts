@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSetupLink } from '../../src/console/session-routes.ts';
@@ -11,6 +13,7 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
  * limit, and the CSV holds what the page shows.
  */
 const enabled = browserAvailable();
+const SCREENSHOTS = process.env.JUNCTION_SCREENSHOTS ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
 let server: TestApp;
 let baseUrl: string;
 let browser: Browser;
@@ -123,6 +126,10 @@ describe.skipIf(!enabled)('the usage explorer in Chromium', () => {
     await expect(byKey.locator('dl[aria-label="Totals"]').textContent()).resolves.toMatch(/Requests3Input/);
     const meter = byKey.getByRole('meter', { name: 'app: daily limit used' });
     await expect(meter.getAttribute('max')).resolves.toBe('3');
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'usage.png'), fullPage: true });
+    }
 
     await page.getByLabel('Group by').selectOption({ label: 'Day' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
