@@ -76,6 +76,18 @@ const agent = createRoute({
   staticData: { title: 'Agent' },
   component: lazyRouteComponent(() => import('./routes/agents/agent-page.tsx'), 'AgentPage'),
 });
+const agentConversations = createRoute({
+  getParentRoute: () => app,
+  path: '/agents/$agentId/conversations',
+  staticData: { title: 'Conversations' },
+  component: lazyRouteComponent(() => import('./routes/agents/agent-conversations-page.tsx'), 'AgentConversationsPage'),
+});
+const conversation = createRoute({
+  getParentRoute: () => app,
+  path: '/agents/$agentId/conversations/$conversationId',
+  staticData: { title: 'Conversation' },
+  component: lazyRouteComponent(() => import('./routes/agents/conversation-page.tsx'), 'ConversationPage'),
+});
 const runs = createRoute({ getParentRoute: () => app, path: '/runs', staticData: { title: 'Runs' }, component: lazyRouteComponent(() => import('./routes/runs/run-page.tsx'), 'RunsPage') });
 const run = createRoute({ getParentRoute: () => app, path: '/runs/$runId', staticData: { title: 'Run' }, component: lazyRouteComponent(() => import('./routes/runs/run-page.tsx'), 'RunPage') });
 const knowledge = createRoute({
@@ -92,7 +104,13 @@ const settings = createRoute({
 });
 
 export const router = createRouter({
-  routeTree: root.addChildren([signIn, setup, setPassword, invite, app.addChildren([overview, keys, usage, models, agents, newAgent, agent, runs, run, knowledge, settings])]),
+  routeTree: root.addChildren([
+    signIn,
+    setup,
+    setPassword,
+    invite,
+    app.addChildren([overview, keys, usage, models, agents, newAgent, agent, agentConversations, conversation, runs, run, knowledge, settings]),
+  ]),
   defaultPreload: 'intent',
 });
 

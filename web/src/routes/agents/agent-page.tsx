@@ -9,6 +9,7 @@ import { TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { AgentEditor } from './agent-editor.tsx';
 import { AgentHistory } from './agent-history.tsx';
+import { AgentTabs } from './agent-tabs.tsx';
 import { AgentVersions } from './agent-versions.tsx';
 import { Playground } from './playground.tsx';
 import { VersionDiff } from './version-diff.tsx';
@@ -78,6 +79,7 @@ export function AgentPage() {
           )}
         </div>
       </div>
+      <AgentTabs agentId={detail.id} current="agent" />
       <p className="muted">
         {detail.source === 'file' ? (
           <>

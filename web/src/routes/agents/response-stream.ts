@@ -28,13 +28,22 @@ type StreamEvent = {
  * console session (no key), calling `onSteps` as each semantic event changes what is
  * drawn: reasoning, each tool call with its arguments and then its result, the text.
  */
-export async function streamResponse(request: { model: string; input: string; previousResponseId: string | null }, onSteps: (steps: DrawnStep[]) => void, signal?: AbortSignal): Promise<RunSummary> {
+export async function streamResponse(
+  request: { model: string; input: string; previousResponseId: string | null; conversationId?: string | undefined },
+  onSteps: (steps: DrawnStep[]) => void,
+  signal?: AbortSignal,
+): Promise<RunSummary> {
   const response = await fetch('/agents/v1/responses', {
     method: 'POST',
     credentials: 'same-origin',
     ...(signal && { signal }),
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-csrf-token': currentCsrfToken() },
-    body: JSON.stringify({ model: request.model, input: request.input, stream: true, ...(request.previousResponseId && { previous_response_id: request.previousResponseId }) }),
+    body: JSON.stringify({
+      model: request.model,
+      input: request.input,
+      stream: true,
+      ...(request.previousResponseId ? { previous_response_id: request.previousResponseId } : request.conversationId && { conversation: request.conversationId }),
+    }),
   });
   if (!response.ok || !response.body) {
     const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
@@ -124,4 +133,17 @@ export async function streamResponse(request: { model: string; input: string; pr
   if (failure) throw new Error(failure);
   if (!summary) throw new Error('The stream ended before the response completed.');
   return summary;
+}
+
+/** A new, empty conversation for the playground to fill: its id is known before the first answer, so a reload finds it. */
+export async function createConversation(): Promise<string> {
+  const response = await fetch('/agents/v1/conversations', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': currentCsrfToken() },
+    body: JSON.stringify({}),
+  });
+  const body = (await response.json().catch(() => ({}))) as { id?: string; error?: { message?: string } };
+  if (!response.ok || !body.id) throw new Error(body.error?.message ?? `Could not start a conversation (${response.status})`);
+  return body.id;
 }
