@@ -31,6 +31,8 @@ import type { Database } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
 import { JunctionMetrics } from '../ops/metrics.ts';
 import { enableTracing } from '../ops/tracing.ts';
+import { DeploymentRouter } from '../routing/deployment-router.ts';
+import { registerRoutingMetrics } from '../routing/routing-metrics.ts';
 import { openDatabase } from '../store/open-database.ts';
 import { OpeningDatabase } from '../store/opening-database.ts';
 import { ProcessRegistration, unregisteredHolder } from '../store/process-registry.ts';
@@ -214,7 +216,10 @@ async function buildServices(
     stops.push(() => plans.stop());
   });
   const rateLimiter = new KeyRateLimiter(await sharedRedis(build, options.redis), db);
-  const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, ...(options.retry && { retry: options.retry }) };
+  // Deployment health is per process, like the retries it steers; /metrics shows it.
+  const router = new DeploymentRouter({ now: () => now().getTime() });
+  registerRoutingMetrics(metrics.registry, router);
+  const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, router, ...(options.retry && { retry: options.retry }) };
   const chat = new ChatPipeline(pipelineDeps);
   const unary = new UnaryPipeline(pipelineDeps);
   const embeddingModel = config.embeddingModel && resolveModel(catalog, config.embeddingModel) ? config.embeddingModel : undefined;
