@@ -1,4 +1,5 @@
 import type { ModelStreamEvent, Usage } from '../core/model-types.ts';
+import type { McpStep } from './mcp/mcp-step.ts';
 
 /**
  * What an agent run reports while it works, in order: the side channel LangGraph
@@ -10,7 +11,8 @@ export type RunEvent = (
   | { type: 'model-started'; step: number }
   | { type: 'model-event'; step: number; event: ModelStreamEvent }
   | { type: 'model-finished'; step: number; model: string; generationId: string; usage: Usage; costMicros: number }
-  | { type: 'tool-started'; step: number; callId: string; name: string; arguments: string }
+  /** `mcp`: set when the tool is an MCP server's. */
+  | { type: 'tool-started'; step: number; callId: string; name: string; arguments: string; mcp?: McpStep }
   | { type: 'tool-finished'; step: number; callId: string; name: string; ok: boolean; output: string; costMicros: number; durationMs: number }
 ) & {
   /** Set on the steps of a sub-agent: the path of agents that took it (`researcher`, `researcher/fetcher`). */

@@ -18,6 +18,7 @@ import type { RunEvent } from './run-events.ts';
 import { addUsage, type RunTotals } from './run-totals.ts';
 import { handoffTarget, handoffToolDefinitions } from './handoffs.ts';
 import type { McpTool } from './mcp/mcp-servers.ts';
+import { mcpStep } from './mcp/mcp-step.ts';
 import { agentOfTool, agentToolDefinitions, isAgentTool, runSubAgent } from './sub-agents.ts';
 import { toAbortSignal } from '../core/cancel-signal.ts';
 import { overlay } from '../core/overlay.ts';
@@ -205,7 +206,8 @@ async function runToolCalls(
   for (const call of (message.tool_calls ?? []).filter((entry) => !hooks.isClientTool(entry.name))) {
     const callId = call.id ?? '';
     const rawArguments = (message.additional_kwargs as { rawArguments?: Record<string, string> }).rawArguments?.[callId] ?? JSON.stringify(call.args);
-    emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments });
+    const mcp = parts.mcpTool(call.name);
+    emit({ type: 'tool-started', step, callId, name: call.name, arguments: rawArguments, ...(mcp && { mcp: mcpStep(mcp, scope.mcpTools) }) });
     const decision = decisions[callId];
     // Bounds are checked before every tool call too, at any depth: a call past them does not run.
     const bound = hooks.exceededBound();

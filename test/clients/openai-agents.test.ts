@@ -26,6 +26,8 @@ beforeAll(async () => {
     shouter: 'name: Shouter\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\n',
     asker: 'name: Asker\nmodel: openai/test-tool\ninstructions: Use the tools you are given.\n',
     echo: 'name: Echo\nmodel: openai/test-echo\ninstructions: Repeat.\n',
+    desk: 'name: Desk\nmodel: openai/test-tool\ninstructions: Ask the orders agent.\nagents: [orders]\n',
+    orders: `name: Orders\nmodel: openai/test-tool\ninstructions: Look orders up.\nmcp_servers:\n  - label: orders\n    url: ${mcp.url}\n    headers: { Authorization: "Bearer orders-secret" }\n    allowed_tools: [lookup_order]\n`,
   });
   gateway = await startGateway({ ...folders.env, JUNCTION_MCP_ALLOWLIST: '127.0.0.1', JUNCTION_MCP_ALLOW_PRIVATE: 'true' });
   await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
@@ -66,8 +68,21 @@ describe('@openai/agents in Responses mode', () => {
     const result = await call('run (hosted MCP)', () => runner.run(agent, 'where is my order?'));
     expect(result.finalOutput).toBe('Tool mcp_orders__lookup_order returned: order fake: shipped');
     expect(mcp.calls.length).toBe(before + 1);
-    const hosted = result.newItems.map((item) => item.rawItem).find((item) => item.type === 'hosted_tool_call');
-    expect(hosted).toMatchObject({ name: 'mcp_call', output: 'order fake: shipped', providerData: { server_label: 'orders', name: 'lookup_order' } });
+    const hosted = result.newItems.map((item) => item.rawItem).filter((item) => item.type === 'hosted_tool_call');
+    expect(hosted.map((item) => item.name)).toEqual(['mcp_list_tools', 'mcp_call']);
+    expect(hosted[1]).toMatchObject({ name: 'mcp_call', output: 'order fake: shipped', providerData: { server_label: 'orders', name: 'lookup_order' } });
+  });
+
+  it("leaves a Junction sub-agent's MCP steps alone: mcp_list_tools and mcp_call are hosted, the answer is final", async () => {
+    const agent = new Agent({ name: 'Desk', model: 'desk' });
+    const before = mcp.calls.length;
+    const result = await call('run (sub-agent with MCP)', () => runner.run(agent, 'where is my order?'));
+    expect(result.finalOutput).toBe('Tool ask_orders returned: Tool mcp_orders__lookup_order returned: order fake: shipped');
+    expect(mcp.calls.length).toBe(before + 1);
+    expect(result.rawResponses).toHaveLength(1);
+    const hosted = result.newItems.map((item) => item.rawItem).filter((item) => item.type === 'hosted_tool_call');
+    expect(hosted.map((item) => item.name)).toEqual(['mcp_list_tools', 'mcp_call']);
+    expect(hosted[1]).toMatchObject({ output: 'order fake: shipped', providerData: { server_label: 'orders', name: 'lookup_order', agent: 'orders' } });
   });
 
   it('stops at an MCP approval, and runs the tool once after it is approved', async () => {

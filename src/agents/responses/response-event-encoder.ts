@@ -1,5 +1,6 @@
 import type { JunctionError } from '../../core/errors.ts';
 import type { FinishReason, ModelStreamEvent, Usage } from '../../core/model-types.ts';
+import type { McpStep } from '../mcp/mcp-step.ts';
 import type { RunEvent } from '../run-events.ts';
 import type { McpToolOf } from './mcp-tool-names.ts';
 import {
@@ -8,6 +9,7 @@ import {
   type ItemStatus,
   type McpApprovalRequestItem,
   type McpCallItem,
+  type McpListToolsItem,
   type MessageItem,
   newItemId,
   type OutputItem,
@@ -46,6 +48,8 @@ export type ResponseEncoderOptions = {
  * carrying its output, when the tool returns; so a client sees "this tool is running"
  * for exactly as long as it runs, even while a parallel call or a sub-agent's steps
  * show after it. Client tool calls stream their arguments as the model writes them.
+ * An MCP server's tools are listed (`mcp_list_tools`) once per server and agent, right
+ * before the first call to it, as OpenAI lists them before its calls.
  */
 export class ResponseEventEncoder {
   readonly output: OutputItem[] = [];
@@ -62,6 +66,8 @@ export class ResponseEventEncoder {
   #serverCalls = new Map<number, BufferedCall>();
   /** Server calls whose tools still run while other items show (parallel calls, a sub-agent's steps): done when they return. */
   #running = new Map<string, Extract<Open, { kind: 'server_call' }>>();
+  /** The MCP servers whose tools this response has listed, by agent and label. */
+  #listed = new Set<string>();
   #ending = false;
 
   constructor(options: ResponseEncoderOptions) {
@@ -71,6 +77,7 @@ export class ResponseEventEncoder {
       this.output.push(...structuredClone(options.resume.output));
       Object.assign(this.totals, structuredClone(options.resume.totals));
       this.#sequence = options.resume.sequence + 1;
+      for (const item of this.output) if (item.type === 'mcp_list_tools') this.#listed.add(listingKey(item.server_label, item.agent));
     }
   }
 
@@ -108,7 +115,7 @@ export class ResponseEventEncoder {
         return this.#close(this.#stepFinish?.unified === 'length' ? 'incomplete' : 'completed');
       }
       case 'tool-started':
-        return [...this.#close('completed', 'commentary'), ...this.#startServerCall(event.callId, event.name, event.arguments)];
+        return [...this.#close('completed', 'commentary'), ...this.#startServerCall(event.callId, event.name, event.arguments, undefined, event.mcp)];
       case 'tool-finished':
         this.totals.toolCostMicros += event.costMicros;
         return this.#finishServerCall(event.callId, event.output, event.ok);
@@ -133,7 +140,7 @@ export class ResponseEventEncoder {
         this.totals.modelCostMicros += event.costMicros;
         return [];
       case 'tool-started':
-        return [...this.#close('completed', 'commentary'), ...this.#startServerCall(event.callId, event.name, event.arguments, agent)];
+        return [...this.#close('completed', 'commentary'), ...this.#startServerCall(event.callId, event.name, event.arguments, agent, event.mcp)];
       case 'tool-finished':
         this.totals.toolCostMicros += event.costMicros;
         return this.#finishServerCall(event.callId, event.output, event.ok);
@@ -266,22 +273,48 @@ export class ResponseEventEncoder {
   /**
    * The call item opens as the tool starts, with its arguments at once; it stays open while
    * the tool runs. Its arguments stream with the spec's function-call argument events, which
-   * clients draw calls with (an SDK that accumulates them does so for `function_call` only).
+   * clients draw calls with (an SDK that accumulates them does so for `function_call` only);
+   * an `mcp_call` streams with OpenAI's MCP events instead.
    */
-  #startServerCall(callId: string, name: string, args: string, agent?: string): StreamEvent[] {
+  #startServerCall(callId: string, name: string, args: string, agent?: string, step?: McpStep): StreamEvent[] {
     for (const [index, call] of this.#serverCalls) if (call.callId === callId && call.name === name) this.#serverCalls.delete(index);
-    const index = this.output.length;
-    const mcp = agent ? undefined : this.#options.mcpToolOf?.(name);
+    const mcp = this.#mcpToolOf(name, agent, step);
+    const events = step ? this.#listTools(step, agent) : [];
+    const by = agent ? { agent } : {};
     const item: ServerToolCallItem | McpCallItem = mcp
-      ? { type: 'mcp_call', id: newItemId.mcpCall(), server_label: mcp.serverLabel, name: mcp.tool, arguments: '', output: null, error: null, status: 'in_progress' }
-      : { type: 'junction:tool_call', id: newItemId.serverToolCall(), call_id: callId, name, arguments: '', output: null, status: 'in_progress', ...(agent && { agent }) };
+      ? { type: 'mcp_call', id: newItemId.mcpCall(), server_label: mcp.serverLabel, name: mcp.tool, arguments: '', output: null, error: null, status: 'in_progress', ...by }
+      : { type: 'junction:tool_call', id: newItemId.serverToolCall(), call_id: callId, name, arguments: '', output: null, status: 'in_progress', ...by };
+    const index = this.output.length;
     this.output.push(item);
     this.#open = { kind: 'server_call', index, item, callId };
     const at = { item_id: item.id, output_index: index };
-    const events = [this.#event('response.output_item.added', { output_index: index, item: clone(item) })];
+    const argumentEvent = item.type === 'mcp_call' ? 'response.mcp_call_arguments' : 'response.function_call_arguments';
+    events.push(this.#event('response.output_item.added', { output_index: index, item: clone(item) }));
+    if (item.type === 'mcp_call') events.push(this.#event('response.mcp_call.in_progress', at));
     item.arguments = args;
-    if (args) events.push(this.#event('response.function_call_arguments.delta', { ...at, delta: args }));
-    events.push(this.#event('response.function_call_arguments.done', { ...at, arguments: args }));
+    if (args) events.push(this.#event(`${argumentEvent}.delta`, { ...at, delta: args }));
+    events.push(this.#event(`${argumentEvent}.done`, { ...at, arguments: args }));
+    return events;
+  }
+
+  /** A step says which MCP server ran it at any depth; a top-level call that never ran has only its name to go by. */
+  #mcpToolOf(name: string, agent: string | undefined, step: McpStep | undefined) {
+    if (step) return { serverLabel: step.serverLabel, tool: step.tool };
+    return agent ? undefined : this.#options.mcpToolOf?.(name);
+  }
+
+  /** `mcp_list_tools` for a server this response has not listed yet (for this agent): added, listed, done. */
+  #listTools(step: McpStep, agent: string | undefined): StreamEvent[] {
+    const key = listingKey(step.serverLabel, agent);
+    if (this.#listed.has(key)) return [];
+    this.#listed.add(key);
+    const item: McpListToolsItem = { type: 'mcp_list_tools', id: newItemId.mcpListTools(), server_label: step.serverLabel, tools: [], error: null, ...(agent && { agent }) };
+    const index = this.output.length;
+    this.output.push(item);
+    const at = { item_id: item.id, output_index: index };
+    const events = [this.#event('response.output_item.added', { output_index: index, item: clone(item) }), this.#event('response.mcp_list_tools.in_progress', at)];
+    item.tools = step.listed.map((tool) => ({ name: tool.name, description: tool.description ?? null, input_schema: tool.inputSchema, annotations: null }));
+    events.push(this.#event('response.mcp_list_tools.completed', at), this.#event('response.output_item.done', { output_index: index, item: clone(item) }));
     return events;
   }
 
@@ -291,10 +324,12 @@ export class ResponseEventEncoder {
     if (!call) return [];
     call.item.output = output;
     if (call.item.type === 'mcp_call' && !ok) call.item.error = output;
-    if (call === open) return this.#close('completed');
+    // OpenAI's MCP events say how the call ended before its item is done.
+    const ended = call.item.type === 'mcp_call' ? [this.#event(ok ? 'response.mcp_call.completed' : 'response.mcp_call.failed', { item_id: call.item.id, output_index: call.index })] : [];
+    if (call === open) return [...ended, ...this.#close('completed')];
     this.#running.delete(callId);
     call.item.status = 'completed';
-    return [this.#event('response.output_item.done', { output_index: call.index, item: clone(call.item) })];
+    return [...ended, this.#event('response.output_item.done', { output_index: call.index, item: clone(call.item) })];
   }
 
   /**
@@ -353,6 +388,8 @@ export class ResponseEventEncoder {
     return event;
   }
 }
+
+const listingKey = (serverLabel: string, agent: string | undefined): string => `${agent ?? ''}\u0000${serverLabel}`;
 
 // Events carry snapshots: the item objects in `output` keep changing after an event is made.
 const clone = <Value>(value: Value): Value => structuredClone(value);

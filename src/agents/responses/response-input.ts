@@ -85,7 +85,8 @@ export function toRunInput(input: CreateResponseRequest['input'], context: Input
       case 'mcp_call':
       case 'junction:tool_call': {
         // A step the server ran, sent back as history: the call and its result, as they happened.
-        if (item.output == null) continue;
+        // A sub-agent's steps (`agent` set) stay its own: their caller's history has the agent's answer.
+        if (item.output == null || typeof item['agent'] === 'string') continue;
         const callId = item.type === 'mcp_call' ? (item.id ?? `mcp_${messages.length}`) : item.call_id;
         const name = item.type === 'mcp_call' ? mcpToolName(item.server_label, item.name) : item.name;
         toolNames.set(callId, name);

@@ -33,6 +33,16 @@ export type McpCallItem = {
   agent?: string;
 };
 
+/** The tools of an MCP server, listed once per server (and agent) before its first call, in OpenAI's shape. */
+export type McpListToolsItem = {
+  type: 'mcp_list_tools';
+  id: string;
+  server_label: string;
+  tools: Array<{ name: string; description: string | null; input_schema: Record<string, unknown>; annotations: null }>;
+  error: null;
+  agent?: string;
+};
+
 /**
  * A server tool call waiting for a person (Open Responses extension item: provider prefix).
  * The response completes with it last; the caller answers with a `junction:approval_response`.
@@ -42,7 +52,7 @@ export type ApprovalRequestItem = { type: 'junction:approval_request'; id: strin
 /** The same wait for an MCP tool, in OpenAI's shape; answered with an `mcp_approval_response`. */
 export type McpApprovalRequestItem = { type: 'mcp_approval_request'; id: string; status: 'completed'; server_label: string; name: string; arguments: string; call_id: string; agent?: string };
 
-export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | ServerToolCallItem | McpCallItem | ApprovalRequestItem | McpApprovalRequestItem;
+export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | ServerToolCallItem | McpCallItem | McpListToolsItem | ApprovalRequestItem | McpApprovalRequestItem;
 
 export type StreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
@@ -53,6 +63,7 @@ export const newItemId = {
   functionCall: () => randomId('fc'),
   serverToolCall: () => randomId('tc'),
   mcpCall: () => randomId('mcp'),
+  mcpListTools: () => randomId('mcpl'),
   approvalRequest: () => randomId('apr'),
   mcpApprovalRequest: () => randomId('mcpr'),
 };

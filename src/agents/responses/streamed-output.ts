@@ -30,12 +30,14 @@ export function applyStreamedEvents(output: readonly OutputItem[], events: reado
         }
         break;
       }
-      case 'response.function_call_arguments.delta': {
+      case 'response.function_call_arguments.delta':
+      case 'response.mcp_call_arguments.delta': {
         const item = items[index];
         if (item && 'arguments' in item && typeof event['delta'] === 'string') item.arguments += event['delta'];
         break;
       }
-      case 'response.function_call_arguments.done': {
+      case 'response.function_call_arguments.done':
+      case 'response.mcp_call_arguments.done': {
         const item = items[index];
         if (item && 'arguments' in item && typeof event['arguments'] === 'string') item.arguments = event['arguments'];
         break;

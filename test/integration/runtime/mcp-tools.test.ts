@@ -15,6 +15,7 @@ beforeAll(async () => {
   mcp = await startMcpTestServer('orders-secret');
   folders = runtimeFolders({
     plain: 'name: Plain\nmodel: openai/test-tool\ninstructions: Use what you are given.\n',
+    front: 'name: Front\nmodel: openai/test-tool\ninstructions: Ask the desk.\nagents: [ops]\n',
     ops: `name: Ops\nmodel: openai/test-tool\ninstructions: Look orders up.\nmcp_servers:\n  - label: orders\n    url: ${mcp.url}\n    headers: { Authorization: "Bearer \${ORDERS_TOKEN}" }\n    allowed_tools: [lookup_order]\n    cost_usd: 0.001\n`,
   });
   gateway = await startGateway({ ...folders.env, ORDERS_TOKEN: 'orders-secret', JUNCTION_MCP_ALLOWLIST: '127.0.0.1', JUNCTION_MCP_ALLOW_PRIVATE: 'true' });
@@ -27,7 +28,18 @@ afterAll(async () => {
   folders.remove();
 });
 
-type Item = { type: string; id?: string; name?: string; server_label?: string; output?: string | null; error?: string | null; arguments?: string; content?: Array<{ text: string }> };
+type Item = {
+  type: string;
+  id?: string;
+  name?: string;
+  agent?: string;
+  tools?: unknown[];
+  server_label?: string;
+  output?: string | null;
+  error?: string | null;
+  arguments?: string;
+  content?: Array<{ text: string }>;
+};
 type Resource = { status: string; output: Item[]; usage: { cost_details: { tool_cost: number } } };
 const send = (body: Record<string, unknown>) =>
   fetch(`${gateway.baseUrl}/agents/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -44,8 +56,13 @@ describe(`MCP tools on ${engineName()}`, () => {
     const offered = gateway.openai.requests.at(-2)?.body as { tools?: Array<{ function: { name: string } }> };
     expect(offered.tools?.map((tool) => tool.function.name)).toEqual(['mcp_orders__lookup_order']);
     expect(response.output.map((item) => [item.type, item.server_label, item.name, item.output])).toEqual([
+      ['mcp_list_tools', 'orders', undefined, undefined],
       ['mcp_call', 'orders', 'lookup_order', 'order fake: shipped'],
       ['message', undefined, undefined, undefined],
+    ]);
+    // The listing shows what the model was offered, in the server's own names.
+    expect(response.output[0]?.tools).toEqual([
+      { name: 'lookup_order', description: 'Status of an order.', input_schema: expect.objectContaining({ properties: { order_id: { type: 'string' } } }), annotations: null },
     ]);
     expect(mcp.calls).toEqual([{ tool: 'lookup_order', args: { order_id: 'fake' } }]);
     expect(response.usage.cost_details.tool_cost).toBe(0.001);
@@ -72,6 +89,49 @@ describe(`MCP tools on ${engineName()}`, () => {
     expect(mcp.calls.length).toBe(before + 1);
   });
 
+  it("a sub-agent's MCP calls show as mcp_call after one mcp_list_tools, in the stream and the response alike", async () => {
+    const response = await send({ model: 'front', input: 'where is my order?', stream: true });
+    expect(response.status).toBe(200);
+    const events = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; sequence_number: number; output_index?: number; item?: Item; response?: Resource });
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    const completed = events.at(-1)?.response;
+    expect(completed?.output.map((item) => [item.type, item.name ?? item.server_label, item.agent ?? null])).toEqual([
+      ['junction:tool_call', 'ask_ops', null],
+      ['mcp_list_tools', 'orders', 'ops'],
+      ['mcp_call', 'lookup_order', 'ops'],
+      ['message', undefined, null],
+    ]);
+    expect(completed?.output[2]).toMatchObject({ server_label: 'orders', output: 'order fake: shipped', error: null, status: 'completed' });
+    // OpenAI's MCP events, in its order, for the listing and the call.
+    const listing = events.filter((event) => event.output_index === 1).map((event) => event.type);
+    expect(listing).toEqual(['response.output_item.added', 'response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed', 'response.output_item.done']);
+    const call = events.filter((event) => event.output_index === 2).map((event) => event.type);
+    expect(call).toEqual([
+      'response.output_item.added',
+      'response.mcp_call.in_progress',
+      'response.mcp_call_arguments.delta',
+      'response.mcp_call_arguments.done',
+      'response.mcp_call.completed',
+      'response.output_item.done',
+    ]);
+    // Each item as its last event left it is the item the response holds.
+    const done = events
+      .filter((event) => event.type === 'response.output_item.done')
+      .sort((a, b) => (a.output_index ?? 0) - (b.output_index ?? 0))
+      .map((event) => event.item);
+    expect(done).toEqual(completed?.output);
+
+    // Sent back as history (a client keeping its own), the sub-agent's steps stay its own: the caller sees its ask and answer only.
+    const again = await send({ model: 'front', input: [{ role: 'user', content: 'where is my order?' }, ...(completed?.output ?? []), { role: 'user', content: 'thanks' }] });
+    expect(again.status).toBe(200);
+    const history = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string; tool_calls?: Array<{ function: { name: string } }> }> };
+    expect(history.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(history.messages.flatMap((message) => message.tool_calls ?? []).map((call) => call.function.name)).toEqual(['ask_ops']);
+  });
+
   it("require_approval always: an mcp_approval_request, answered with OpenAI's mcp_approval_response", async () => {
     const tool = { type: 'mcp', server_label: 'orders', server_url: mcp.url, headers: { Authorization: 'Bearer orders-secret' }, allowed_tools: ['lookup_order'], require_approval: 'always' };
     const before = mcp.calls.length;
@@ -83,6 +143,7 @@ describe(`MCP tools on ${engineName()}`, () => {
     expect(resumed.status).toBe(200);
     const json = (await resumed.json()) as Resource;
     expect(json.output.map((item) => [item.type, item.output ?? null])).toEqual([
+      ['mcp_list_tools', null],
       ['mcp_call', 'order fake: shipped'],
       ['message', null],
     ]);
