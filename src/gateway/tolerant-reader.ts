@@ -3,6 +3,7 @@ import type { ProviderKind } from '../catalog/types.ts';
 import type { ModelRequest } from '../core/model-types.ts';
 import { isPlainRecord } from '../core/plain-record.ts';
 import { parseInput } from '../http/parse-body.ts';
+import { attachNestedFields, identifyingFields, type NestedField } from '../providers/nested-fields.ts';
 
 /** The wire format a provider-format front-end speaks. */
 export type WireFormat = 'openai' | 'anthropic' | 'gemini';
@@ -12,11 +13,12 @@ export const DROPPED_PARAMS_HEADER = 'x-junction-dropped-params';
 
 /**
  * A body read the tolerant way: the known fields validated, the unknown ones set
- * aside. `topLevel` may still reach an upstream of the front-end's own format;
- * `nested` (inside messages, tools…) has no canonical home and is always dropped.
+ * aside. `topLevel` may still reach an upstream of the front-end's own format; so may
+ * `nested` (inside messages, tools…), named by path, whose values `nestedFields` keeps:
+ * an adapter of the same format puts them back where they were (providers/nested-fields.ts).
  */
 export type TolerantBody<T> = { body: T; unknown: UnknownFields };
-export type UnknownFields = { topLevel: Record<string, unknown> | undefined; nested: string[] };
+export type UnknownFields = { topLevel: Record<string, unknown> | undefined; nested: string[]; nestedFields?: NestedField[] };
 
 /** Enough rounds for unknown fields that only show once an enclosing one is removed. */
 const MAX_ROUNDS = 4;
@@ -31,7 +33,7 @@ const MAX_ROUNDS = 4;
  */
 export function readTolerantly<Schema extends z.ZodType>(schema: Schema, input: unknown, what = 'request body'): TolerantBody<z.infer<Schema>> {
   const body = input ?? {};
-  const unknown: UnknownFields = { topLevel: undefined, nested: [] };
+  const unknown: UnknownFields = { topLevel: undefined, nested: [], nestedFields: [] };
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const result = schema.safeParse(body);
     if (result.success) return { body: result.data, unknown };
@@ -43,7 +45,12 @@ export function readTolerantly<Schema extends z.ZodType>(schema: Schema, input: 
       for (const key of issue.keys) {
         // A null-prototype record, so a field named `__proto__` stays a field.
         if (issue.path.length === 0) (unknown.topLevel ??= Object.create(null) as Record<string, unknown>)[key] = holder[key];
-        else unknown.nested.push([...issue.path, key].map(String).join('.'));
+        else {
+          const name = [...issue.path, key].map(String).join('.');
+          unknown.nested.push(name);
+          const path = [...issue.path, key].filter((step): step is string | number => typeof step !== 'symbol');
+          unknown.nestedFields?.push({ name, path, value: holder[key], match: identifyingFields(holder), applied: false });
+        }
         delete holder[key];
       }
     }
@@ -66,25 +73,31 @@ const PROVIDER_OPTIONS_KEY: Record<WireFormat, string> = { openai: 'openai', ant
 
 /**
  * Unknown top-level fields ride in the front-end's own `providerOptions` entry, under the
- * known ones, so an upstream of the same format receives them as sent and others ignore them.
+ * known ones, and nested ones beside them (under a symbol key), so an upstream of the same
+ * format receives them as sent and others ignore them.
  */
 export function carryUnknownFields(request: Omit<ModelRequest, 'model'>, format: WireFormat, unknown: UnknownFields): void {
-  if (unknown.topLevel === undefined) return;
+  const nested = unknown.nestedFields ?? [];
+  if (unknown.topLevel === undefined && nested.length === 0) return;
   const key = PROVIDER_OPTIONS_KEY[format];
-  request.providerOptions = { ...request.providerOptions, [key]: { ...unknown.topLevel, ...request.providerOptions?.[key] } };
+  const options = { ...unknown.topLevel, ...request.providerOptions?.[key] };
+  if (nested.length > 0) attachNestedFields(options, nested);
+  request.providerOptions = { ...request.providerOptions, [key]: options };
 }
 
 const formatOf = (kind: ProviderKind): WireFormat => (kind === 'openai-compatible' ? 'openai' : kind);
 
 /**
  * The fields the served provider did not receive, named for `x-junction-dropped-params`:
- * nested unknown fields always, top-level ones when the provider speaks another format
- * (or, `servedBy` undefined, when the call forwards none: embeddings, counts).
+ * all of them when the provider speaks another format (or, `servedBy` undefined, when the
+ * call forwards none: embeddings, counts); else the nested ones its adapter could not put
+ * back in place.
  */
 export function droppedParams(format: WireFormat, servedBy: ProviderKind | undefined, unknown: UnknownFields): string[] {
   const forwarded = servedBy !== undefined && formatOf(servedBy) === format;
   const topLevel = unknown.topLevel === undefined || forwarded ? [] : Object.keys(unknown.topLevel);
-  return [...topLevel, ...unknown.nested];
+  const placed = forwarded ? new Set((unknown.nestedFields ?? []).flatMap((field) => (field.applied ? [field.name] : []))) : undefined;
+  return [...topLevel, ...(placed ? unknown.nested.filter((name) => !placed.has(name)) : unknown.nested)];
 }
 
 /** encodeURIComponent throws on these; a JSON key (or a cut one) can hold them. */

@@ -48,7 +48,7 @@ describe('@anthropic-ai/sdk messages', () => {
     expect(sent.map((request) => (request.body as { thread?: unknown }).thread)).toEqual([undefined, undefined]);
   });
 
-  it('a field Junction does not know reaches an Anthropic upstream; a nested one is named', async () => {
+  it('fields Junction does not know reach an Anthropic upstream, nested ones in place', async () => {
     const params = {
       model: 'test-echo',
       max_tokens: 100,
@@ -58,7 +58,7 @@ describe('@anthropic-ai/sdk messages', () => {
     } as Anthropic.MessageCreateParamsNonStreaming;
     const { data, response } = await call('messages.create (unknown fields)', () => client.messages.create(params).withResponse());
     expect(data.content[0]?.type === 'text' && data.content[0].text).toBe('new fields');
-    expect(gateway.anthropic.requests.at(-1)?.body).toMatchObject({ new_top_level_option: { on: true } });
-    expect(response.headers.get('x-junction-dropped-params')).toBe('tools.0.eager_input_streaming');
+    expect(gateway.anthropic.requests.at(-1)?.body).toMatchObject({ new_top_level_option: { on: true }, tools: [{ name: 'noop', eager_input_streaming: true }] });
+    expect(response.headers.get('x-junction-dropped-params')).toBeNull();
   });
 });

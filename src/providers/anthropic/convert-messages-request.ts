@@ -1,5 +1,6 @@
 import { parseToolArguments } from '../../core/tool-arguments.ts';
 import type { AssistantPart, CacheControl, ModelMessage, ModelRequest, ReasoningConfig, ResponseFormat, ToolChoice, UserPart } from '../../core/model-types.ts';
+import { applyNestedFields, nestedFieldsIn } from '../nested-fields.ts';
 import type { AnthropicCacheControl, AnthropicMessagesBody, AnthropicRequestBlock, AnthropicRequestMessage, AnthropicTextBlock, AnthropicToolChoice } from './anthropic-wire-schemas.ts';
 
 /** Anthropic requires max_tokens; this is what we ask for when neither caller nor catalog set one. */
@@ -49,7 +50,9 @@ export function convertMessagesRequest(request: ModelRequest): AnthropicMessages
   // Front-ends put fields like metadata or service_tier here; they win over ours on purpose.
   // Without any, the body goes as built: `{ ...body, … }` gives each body a hidden class of its own.
   const verbatim = request.providerOptions?.['anthropic'];
-  return verbatim === undefined ? body : { ...body, ...verbatim };
+  if (verbatim === undefined) return body;
+  applyNestedFields(body, nestedFieldsIn(verbatim));
+  return { ...body, ...verbatim };
 }
 
 /** Chat-style messages → alternating user/assistant turns; tool results ride in user turns. */

@@ -1,6 +1,7 @@
 import { parseToolArguments } from '../../core/tool-arguments.ts';
 import { JunctionError } from '../../core/errors.ts';
 import type { AssistantMessage, ModelMessage, ModelRequest, ReasoningConfig, ToolChoice, ToolMessage, UserPart } from '../../core/model-types.ts';
+import { applyNestedFields, nestedFieldsIn } from '../nested-fields.ts';
 import { convertJsonSchema } from './convert-json-schema.ts';
 import type { GeminiContent, GeminiGenerateBody, GeminiGenerationConfig, GeminiPart } from './gemini-wire-schemas.ts';
 
@@ -44,6 +45,7 @@ export function convertGenerateRequest(request: ModelRequest): GeminiGenerateBod
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   // Verbatim extras (safetySettings, cachedContent, labels…); generationConfig was merged above.
   const { generationConfig: _merged, ...extras } = options;
+  applyNestedFields(body, nestedFieldsIn(request.providerOptions?.['google']));
   return { ...body, ...extras };
 }
 

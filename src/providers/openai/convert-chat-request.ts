@@ -9,6 +9,7 @@
 import type { AssistantMessage, ModelMessage, ModelRequest, ToolChoice, ResponseFormat, UserPart } from '../../core/model-types.ts';
 import { JunctionError } from '../../core/errors.ts';
 import type { ProviderConfig } from '../adapter.ts';
+import { applyNestedFields, nestedFieldsIn } from '../nested-fields.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -62,6 +63,7 @@ export function convertChatRequest(request: ModelRequest, options: ConvertChatOp
     body['stream'] = undefined;
     body['stream_options'] = undefined;
   }
+  applyNestedFields(body, nestedFieldsIn(verbatim?.['openai']));
   return body;
 }
 

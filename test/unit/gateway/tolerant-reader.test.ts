@@ -19,6 +19,13 @@ describe('readTolerantly', () => {
     expect(read.body.tools?.[0]).not.toHaveProperty('eager_input_streaming');
     expect(read.unknown.topLevel).toEqual({ new_option: { a: 1 } });
     expect(read.unknown.nested.sort()).toEqual(['messages.0.content.0.brand_new', 'tools.0.eager_input_streaming']);
+    // Their values are kept with the identifying fields of the object that held them.
+    expect(read.unknown.nestedFields?.find((field) => field.name === 'tools.0.eager_input_streaming')).toMatchObject({
+      path: ['tools', 0, 'eager_input_streaming'],
+      value: true,
+      match: { name: 't' },
+      applied: false,
+    });
   });
 
   it('still refuses known fields of the wrong type and features refused by name', () => {
@@ -52,6 +59,12 @@ describe('carrying and naming unknown fields', () => {
     expect(droppedParamsHeaders('openai', 'anthropic', unknown)).toEqual({ 'x-junction-dropped-params': 'prompt_cache_retention, messages.1.extra' });
     expect(droppedParamsHeaders('gemini', undefined, { topLevel: { a: 1 }, nested: [] })).toEqual({ 'x-junction-dropped-params': 'a' });
     expect(droppedParamsHeaders('anthropic', 'anthropic', { topLevel: { a: 1 }, nested: [] })).toEqual({});
+    // A nested field an adapter of the same format put in place is not named; one it could not place is.
+    const placed = { name: 'tools.0.x', path: ['tools', 0, 'x'], value: 1, match: {}, applied: true };
+    const unplaced = { ...placed, name: 'messages.0.y', path: ['messages', 0, 'y'], applied: false };
+    const nested = { topLevel: undefined, nested: ['tools.0.x', 'messages.0.y'], nestedFields: [placed, unplaced] };
+    expect(droppedParamsHeaders('anthropic', 'anthropic', nested)).toEqual({ 'x-junction-dropped-params': 'messages.0.y' });
+    expect(droppedParamsHeaders('anthropic', 'openai', nested)).toEqual({ 'x-junction-dropped-params': 'tools.0.x, messages.0.y' });
   });
 
   it('keeps the header a valid, bounded value whatever the names', () => {
