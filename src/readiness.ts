@@ -28,11 +28,18 @@ function failureDetail(error: unknown): string {
 
 /**
  * `GET /readyz` (no key): ready to serve when the database answers, every migration is
- * applied and the catalog is loaded; otherwise 503 naming the failing part. `/healthz`
- * stays "the process is alive".
+ * applied and the catalog is loaded; otherwise 503 naming the failing part, or 503
+ * "draining" once a shutdown began. `/healthz` stays "the process is alive".
  */
 export async function readinessRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.get('/readyz', async (_request, reply) => {
+    const drainingSince = services.drain.since;
+    if (drainingSince) {
+      return reply
+        .status(503)
+        .header('cache-control', 'no-store')
+        .send({ status: 'draining', since: drainingSince.toISOString(), detail: 'shutting down: in-flight requests finish, new ones belong to another host' });
+    }
     const database = await within(2_000, async () => {
       await services.db.query('SELECT 1');
       return { ok: true };

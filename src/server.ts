@@ -50,7 +50,8 @@ async function closeWithinGrace(app: FastifyInstance, services: Services, graceM
 
 /**
  * Opens the store (or takes the one being opened), applies migrations, builds the app
- * while the services finish starting, listens. `stop()` drains in-flight requests first.
+ * while the services finish starting, listens. `stop()` says "draining" on `/readyz` for
+ * JUNCTION_DRAIN_DELAY_MS while still serving, then drains in-flight requests.
  */
 export async function startServer(config: EnvConfig, options: { database?: Promise<Database> } = {}): Promise<RunningServer> {
   const { services, started } = await openServices(config, options.database ? { database: options.database } : {});
@@ -77,6 +78,8 @@ export async function startServer(config: EnvConfig, options: { database?: Promi
       services,
       url,
       async stop() {
+        services.drain.begin(services.now());
+        if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
         await closeWithinGrace(app, services, config.shutdownGraceMs);
         await new Promise<void>((done) => (adminSocket ? adminSocket.close(() => done()) : done()));
         await services.close();

@@ -29,6 +29,7 @@ import type { RetryPolicy } from '../pipeline/upstream-attempts.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import type { Database } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
+import { DrainState } from '../ops/drain-state.ts';
 import { JunctionMetrics } from '../ops/metrics.ts';
 import { enableTracing } from '../ops/tracing.ts';
 import { DeploymentRouter } from '../routing/deployment-router.ts';
@@ -61,6 +62,8 @@ export type Services = {
   agents: AgentRegistry | undefined;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: JunctionMetrics;
+  /** Set once a shutdown begins: readiness then says "draining". */
+  drain: DrainState;
   /** Agents by owning account: file agents and console agents (absent with agents). */
   agentDirectory: AgentDirectory | undefined;
   tools: ToolRegistry | undefined;
@@ -247,6 +250,7 @@ async function buildServices(
     unary,
     agents,
     metrics,
+    drain: new DrainState(),
     tools,
     knowledge,
     now,

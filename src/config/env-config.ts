@@ -89,6 +89,13 @@ export const EnvSchema = z.object({
   JUNCTION_STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000).describe('A stream whose client reads nothing this long is cut and billed as `client_closed`.'),
   JUNCTION_CORS_ORIGINS: z.string().optional().describe('Origins whose pages may call `/v1`, `/v1beta` and `/agents/v1` from a browser, comma-separated, or `*`.'),
   JUNCTION_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(20_000).describe('After SIGTERM, requests still open this long are cut and billed for what they produced.'),
+  JUNCTION_DRAIN_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300_000)
+    .default(0)
+    .describe('After SIGTERM, how long `/readyz` answers 503 "draining" while new requests are still served, before the listener closes: a load balancer\'s probe interval times its failure threshold.'),
   JUNCTION_TRUST_PROXY: TrustProxySchema.describe('Which peers may set the scheme, host and client address (`X-Forwarded-*`): `false`, `true`, a hop count, or addresses and CIDR ranges.'),
   JUNCTION_PUBLIC_URL: PublicUrlSchema.describe('The origin browsers use (`https://junction.example`): CSRF checks, links the server hands out, `Secure` cookies.'),
   // Parsed by src/ops/workers.ts and src/main.ts.
@@ -144,6 +151,7 @@ export type EnvConfig = {
   corsOrigins: CorsOrigins | undefined;
   /** After SIGTERM, requests still open this long are cut (and billed for what they produced). */
   shutdownGraceMs: number;
+  drainDelayMs: number;
   /** Peers whose X-Forwarded-Proto / -Host / -For are believed (fastify's trustProxy); false when unset. */
   trustProxy: TrustProxy;
   /** The origin browsers reach the console at; when unset, each request's own (see src/http/public-origin.ts). */
@@ -192,6 +200,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): EnvConfig {
     streamIdleTimeoutMs: values.JUNCTION_STREAM_IDLE_TIMEOUT_MS,
     corsOrigins,
     shutdownGraceMs: values.JUNCTION_SHUTDOWN_GRACE_MS,
+    drainDelayMs: values.JUNCTION_DRAIN_DELAY_MS,
     trustProxy: values.JUNCTION_TRUST_PROXY,
     publicUrl: values.JUNCTION_PUBLIC_URL,
     logLevel: values.LOG_LEVEL,
