@@ -38,7 +38,7 @@ export class KeyRateLimiter {
     return this.#redis === undefined && this.#shared === undefined;
   }
 
-  /** Counts one request; throws 429 `rate_limit_exceeded` (with Retry-After) when over, 503 when the shared window's database is out. */
+  /** Counts one request; throws 429 `rate_limit_exceeded` (with Retry-After) when over, 503 when the shared window's database or Redis is out. */
   async consume(keyId: string, rpm: number | null): Promise<RateLimitState | undefined> {
     if (rpm === null) return undefined;
     if (this.#redis) return this.#consumeRedis(this.#redis, keyId, rpm);
@@ -81,7 +81,8 @@ export class KeyRateLimiter {
       const result = await limiter.consume(keyId, 1);
       return { limit: rpm, remaining: result.remainingPoints, resetMs: result.msBeforeNext };
     } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      // Redis unreachable: the limit cannot be checked, and is never skipped, so the call waits for it.
+      if (!(rejection instanceof RateLimiterRes)) throw redisOutage();
       throw refusal(rpm, rejection.msBeforeNext);
     }
   }
@@ -152,6 +153,13 @@ export class KeyRateLimiter {
 
 const WINDOW_MS = 60_000;
 const SWEEP_MS = 10 * 60_000;
+
+const REDIS_RETRY_AFTER_SECONDS = 2;
+
+const redisOutage = (): JunctionError =>
+  new JunctionError('service_unavailable', `Request-rate limits cannot be checked right now (their store does not answer). Retry after ${REDIS_RETRY_AFTER_SECONDS} s.`, {
+    headers: { 'retry-after': String(REDIS_RETRY_AFTER_SECONDS) },
+  });
 
 function refusal(rpm: number, msBeforeNext: number): JunctionError {
   const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));

@@ -52,6 +52,17 @@ describe.skipIf(!available)('rate limits in Redis', () => {
     expect(Number((refused as JunctionError).headers['retry-after'])).toBeGreaterThan(0);
   });
 
+  it('answers 503 with Retry-After when Redis does not answer, never skipping the limit', async () => {
+    const unreachable = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, retryStrategy: () => 50, lazyConnect: true });
+    unreachable.on('error', () => undefined);
+    clients.push(unreachable);
+    const refused = await new KeyRateLimiter(unreachable).consume(randomUUID(), 5).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(JunctionError);
+    expect((refused as JunctionError).code).toBe('service_unavailable');
+    expect((refused as JunctionError).headers['retry-after']).toBe('2');
+    expect((refused as JunctionError).message).not.toContain('127.0.0.1');
+  });
+
   it('REDIS_URL wires the gateway to it', async () => {
     await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '5', currency: 'USD' });
     const key = await gateway.key('model', { rateLimitRpm: 2 });
