@@ -4,6 +4,7 @@ import { TextAreaField } from '../../components/ui/field.tsx';
 import { BranchSwitcher } from './conversation-thread.tsx';
 import type { Exchange } from './playground-history.ts';
 import type { DrawnStep } from './response-stream.ts';
+import { AnswerRunLink } from '../runs/run-link.tsx';
 
 function Steps({ steps }: { steps: DrawnStep[] }) {
   return (
@@ -93,6 +94,12 @@ export function PlaygroundExchange({ exchange, siblings, onChoose, editing, onEd
             {exchange.summary.status} · {exchange.summary.inputTokens} in / {exchange.summary.outputTokens} out tokens
             {exchange.summary.costUsd !== undefined && ` · ${usd(exchange.summary.costUsd)}`}
             {exchange.summary.agentVersion && ` · version ${exchange.summary.agentVersion}`}
+            {exchange.summary.responseId && (
+              <>
+                {' · '}
+                <AnswerRunLink responseId={exchange.summary.responseId} />
+              </>
+            )}
           </p>
         )}
         {exchange.summary && (
