@@ -84,4 +84,15 @@ describe.skipIf(!enabled)('the run page in Chromium', () => {
     await page.getByRole('heading', { name: 'Tool call echo_upper' }).waitFor();
     expect(errors).toEqual([]);
   });
+
+  it('links a playground answer to its run', async () => {
+    await page.goto('/agents/helper');
+    const playground = page.getByRole('region', { name: 'Playground' });
+    await playground.getByLabel('Message', { exact: true }).fill('shout it');
+    await playground.getByRole('button', { name: 'Send' }).click();
+    await playground.getByRole('link', { name: 'See the run' }).click();
+    await page.getByRole('heading', { name: 'Tool call echo_upper' }).waitFor();
+    expect(await page.getByRole('term').filter({ hasText: 'Response id' }).count()).toBe(1);
+    expect(errors).toEqual([]);
+  });
 });
