@@ -138,7 +138,9 @@ export async function consoleAgentsRoutes(app: FastifyInstance, deps: ConsoleAge
       return reply.status(400).send({ error: { message: `${first?.path}: ${first?.message}`, code: 'invalid_agent', param: first?.path ?? null }, issues });
     }
     const author = { userId: caller.user.id, email: caller.user.email };
-    const saved = await deps.agents.consoleAgents.save(caller.accountId, id, input.definition as AgentFile, author, input.change_note ?? null, { publish: input.publish === true });
+    // A published version today's rules refuse serves nobody: its correction is published at once, not kept a draft.
+    const publish = input.publish === true || (existing !== undefined && 'refused' in existing);
+    const saved = await deps.agents.consoleAgents.save(caller.accountId, id, input.definition as AgentFile, author, input.change_note ?? null, { publish });
     return reply.status(existing ? 200 : 201).send({ id, ...saved });
   });
 

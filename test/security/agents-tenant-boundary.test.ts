@@ -125,7 +125,7 @@ describe(`agents' tenant boundary, private addresses refused, on ${engineName()}
       issues: [{ path: 'mcp_servers[0].command' }, { path: 'mcp_servers[0].args' }, { path: 'mcp_servers[0].url' }],
     });
     const corrected = await put(tenant, 'legacy', { name: 'Legacy', model: 'openai/test-tool', instructions: 'x' });
-    expect(corrected.json()).toEqual({ id: 'legacy', version: 2 });
+    expect(corrected.json()).toEqual({ id: 'legacy', version: 2, published: true });
     expect(corrected.statusCode).toBe(200);
     expect((await run(tenant, 'legacy')).status).toBe('completed');
   });
