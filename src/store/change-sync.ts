@@ -1,4 +1,4 @@
-import { type Database, LOST_NOTIFICATIONS } from './database.ts';
+import type { Database, LOST_NOTIFICATIONS } from './database.ts';
 import type { ProcessRegistration } from './process-registry.ts';
 
 const ACK_MEMORY_MS = 10_000;

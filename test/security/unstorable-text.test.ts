@@ -176,7 +176,7 @@ describe(`pass-through answers that echo unstorable text (${engineName()})`, () 
 
 describe(`JSON nested 100,000 levels deep (${engineName()})`, () => {
   const deepArray = '['.repeat(100_000) + ']'.repeat(100_000);
-  const deepObject = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
+  const deepObject = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
   it.each([
     ['agent', 'POST', '/agents/v1/responses', `{"model":"echo","input":${deepArray}}`],
     ['agent', 'POST', '/agents/v1/chat/completions', `{"model":"echo","messages":[{"role":"user","content":"x"}],"metadata":${deepObject}}`],

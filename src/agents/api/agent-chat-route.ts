@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type NewMessage, newMessageId } from '../../conversations/conversation-repository.ts';
 import { recordTurn, resolveContinuation } from '../../conversations/conversation-service.ts';
-import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { JunctionError } from '../../core/errors.ts';
 import { agentRunFailure } from '../agent-run-failure.ts';
 import type { AssistantPart, ModelMessage, Usage } from '../../core/model-types.ts';
 import { ChatChunkEncoder } from '../../gateway/chat-completions/chat-chunk-encoder.ts';
@@ -142,7 +142,7 @@ const finished = (result: AgentRunResult | undefined): AgentRunResult => {
 /** The answer the client sees: the last assistant message's text and reasoning, plus client tool calls. */
 function answerParts(result: AgentRunResult, clientTools: ReadonlySet<string>): AssistantPart[] {
   const last = result.messages.findLast((message) => message.role === 'assistant');
-  if (!last || last.role !== 'assistant') return [];
+  if (last?.role !== 'assistant') return [];
   return last.content.filter((part) => part.type !== 'tool-call' || clientTools.has(part.name));
 }
 

@@ -28,7 +28,7 @@ export async function chatApprovalResume(db: Database, owner: ConversationOwner,
   if (!parentMessageId) return undefined;
   const pause = await findRunByResponse(db, owner, parentMessageId);
   if (pause?.status === 'resumed') throw new JunctionError('invalid_request', 'The approvals of this message were answered already.', { param: 'parent_message_id' });
-  if (!pause || pause.status !== 'requires_action') return undefined;
+  if (pause?.status !== 'requires_action') return undefined;
   const { approvals } = PauseSchema.parse(pause.request);
   const decisions: ApprovalDecisions = {};
   input.forEach((message, index) => {

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { ConversationOwner } from '../../conversations/conversation-repository.ts';
 import { newResponseId } from '../../conversations/response-repository.ts';
-import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { JunctionError } from '../../core/errors.ts';
 import { agentRunFailure } from '../agent-run-failure.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { LoadedAgent } from '../agent-registry.ts';

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { newResponseId } from '../../conversations/response-repository.ts';
-import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { JunctionError } from '../../core/errors.ts';
 import { agentRunFailure } from '../agent-run-failure.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { Queryable } from '../../store/database.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { isJunctionError, JunctionError } from '../../core/errors.ts';
+import { JunctionError } from '../../core/errors.ts';
 import { agentRunFailure } from '../agent-run-failure.ts';
 import { apiKeyFromRequest } from '../../http/api-key-from-request.ts';
 import { authenticatedKey } from '../../http/auth-hook.ts';

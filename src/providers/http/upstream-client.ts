@@ -21,7 +21,7 @@
  * Error messages name the method, origin and path but never the query string (Gemini
  * keys may travel there) and never the API key.
  */
-import { Agent, type Dispatcher, FormData, errors as undiciErrors } from 'undici';
+import { Agent, type Dispatcher, type FormData, errors as undiciErrors } from 'undici';
 import type { ProviderConfig } from '../adapter.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { BodyBrokeError, dispatchUpstream, dispatchUpstreamText, type DispatchedResponse, type UpstreamBody, type WholeResponse } from './upstream-dispatch.ts';

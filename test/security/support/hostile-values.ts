@@ -31,9 +31,9 @@ export const HOSTILE_JSON_VALUES: readonly string[] = [
   '" "',
   // Depth and breadth.
   '['.repeat(DEEP) + ']'.repeat(DEEP),
-  '{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP),
+  `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`,
   '['.repeat(129) + ']'.repeat(129),
-  '['.repeat(100) + '"x"' + ']'.repeat(100),
+  `${'['.repeat(100)}"x"${']'.repeat(100)}`,
   `[${'1,'.repeat(100_000)}1]`,
   `{${Array.from({ length: 30_000 }, (_, index) => `"k${index}":${index}`).join(',')}}`,
   `[${'{"role":"user","content":"x"},'.repeat(2_000)}{"role":"user","content":"x"}]`,
@@ -184,9 +184,9 @@ export const HOSTILE_HEADER_VALUES: readonly string[] = [
   'Basic YWRtaW46YWRtaW4=',
   'Bearer sk-jn-',
   'Bearer pk-jn-xxxxxxxx',
-  'Bearer sk-' + longText(5_000),
+  `Bearer sk-${longText(5_000)}`,
   'junction_session=; junction_session=x',
-  'junction_session=' + longText(5_000),
+  `junction_session=${longText(5_000)}`,
 ];
 
 export const HOSTILE_HEADER_NAMES: readonly string[] = [

@@ -5,7 +5,7 @@ describe('exceedsJsonDepth', () => {
   it('accepts nesting up to the limit and refuses one level more, for arrays and objects', () => {
     expect(exceedsJsonDepth('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH))).toBe(false);
     expect(exceedsJsonDepth('['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1))).toBe(true);
-    const objects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
     expect(exceedsJsonDepth(objects(MAX_JSON_DEPTH))).toBe(false);
     expect(exceedsJsonDepth(objects(100_000))).toBe(true);
   });

@@ -28,7 +28,7 @@ describe('markdownSections', () => {
 });
 
 describe('splitDocument', () => {
-  const paragraph = (word: string) => `${word} `.repeat(60).trim() + '.';
+  const paragraph = (word: string) => `${`${word} `.repeat(60).trim()}.`;
 
   it('splits long Markdown sections into overlapping chunks that keep their heading and the size limit', async () => {
     const text = `# Handbook\n\n## Returns\n\n${[paragraph('alpha'), paragraph('beta'), paragraph('gamma')].join('\n\n')}\n\n## Shipping\n\nShort.`;
