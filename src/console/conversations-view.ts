@@ -1,4 +1,5 @@
 import type { StoredMessage } from '../conversations/conversation-repository.ts';
+import { visibleMessage } from '../conversations/visible-history.ts';
 import { microsToUsd } from '../core/money.ts';
 import type { ConversationNode, ConversationSummary, RunUsage } from './contract/conversations.ts';
 import type { ConversationHeader, RunUsageTotals } from './conversations-repository.ts';
@@ -38,6 +39,7 @@ export function toNode(node: StoredMessage, runId: string | null): ConversationN
     tool_call_id: null as string | null,
     tool_name: null as string | null,
     is_error: false,
+    deleted: false,
     agent_id: node.agentId,
     model: node.model,
     response_id: node.responseId,
@@ -45,7 +47,9 @@ export function toNode(node: StoredMessage, runId: string | null): ConversationN
     usage: node.usage && { input_tokens: node.usage.inputTokens, output_tokens: node.usage.outputTokens, cost_usd: node.costMicros === null ? null : microsToUsd(Number(node.costMicros)) },
     created_at: node.createdAt.toISOString(),
   };
-  const message = node.message;
+  // Items deleted through the Conversations API are gone for the console too: what is left, as a model would see it.
+  const message = visibleMessage(node);
+  if (message === null) return { ...base, text: '', deleted: true };
   switch (message.role) {
     case 'system':
       return { ...base, text: message.content };

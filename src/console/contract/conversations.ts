@@ -57,6 +57,8 @@ export const ConversationNodeSchema = z.object({
   tool_call_id: z.string().nullable(),
   tool_name: z.string().nullable(),
   is_error: z.boolean(),
+  /** Deleted through the Conversations API: kept in the tree, its content no longer shown. */
+  deleted: z.boolean(),
   agent_id: z.string().nullable(),
   model: z.string().nullable(),
   response_id: z.string().nullable(),

@@ -185,6 +185,19 @@ describe('conversations in the console', () => {
     expect((await list(owner, 'echo')).data.map((conversation) => conversation.id)).toContain(conversationId);
   });
 
+  it('keeps an item deleted through the Conversations API in the tree, without its content', async () => {
+    const made = await chat({ model: 'echo', messages: [{ role: 'user', content: 'forget what I said' }] });
+    const before = await open(owner, made.conversation_id);
+    const userNode = before.messages[0]?.id as string;
+    const deleted = await gateway.app.inject({ method: 'DELETE', url: `/agents/v1/conversations/${made.conversation_id}/items/${userNode}`, headers: bearer(agentKey) });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    const after = await open(owner, made.conversation_id);
+    expect(after.messages.map((node) => [node.role, node.deleted, node.text])).toEqual([
+      ['user', true, ''],
+      ['assistant', false, 'forget what I said'],
+    ]);
+  });
+
   it('refuses ids that name nothing with a 400, not a scan', async () => {
     expect((await owner.request('GET', '/console/api/conversations/conv%20x')).statusCode).toBe(400);
     expect((await owner.request('GET', '/console/api/agents/echo/conversations?key_id=not-a-key')).statusCode).toBe(400);

@@ -100,7 +100,7 @@ export function ConversationThread({ conversation }: { conversation: Conversatio
           {turn.opening.role === 'user' && (
             <div className="user-message">
               <p>
-                {turn.opening.text}
+                {turn.opening.deleted ? <em>(deleted)</em> : turn.opening.text}
                 {turn.opening.attachments.length > 0 && <span className="muted small"> (attached: {turn.opening.attachments.join(', ')})</span>}
               </p>
               <p className="muted small">{dateTime(turn.opening.created_at)}</p>

@@ -64,7 +64,9 @@ export function answerSteps(answer: readonly ConversationNode[], turn: readonly 
   const results = new Map(turn.flatMap((node) => (node.role === 'tool' && node.tool_call_id ? [[node.tool_call_id, node] as const] : [])));
   const steps: AnswerStep[] = [];
   for (const node of answer) {
-    if (node.role === 'assistant') {
+    if (node.deleted) {
+      steps.push({ kind: 'text', id: node.id, text: '(deleted)' });
+    } else if (node.role === 'assistant') {
       if (node.reasoning) steps.push({ kind: 'reasoning', id: `${node.id}-reasoning`, text: node.reasoning });
       for (const call of node.tool_calls) {
         const result = results.get(call.id);
