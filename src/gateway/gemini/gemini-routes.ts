@@ -31,6 +31,7 @@ import { renderBatchEmbedContents, renderEmbedContent } from './render-embedding
 import { renderGenerateResponse } from './render-generate-response.ts';
 import { pageOfModels, toGeminiModel } from './render-models.ts';
 import { GenerateStreamEncoder } from './render-generate-stream.ts';
+import { PROVIDER_HEADER } from '../../routing/provider-header.ts';
 
 export type GeminiRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticator; chat: ChatPipeline; unary: UnaryPipeline };
 export type GeminiModelDeps = { catalog: Catalog; plans: AccountPlans };
@@ -133,6 +134,7 @@ async function generate(deps: GeminiRouteDeps, request: FastifyRequest, reply: F
   const result = await deps.chat.generate(callContextFrom(request, reply, 'gemini.generate_content'), { model, request: converted });
   if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
   reply.headers(droppedParamsHeaders('gemini', result.model.providerKind, unknown));
+  reply.header(PROVIDER_HEADER, result.model.providerId);
   return renderGenerateResponse(result.response, { model, includeThoughts, costMicros: result.costMicros });
 }
 
@@ -145,6 +147,7 @@ async function streamGenerate(deps: GeminiRouteDeps, request: FastifyRequest, re
   const { request: converted, includeThoughts, unknown } = readGenerateBody(request.body);
   const call = await deps.chat.stream(callContextFrom(request, reply, 'gemini.stream_generate_content'), { model, request: converted });
   reply.headers(droppedParamsHeaders('gemini', call.model.providerKind, unknown));
+  reply.header(PROVIDER_HEADER, call.model.providerId);
   const headers = call.rateLimit ? rateLimitHeaders(call.rateLimit) : {};
   const query = request.query as Record<string, unknown> | undefined;
   const writer = query?.['alt'] === 'sse' ? sseChunks(new SseWriter(reply, headers)) : new JsonArrayWriter(reply, headers);

@@ -118,6 +118,14 @@ describe('Azure OpenAI', () => {
   });
 });
 
+describe('the serving provider named on every front-end', () => {
+  it('the Gemini format names it too', async () => {
+    const response = await post('/v1beta/models/groq/llama-test-echo:generateContent', { contents: [{ role: 'user', parts: [{ text: 'hello gemini' }] }] });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['x-junction-provider']).toBe('groq');
+  });
+});
+
 describe('OpenAI-compatible presets', () => {
   it('groq needs only GROQ_API_KEY: its key goes as the bearer', async () => {
     const response = await post('/v1/chat/completions', { model: 'groq/llama-test-echo', messages: [{ role: 'user', content: 'hello groq' }] });
