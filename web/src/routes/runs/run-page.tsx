@@ -40,7 +40,7 @@ export function RunPage() {
           </section>
           <section className="card" aria-labelledby="run-steps-title">
             <h2 id="run-steps-title">Steps</h2>
-            <RunTimeline steps={found.data.run.steps} />
+            <RunTimeline steps={found.data.run.steps} runAgent={found.data.run.agent_id} />
           </section>
         </>
       )}
