@@ -22,6 +22,8 @@ export type RunHooks = {
   handoffTarget(name: string): string | undefined;
   /** Whether a tool waits for a person's approval before it runs. */
   requiresApproval(name: string): boolean;
+  /** The MCP server behind a tool name and its own name for the tool, for a call that waits: shown as OpenAI's MCP approval request. */
+  mcpToolOf?(name: string): { serverLabel: string; tool: string } | undefined;
   /** Whether a tool name is one of the agent's own (server-side) tools. */
   isServerTool(name: string): boolean;
   /**
@@ -43,7 +45,7 @@ export type RunHooks = {
 };
 
 /** What a paused run asks for: the calls that wait for approval. The interrupt's value. */
-export type ApprovalInterrupt = { kind: 'approval'; calls: Array<{ callId: string; name: string; arguments: string; agent?: string }> };
+export type ApprovalInterrupt = { kind: 'approval'; calls: Array<{ callId: string; name: string; arguments: string; agent?: string; mcp?: { serverLabel: string; tool: string } }> };
 /** The answer a resumed run gets back from its interrupt, by call id. */
 export type ApprovalDecisions = Record<string, { approve: boolean; reason?: string }>;
 
@@ -117,12 +119,16 @@ async function tools(state: State, config: LangGraphRunnableConfig) {
       ? {}
       : (interrupt({
           kind: 'approval',
-          calls: waiting.map((call) => ({
-            callId: call.id ?? '',
-            name: call.name,
-            arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args),
-            ...(hooks.agentPath && { agent: hooks.agentPath }),
-          })),
+          calls: waiting.map((call) => {
+            const mcp = hooks.mcpToolOf?.(call.name);
+            return {
+              callId: call.id ?? '',
+              name: call.name,
+              arguments: rawArguments[call.id ?? ''] ?? JSON.stringify(call.args),
+              ...(hooks.agentPath && { agent: hooks.agentPath }),
+              ...(mcp && { mcp }),
+            };
+          }),
         } satisfies ApprovalInterrupt) as ApprovalDecisions);
   const handoffTo = (last.tool_calls ?? []).map((call) => hooks.handoffTarget(call.name)).find((target) => target !== undefined);
   return { messages: await hooks.runTools(last, state.steps, emitter(config), decisions, config), totals: hooks.totals(), ...(handoffTo && { handoffTo }) };

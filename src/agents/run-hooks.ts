@@ -92,6 +92,10 @@ export function createRunHooks(scope: HookScope): RunHooks {
     retrieve: (given) => retrieveKnowledge(scope, scope.emit ?? given),
     callModel: (messages, step, final, given) => callAgentModel(parts, messages, step, final, scope.emit ?? given),
     requiresApproval: (name) => agent.config.approvalTools.includes(name) || mcpTool(name)?.server.requireApproval === true,
+    mcpToolOf: (name) => {
+      const tool = mcpTool(name);
+      return tool && { serverLabel: tool.server.label, tool: tool.tool };
+    },
     handoffTarget: (name) => handoffTarget(agent, name, scope.linkedAgents),
     runTools: (message, step, given, decisions, config) => runToolCalls(parts, hooks, message, step, scope.emit ?? given, decisions, config),
   };

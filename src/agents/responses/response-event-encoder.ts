@@ -166,11 +166,12 @@ export class ResponseEventEncoder {
   }
 
   /** A paused run's last items: one approval request per call that waits (those calls are not shown as run). */
-  approvalRequests(calls: ReadonlyArray<{ callId: string; name: string; arguments: string; agent?: string }>): StreamEvent[] {
+  approvalRequests(calls: ReadonlyArray<{ callId: string; name: string; arguments: string; agent?: string; mcp?: { serverLabel: string; tool: string } }>): StreamEvent[] {
     const events = this.#close('completed');
     for (const call of calls) {
       for (const [index, buffered] of this.#serverCalls) if (buffered.callId === call.callId) this.#serverCalls.delete(index);
-      const mcp = this.#options.mcpToolOf?.(call.name);
+      // The run says which MCP server a waiting call is for at any depth; a pause saved without it goes by the name.
+      const mcp = call.mcp ?? (call.agent ? undefined : this.#options.mcpToolOf?.(call.name));
       // A sub-agent's request says which agent raised it, as its steps do.
       const raisedBy = call.agent ? { agent: call.agent } : {};
       const item: ApprovalRequestItem | McpApprovalRequestItem = mcp

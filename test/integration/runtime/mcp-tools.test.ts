@@ -16,6 +16,8 @@ beforeAll(async () => {
   folders = runtimeFolders({
     plain: 'name: Plain\nmodel: openai/test-tool\ninstructions: Use what you are given.\n',
     front: 'name: Front\nmodel: openai/test-tool\ninstructions: Ask the desk.\nagents: [ops]\n',
+    guarded: 'name: Guarded\nmodel: openai/test-tool\ninstructions: Ask the careful desk.\nagents: [careful]\n',
+    careful: `name: Careful\nmodel: openai/test-tool\ninstructions: Look orders up.\nmcp_servers:\n  - label: vault\n    url: ${mcp.url}\n    headers: { Authorization: "Bearer orders-secret" }\n    allowed_tools: [lookup_order]\n    require_approval: always\n`,
     ops: `name: Ops\nmodel: openai/test-tool\ninstructions: Look orders up.\nmcp_servers:\n  - label: orders\n    url: ${mcp.url}\n    headers: { Authorization: "Bearer \${ORDERS_TOKEN}" }\n    allowed_tools: [lookup_order]\n    cost_usd: 0.001\n`,
   });
   gateway = await startGateway({ ...folders.env, ORDERS_TOKEN: 'orders-secret', JUNCTION_MCP_ALLOWLIST: '127.0.0.1', JUNCTION_MCP_ALLOW_PRIVATE: 'true' });
@@ -130,6 +132,22 @@ describe(`MCP tools on ${engineName()}`, () => {
     const history = gateway.openai.requests.at(-1)?.body as { messages: Array<{ role: string; tool_calls?: Array<{ function: { name: string } }> }> };
     expect(history.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
     expect(history.messages.flatMap((message) => message.tool_calls ?? []).map((call) => call.function.name)).toEqual(['ask_ops']);
+  });
+
+  it("a sub-agent's MCP call that waits for approval is OpenAI's mcp_approval_request, and runs once approved", async () => {
+    const before = mcp.calls.length;
+    const paused = (await post('look it up', { model: 'guarded' })) as Resource & { id: string; output: Array<Item & { id: string }> };
+    const asked = paused.output.at(-1);
+    expect(asked).toMatchObject({ type: 'mcp_approval_request', server_label: 'vault', name: 'lookup_order', agent: 'careful' });
+    expect(mcp.calls.length).toBe(before);
+    const resumed = await send({ model: 'guarded', previous_response_id: paused.id, input: [{ type: 'mcp_approval_response', approval_request_id: asked?.id, approve: true }] });
+    expect(resumed.status).toBe(200);
+    const json = (await resumed.json()) as Resource;
+    expect(json.output.filter((item) => item.agent === 'careful').map((item) => [item.type, item.server_label, item.output ?? null])).toEqual([
+      ['mcp_list_tools', 'vault', null],
+      ['mcp_call', 'vault', 'order fake: shipped'],
+    ]);
+    expect(mcp.calls.length).toBe(before + 1);
   });
 
   it("require_approval always: an mcp_approval_request, answered with OpenAI's mcp_approval_response", async () => {
