@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
@@ -8,6 +10,7 @@ import { runtimeFolders } from '../support/runtime-fixtures.ts';
 /** From a Usage row to the run page of an agent run started through the API: its tool step with its cost, details behind a named disclosure. */
 const enabled = browserAvailable();
 const PASSWORD = 'a browser password';
+const SCREENSHOTS = process.env.JUNCTION_SCREENSHOTS ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
 const folders = runtimeFolders({ helper: 'name: Helper\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\nmax_steps: 4\n' });
 let gateway: GatewayHarness;
 let browser: Browser;
@@ -72,6 +75,10 @@ describe.skipIf(!enabled)('the run page in Chromium', () => {
     await disclosure.click();
     expect(await tool.getByRole('button', { name: /^Hide details of Tool call echo_upper/ }).getAttribute('aria-expanded')).toBe('true');
     expect(await tool.textContent()).toContain('FAKE');
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'run-page.png'), fullPage: true });
+    }
     expect(await page.getByRole('term').filter({ hasText: 'Response id' }).count()).toBe(1);
     expect(await page.getByText(responseId).count()).toBeGreaterThan(0);
     expect(errors).toEqual([]);
