@@ -132,7 +132,10 @@ describe.skipIf(!enabled)('console defects', () => {
   it('asks before leaving an agent with unsaved edits', async () => {
     await page.getByLabel('Instructions').fill('An edit not saved yet.');
     const asked: string[] = [];
-    page.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.dismiss()));
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
     await page.getByRole('link', { name: 'Agents' }).click();
     await expect.poll(() => asked.length).toBe(1);
     expect(asked[0]).toContain('not saved');

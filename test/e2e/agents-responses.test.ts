@@ -524,7 +524,15 @@ describe('WebSocket mode', () => {
     connection.socket.close();
     const row = async () =>
       (await gateway.services.db.query<{ status: string; cost: number }>(`SELECT status, cost_micros::bigint AS cost FROM usage_log WHERE agent_id = 'slow' ORDER BY created_at DESC LIMIT 1`)).rows[0];
-    await expect.poll(async () => (await gateway.settle(), (await row())?.status), { timeout: 10_000 }).toBe('client_closed');
+    await expect
+      .poll(
+        async () => {
+          await gateway.settle();
+          return (await row())?.status;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe('client_closed');
     expect((await row())?.cost).toBeGreaterThan(0);
   });
 
@@ -556,7 +564,13 @@ describe('store: false and generate: false', () => {
   /** A connection whose `turn(body)` sends one response.create and resolves its messages. */
   async function socket() {
     const connection = await connect();
-    return { ws: connection.socket, turn: async (body: Record<string, unknown>): Promise<Turn> => (connection.create(body), connection.next()) };
+    return {
+      ws: connection.socket,
+      turn: async (body: Record<string, unknown>): Promise<Turn> => {
+        connection.create(body);
+        return connection.next();
+      },
+    };
   }
   const finalResponse = (turn: Turn) => expectValidResponse(turn.at(-1)?.response);
 

@@ -54,7 +54,14 @@ describe('what errors and logs give away', () => {
     const lines: string[] = [];
     const logged = await buildApp(
       { ...world.gateway.services, config: { ...world.gateway.services.config, logLevel: 'trace' } },
-      { logStream: new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8')), done()) }) },
+      {
+        logStream: new Writable({
+          write: (chunk: Buffer, _encoding, done) => {
+            lines.push(chunk.toString('utf8'));
+            done();
+          },
+        }),
+      },
     );
     try {
       const sent: string[] = [];
@@ -210,7 +217,10 @@ describe('key lookups', () => {
     const calls: number[] = [];
     const original = crypto.timingSafeEqual;
     // The ESM bindings of node:crypto follow its CommonJS exports after syncBuiltinESMExports.
-    crypto.timingSafeEqual = (left, right) => (calls.push(left.byteLength), original(left, right));
+    crypto.timingSafeEqual = (left, right) => {
+      calls.push(left.byteLength);
+      return original(left, right);
+    };
     syncBuiltinESMExports();
     try {
       const authenticator = new KeyAuthenticator(world.gateway.services.db, world.gateway.services.hasher);

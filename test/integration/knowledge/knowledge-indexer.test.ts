@@ -30,7 +30,13 @@ describe(`indexing the example knowledge on ${engineName()}`, () => {
   it('indexes every document of both collections, embedding each chunk once in bounded batches', async () => {
     const batches: number[] = [];
     const progress: IndexProgress[] = [];
-    const counting = { ...embedder, embed: (texts: string[], kind: 'document' | 'query') => (batches.push(texts.length), embedder.embed(texts, kind)) };
+    const counting = {
+      ...embedder,
+      embed: (texts: string[], kind: 'document' | 'query') => {
+        batches.push(texts.length);
+        return embedder.embed(texts, kind);
+      },
+    };
     const report = await indexKnowledge({ db, accountId, rootDir: knowledge.dir, embedder: counting, batchSize: 16, onProgress: (p) => progress.push(p) });
 
     expect(report.collections.map((collection) => collection.collection)).toEqual(['handbook', 'product-docs']);

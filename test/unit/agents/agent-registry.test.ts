@@ -192,7 +192,13 @@ describe('agent registry', () => {
     const registry = await createAgentRegistry({
       agentsDir: dir.path,
       knowledgeDir: dir.path,
-      tools: { has: (name) => names.has(name), onChange: (listener) => (listeners.add(listener), () => listeners.delete(listener)) },
+      tools: {
+        has: (name) => names.has(name),
+        onChange: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+      },
       isKnownModel: () => true,
       watch: false,
       onError: (error) => errors.push(error),

@@ -34,7 +34,20 @@ describe('runTool', () => {
 
   it('returns invalid arguments as an error result without running the tool or charging', async () => {
     let called = false;
-    const tool = compileTool({ name: 't', description: 'd', parameters: z.object({ n: z.number() }), cost_usd: 1, execute: () => ((called = true), 'x') }, 'test', 'v');
+    const tool = compileTool(
+      {
+        name: 't',
+        description: 'd',
+        parameters: z.object({ n: z.number() }),
+        cost_usd: 1,
+        execute: () => {
+          called = true;
+          return 'x';
+        },
+      },
+      'test',
+      'v',
+    );
     const result = await runTool(tool, { n: 'five' }, toolContext());
     expect(result.ok).toBe(false);
     expect(result.content).toMatch(/^Error: invalid arguments for t: n: /);
