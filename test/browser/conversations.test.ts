@@ -12,6 +12,7 @@ import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts
  * usage, and its branches switched.
  */
 const enabled = browserAvailable();
+const SCREENSHOTS = process.env.JUNCTION_SCREENSHOTS ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
 const PASSWORD = 'conversations browser password';
 let gateway: GatewayHarness;
 let browser: Browser;
@@ -133,7 +134,12 @@ describe.skipIf(!enabled)('conversations in the console', () => {
     await turns.getByText('Tool echo_upper returned: FAKE').first().waitFor();
     const usage = turns.getByRole('list', { name: 'Run usage' }).first();
     await expect(usage.textContent()).resolves.toMatch(/Run run_\w+ · 3 calls · \d+ in \/ \d+ out tokens · \$/);
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'conversation.png'), fullPage: true });
+    // Each turn's run opens its run page.
+    await usage.getByRole('link', { name: /^Run run_/ }).click();
+    await page.waitForURL(/\/runs\/run_/);
 
+    await page.goBack();
     // The newest branch shows first; the switcher goes back to the first follow-up.
     await turns.getByText('second follow-up').waitFor();
     await turns.getByText('2/2').waitFor();

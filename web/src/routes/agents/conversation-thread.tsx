@@ -1,4 +1,5 @@
 import type { ConversationDetail, ConversationNode, RunUsage } from '@contract/conversations.ts';
+import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { dateTime, usd } from '../../api/client.ts';
 import { Button } from '../../components/ui/button.tsx';
@@ -54,7 +55,10 @@ function TurnUsage({ answer, runs }: { answer: readonly ConversationNode[]; runs
       <ul className="plain muted small run-summary" aria-label="Run usage">
         {billed.map((run) => (
           <li key={run.run_id}>
-            Run <code>{run.run_id}</code> · {run.calls} {run.calls === 1 ? 'call' : 'calls'} · {run.input_tokens} in / {run.output_tokens} out tokens · {usd(run.cost_usd)}
+            <Link to="/runs/$runId" params={{ runId: run.run_id }}>
+              Run <code>{run.run_id}</code>
+            </Link>{' '}
+            · {run.calls} {run.calls === 1 ? 'call' : 'calls'} · {run.input_tokens} in / {run.output_tokens} out tokens · {usd(run.cost_usd)}
           </li>
         ))}
       </ul>
