@@ -77,6 +77,7 @@ export class ChatPipeline {
         }),
         this.#deps.router,
         input.providerPreferences,
+        true,
       );
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, true);
@@ -102,6 +103,7 @@ export class ChatPipeline {
     let outcome: ChatOutcome | undefined;
     const finish = (status: 'success' | 'upstream_error' | 'client_closed', httpStatus: number, errorCode?: string) => {
       if (outcome) return;
+      opened.release?.();
       const usage = meter.usage ?? meter.estimate(call.inputEstimate);
       const costMicros = computeChatCost(model, usage);
       outcome = { usage, costMicros, model, generationId: call.generationId };

@@ -29,9 +29,11 @@ export type DeploymentAttempt<T> = {
   preferences: ProviderPreferences | undefined;
   attemptsBefore: number;
   defaultRetryAfterSeconds: number;
+  /** A stream: the deployment stays in flight until the result's `release`. */
+  holdInFlight: boolean;
 };
 
-export type DeploymentOutcome<T> = { result?: { value: T; model: CatalogModel; attempts: number }; error?: unknown; attempts: number };
+export type DeploymentOutcome<T> = { result?: { value: T; model: CatalogModel; attempts: number; release?: () => void }; error?: unknown; attempts: number };
 
 /** How a failed attempt counts: a verdict on the deployment, and whether the call may go on elsewhere. */
 type Verdict = 'failure' | 'rate_limited' | 'request_fault' | 'other';
@@ -60,8 +62,8 @@ export async function tryDeployments<T>(input: DeploymentAttempt<T>): Promise<De
       health.begin();
       try {
         const value = await attempt(adapter, deployment.served);
-        health.succeed(router.now() - startedAt);
-        return { result: { value, model: deployment.served, attempts }, attempts };
+        health.succeed(router.now() - startedAt, input.holdInFlight);
+        return { result: { value, model: deployment.served, attempts, ...(input.holdInFlight && { release: once(() => health.release()) }) }, attempts };
       } catch (error) {
         if (signal.aborted) {
           health.abandon();
@@ -90,6 +92,15 @@ export async function tryDeployments<T>(input: DeploymentAttempt<T>): Promise<De
   }
   return { error: lastError, attempts };
 }
+
+const once = (action: () => void): (() => void) => {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+};
 
 /** A model without deployments under a request's `provider` preferences is its provider's one deployment: refused when they leave it out. */
 export function excludedByPreferences(model: CatalogModel, preferences: ProviderPreferences): JunctionError | undefined {

@@ -19,7 +19,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 250,
  */
 export const DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS = 5;
 
-export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number };
+/** `release`, set for a stream served by a deployment, ends its time in flight. */
+export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number; release?: () => void };
 
 /**
  * Tries each candidate model in order; on each, retries retryable upstream errors
@@ -37,6 +38,7 @@ export async function withRetriesAndFallbacks<T>(
   attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>,
   router?: DeploymentRouter,
   preferences?: ProviderPreferences,
+  holdInFlight = false,
 ): Promise<AttemptResult<T>> {
   let attempts = 0;
   let lastError: unknown;
@@ -55,6 +57,7 @@ export async function withRetriesAndFallbacks<T>(
         preferences,
         attemptsBefore: attempts,
         defaultRetryAfterSeconds: DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS,
+        holdInFlight,
       });
       attempts = routed.attempts;
       if (routed.result) return routed.result;

@@ -58,9 +58,12 @@ export class DeploymentHealth {
     if (this.state === 'half_open') this.#probing = true;
   }
 
-  /** The deployment answered (a 4xx about the request counts: it is up). */
-  succeed(latencyMs: number | undefined): void {
-    this.inFlight -= 1;
+  /**
+   * The deployment answered (a 4xx about the request counts: it is up). A stream stays in
+   * flight until `release`, so least busy counts the streams still running.
+   */
+  succeed(latencyMs: number | undefined, stillInFlight = false): void {
+    if (!stillInFlight) this.inFlight -= 1;
     this.successes += 1;
     this.#consecutiveFailures = 0;
     if (latencyMs !== undefined) this.latencyMs = this.latencyMs === undefined ? latencyMs : this.latencyMs + LATENCY_ALPHA * (latencyMs - this.latencyMs);
@@ -70,6 +73,11 @@ export class DeploymentHealth {
       this.#window.length = 0;
     }
     this.#record(false);
+  }
+
+  /** A stream that `succeed` left in flight has ended. */
+  release(): void {
+    this.inFlight -= 1;
   }
 
   /** A connect error, timeout, 5xx or refused credentials. */

@@ -34,6 +34,12 @@ models:
       - { provider: openai, name: backup, model: test-echo, base_url: ${secondaryUrl}/v1, priority: 2 }
       - { provider: openai, name: main, model: test-echo, base_url: ${primaryUrl}/v1, priority: 1 }
     routing: { strategy: ordered }
+  openai/busy:
+    prices: { input: 10, output: 20 }
+    deployments:
+      - { provider: openai, name: first, model: test-echo, base_url: ${primaryUrl}/v1 }
+      - { provider: openai, name: second, model: test-echo, base_url: ${secondaryUrl}/v1 }
+    routing: { strategy: least_busy }
 `;
 
 beforeAll(async () => {
@@ -125,6 +131,17 @@ describe('deployments of one model', () => {
     secondary.failure = undefined;
     gateway.advance(31_000);
     expect(await servedBy('openai/routed', 4)).toContain('secondary');
+  });
+
+  it('counts a stream in flight until it ends (least busy)', async () => {
+    for (let call = 0; call < 2; call += 1) {
+      const response = await chat('openai/busy', { stream: true });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('data: [DONE]');
+    }
+    expect(await metricLine('junction_deployment_in_flight', 'openai/busy', 'first')).toMatch(/ 0$/);
+    const text = (await gateway.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toContain('junction_deployment_calls_total{model="openai/busy",deployment="first",outcome="success"} 2');
   });
 
   it('streams from the chosen deployment and names it in the header', async () => {

@@ -119,6 +119,16 @@ describe('the deployment router', () => {
     other.healthOf(fast, quick).begin();
     other.healthOf(fast, quick).succeed(100);
     expect(other.plan(fast, fast.deployments ?? [], undefined).tries.map((deployment) => deployment.label)).toEqual(['together', 'groq']);
+    // A stream stays in flight after its first event, until it is released.
+    const streaming = router.healthOf(busy, busy.deployments?.[1] as NonNullable<CatalogModel['deployments']>[number]);
+    streaming.begin();
+    streaming.begin();
+    streaming.succeed(50, true);
+    expect(streaming.inFlight).toBe(2);
+    expect(router.plan(busy, busy.deployments ?? [], undefined).tries[0]?.label).toBe('groq');
+    streaming.release();
+    streaming.succeed(50);
+    expect(streaming.inFlight).toBe(0);
   });
 
   it('honours only, ignore, order and allow_fallbacks', () => {
