@@ -45,3 +45,16 @@ export async function requirePinned(directory: AgentDirectory, accountId: string
   }
   return { ...pinned.agent, source: 'console' };
 }
+
+/**
+ * The version a queued response announced (its `agent_version`), for the process that
+ * runs it later: a pin or a staged share decided at submission holds. Falls back to
+ * the agent as it serves now when that version is gone (an edited file).
+ */
+export async function findAnnounced(directory: AgentDirectory, accountId: string, id: string, version: string | undefined): Promise<OwnedAgent | undefined> {
+  if (version !== undefined) {
+    const pinned = await requirePinned(directory, accountId, { id, selector: version }).catch(() => undefined);
+    if (pinned) return pinned;
+  }
+  return directory.find(accountId, id);
+}

@@ -5,6 +5,7 @@ import { findManagedKey } from '../../keys/key-repository.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { Database } from '../../store/database.ts';
 import type { AgentDirectory } from '../agent-directory.ts';
+import { findAnnounced } from '../agent-pinning.ts';
 import type { AgentRuntimeDeps } from '../agent-runner.ts';
 import { addUsage, type RunTotals } from '../run-totals.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
@@ -123,7 +124,7 @@ async function openRunSession(deps: BackgroundExecutionDeps, row: RunRow, stop: 
 async function runToEnd(session: RunSession): Promise<void> {
   const { deps, row, request, owner, encoder, controller, state, send } = session;
   const { db, holderId } = deps;
-  const requested = await deps.agents.find(row.account_id, row.agent_id);
+  const requested = await findAnnounced(deps.agents, row.account_id, row.agent_id, request.settings.agent_version);
   if (!requested) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
   const key = await findManagedKey(db, row.account_id, row.key_id);
   if (!key) throw new JunctionError('invalid_api_key', 'The key that started this run was deleted.');
@@ -215,7 +216,7 @@ async function finishFailedRun(session: RunSession, error: unknown): Promise<voi
 /** The stored response of a run that did not finish, prepared again (its agent may be gone: then there is none). */
 async function failedEntry(session: RunSession, resource: ResponseResource, costMicros: number) {
   const { deps, row, request, owner } = session;
-  const agent = await deps.agents.find(row.account_id, row.agent_id);
+  const agent = await findAnnounced(deps.agents, row.account_id, row.agent_id, request.settings.agent_version);
   if (!agent) throw new JunctionError('model_not_found', `The agent '${row.agent_id}' no longer exists.`);
   const prepared = await prepareResponse(deps.db, agent, owner, request.body, prepareOptions(deps));
   return { entry: { owner, agentId: row.agent_id, continuation: prepared.continuation, body: request.body, settings: request.settings, resource, costMicros }, prepared };

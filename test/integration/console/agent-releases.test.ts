@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
 import { releaseBucket } from '../../../src/agents/release-selection.ts';
+import { waitForBackgroundResponse } from '../../support/background-response.ts';
 import { type ConsoleSession, signIn } from '../../support/console-session.ts';
 import { startGateway, type GatewayHarness } from '../../support/gateway-harness.ts';
 import { bearer } from '../../support/test-app.ts';
@@ -115,6 +116,14 @@ describe('version pinning', () => {
     await gateway.settle();
     const rows = await gateway.services.db.query<{ agent_version: string }>("SELECT DISTINCT agent_version FROM usage_log WHERE agent_id = 'pinned' ORDER BY 1");
     expect(rows.rows.map((row) => row.agent_version)).toEqual(['v1', 'v2', 'v3']);
+  });
+
+  it('runs a background response on the version it announced when queued', async () => {
+    const queued = await gateway.app.inject({ method: 'POST', url: '/agents/v1/responses', headers: bearer(agentKey), payload: { model: 'pinned@2', input: 'later', background: true } });
+    expect(queued.json()).toMatchObject({ status: 'queued', agent_version: 'v2' });
+    const done = await waitForBackgroundResponse<{ status: string; agent_version: string }>(gateway.baseUrl, bearer(agentKey), queued.json<{ id: string }>().id);
+    expect(done).toMatchObject({ status: 'completed', agent_version: 'v2' });
+    expect(lastSystemPrompt()).toContain('Pinned two.');
   });
 
   it('pins a file agent by its content hash', async () => {
