@@ -67,8 +67,9 @@ export async function playgroundKeyId(db: Queryable, accountId: string, userId: 
 }
 
 /**
- * One agent's conversations, newest first; `after` is the id of the last conversation of the
- * previous page. A conversation made empty has no agent of its own: it is listed under the agents that spoke in it.
+ * One agent's conversations, newest first (index conversations_agent, migration 0025);
+ * `after` is the id of the last conversation of the previous page. A conversation made
+ * empty takes the agent of its first agent turn.
  */
 export async function listAgentConversations(
   db: Queryable,
@@ -79,7 +80,7 @@ export async function listAgentConversations(
   const result = await db.query<HeaderRow>(
     `${HEADER_SELECT}
      WHERE c.account_id = $1
-       AND (c.agent_id = $2 OR (c.agent_id = '' AND EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation_id = c.id AND m.agent_id = $2)))
+       AND c.agent_id = $2
        AND ($3::uuid IS NULL OR c.key_id = $3::uuid)
        AND ($4::uuid IS NULL OR c.key_id = $4::uuid)
        AND ($5::text IS NULL OR c.position < (SELECT a.position FROM conversations a WHERE a.id = $5 AND a.account_id = $1))

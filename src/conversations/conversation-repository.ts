@@ -190,6 +190,8 @@ export async function appendMessages(
   const rows: string[] = [];
   const ids: string[] = [];
   let parentId = chain.parentId;
+  /** The parameter holding the first message's agent: a conversation made empty takes it as its agent. */
+  let firstAgentParam: string | undefined;
   for (const item of chain.messages) {
     const id = item.id ?? newMessageId();
     ids.push(id);
@@ -210,6 +212,7 @@ export async function appendMessages(
     const first = params.length + 1;
     params.push(...values);
     const p = (offset: number) => `$${first + offset}`;
+    firstAgentParam ??= p(5);
     rows.push(`(${p(0)}, $1, ${p(1)}, ${p(2)}, ${p(3)}::jsonb, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::integer, ${p(8)}::integer, ${p(9)}::bigint, ${p(10)}::jsonb)`);
     parentId = id;
   }
@@ -222,12 +225,14 @@ export async function appendMessages(
     ? `created AS (INSERT INTO conversations (id, account_id, key_id, agent_id, title) VALUES ($1, $2, $3, $4, $5) RETURNING created_at, updated_at)`
     : `created AS (SELECT NULL::timestamptz AS created_at, NULL::timestamptz AS updated_at WHERE false)`;
   const sql = `WITH ${created},
-     touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1 RETURNING updated_at)${
-       alongside
-         ? `,
+     touched AS (UPDATE conversations SET updated_at = now(),
+       agent_id = CASE WHEN agent_id = '' THEN COALESCE(${firstAgentParam}::text, '') ELSE agent_id END
+       WHERE id = $1 RETURNING updated_at)${
+         alongside
+           ? `,
      alongside AS (${alongside.sql})`
-         : ''
-     }
+           : ''
+       }
      INSERT INTO conversation_messages AS m
        (id, conversation_id, parent_id, role, message, model, agent_id, response_id, input_tokens, output_tokens, cost_micros, metadata)
      VALUES ${rows.join(', ')}
