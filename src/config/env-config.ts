@@ -25,7 +25,11 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .describe("The most the embedded store's page cache may hold (default `256MB`, none beside a pool enlarged for vector indexes), up to `8GB`; `0` turns it off."),
-  REDIS_URL: z.string().min(1).optional().describe('Redis shared by every process for request-rate windows.'),
+  REDIS_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Redis for the request-rate windows every process shares (faster; without it they are in PostgreSQL, or in memory on the one-process embedded store).'),
   JUNCTION_CONFIG: z.string().min(1).optional().describe('The config file (default `./junction.yaml` when present): models, aliases, plans, providers, currencies.'),
   JUNCTION_KEY_SECRET: z.string().min(1).optional().describe('HMAC key for API-key hashes (a built-in value when unset); changing it invalidates every key.'),
   JUNCTION_FX_RATES: z.string().optional().describe('USD value of credit currencies, `EUR=1.08,GBP=1.27`; wins over the config file.'),
@@ -95,7 +99,9 @@ export const EnvSchema = z.object({
     .min(0)
     .max(300_000)
     .default(0)
-    .describe('After SIGTERM, how long `/readyz` answers 503 "draining" while new requests are still served, before the listener closes: a load balancer\'s probe interval times its failure threshold.'),
+    .describe(
+      'After SIGTERM, how long `/readyz` answers 503 "draining" while new requests are still served, before the listener closes: a load balancer\'s probe interval times its failure threshold.',
+    ),
   JUNCTION_TRUST_PROXY: TrustProxySchema.describe('Which peers may set the scheme, host and client address (`X-Forwarded-*`): `false`, `true`, a hop count, or addresses and CIDR ranges.'),
   JUNCTION_PUBLIC_URL: PublicUrlSchema.describe('The origin browsers use (`https://junction.example`): CSRF checks, links the server hands out, `Secure` cookies.'),
   // Parsed by src/ops/workers.ts and src/main.ts.
