@@ -5,11 +5,12 @@ import { microsToUsd } from '../core/money.ts';
 import { parseInput } from '../http/parse-body.ts';
 import { runContentMode, setRunContentMode } from '../runs/run-content-setting.ts';
 import { findRunId, listRunSteps, type StoredRunStep } from '../runs/run-step-repository.ts';
-import { type CallRow, findCall, keyName, runUsageSummary } from '../runs/run-usage.ts';
+import { keyName, runUsageSummary } from '../runs/run-usage.ts';
 import type { Database, Queryable } from '../store/database.ts';
 import { reportingReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
-import { type CallView, RunContentSettingSchema, type RunLookup, type RunStepView, type RunView } from './contract/runs.ts';
+import { RunContentSettingSchema, type RunLookup, type RunStepView, type RunView } from './contract/runs.ts';
+import { usageEntryById } from './usage-routes.ts';
 
 export type ConsoleRunsDeps = {
   db: Database;
@@ -67,40 +68,18 @@ async function runView(reads: Queryable, accountId: string, runId: string): Prom
   };
 }
 
-const toCall = (row: CallRow, name: string | null): CallView => ({
-  id: row.id,
-  key_id: row.key_id,
-  key_name: name,
-  endpoint: row.endpoint,
-  requested_model: row.requested_model,
-  model: row.model,
-  provider: row.provider,
-  status: row.status,
-  http_status: row.http_status,
-  error_code: row.error_code,
-  input_tokens: row.input_tokens,
-  output_tokens: row.output_tokens,
-  cached_input_tokens: row.cached_input_tokens,
-  reasoning_tokens: row.reasoning_tokens,
-  cost_usd: microsToUsd(Number(row.cost_micros)),
-  latency_ms: row.latency_ms,
-  attempts: row.attempts,
-  streamed: row.streamed,
-  created_at: row.created_at.toISOString(),
-});
-
 /** A run or a call of this account by any id it is known by: run id, response id, or usage row id. */
 async function lookUp(reads: Queryable, accountId: string, id: string): Promise<RunLookup | undefined> {
   const runId = (await findRunId(reads, accountId, id)) ?? id;
   const run = await runView(reads, accountId, runId);
   if (run) return { kind: 'run', run };
-  const call = await findCall(reads, accountId, id);
+  const call = await usageEntryById(reads, accountId, id);
   if (!call) return undefined;
   if (call.agent_run_id) {
     const owning = await runView(reads, accountId, call.agent_run_id);
     if (owning) return { kind: 'run', run: owning };
   }
-  return { kind: 'call', call: toCall(call, await keyName(reads, accountId, call.key_id)) };
+  return { kind: 'call', call };
 }
 
 /**

@@ -151,16 +151,20 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
   app.get('/usage/:id', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;
     const { id } = request.params as { id: string };
-    const result = await reads.session((db) =>
-      db.query<UsageRow>(
-        `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
-         input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts, streamed,
-         agent_id, agent_run_id, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
-        [id, accountId],
-      ),
-    );
-    const row = result.rows[0];
-    if (!row) throw new JunctionError('not_found', `No usage row '${id}' in this account.`);
-    return { data: { ...toEntry(row, await reads.session((db) => keyNames(db, accountId))), upstream_model: row.upstream_model, units: row.units } };
+    const entry = await reads.session((db) => usageEntryById(db, accountId, id));
+    if (!entry) throw new JunctionError('not_found', `No usage row '${id}' in this account.`);
+    return { data: entry };
   });
+}
+
+/** One usage row of the account as the Usage page and the run page's call view show it, or undefined. */
+export async function usageEntryById(db: Queryable, accountId: string, id: string): Promise<(UsageEntry & Pick<UsageRow, 'upstream_model' | 'units'>) | undefined> {
+  const result = await db.query<UsageRow>(
+    `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
+     input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts, streamed,
+     agent_id, agent_run_id, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
+    [id, accountId],
+  );
+  const row = result.rows[0];
+  return row && { ...toEntry(row, await keyNames(db, accountId)), upstream_model: row.upstream_model, units: row.units };
 }

@@ -24,39 +24,6 @@ export async function runUsageSummary(db: Queryable, accountId: string, runId: s
   return result.rows[0] as RunUsageSummary;
 }
 
-/** A usage row of this account by its id (a gateway call's page), or undefined. */
-export type CallRow = {
-  id: string;
-  key_id: string | null;
-  endpoint: string;
-  requested_model: string | null;
-  model: string | null;
-  provider: string | null;
-  status: string;
-  http_status: number | null;
-  error_code: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
-  reasoning_tokens: number;
-  cost_micros: string | number;
-  latency_ms: number | null;
-  attempts: number;
-  streamed: boolean;
-  agent_run_id: string | null;
-  created_at: Date;
-};
-
-export async function findCall(db: Queryable, accountId: string, id: string): Promise<CallRow | undefined> {
-  const result = await db.query<CallRow>(
-    `SELECT id, key_id::text AS key_id, endpoint, requested_model, model, provider, status, http_status, error_code, input_tokens, output_tokens,
-       cached_input_tokens, reasoning_tokens, cost_micros, latency_ms, attempts, streamed, agent_run_id, created_at
-     FROM usage_log WHERE account_id = $1 AND id = $2`,
-    [accountId, id],
-  );
-  return result.rows[0];
-}
-
 export async function keyName(db: Queryable, accountId: string, keyId: string | null): Promise<string | null> {
   if (!keyId || !/^[0-9a-f-]{36}$/i.test(keyId)) return null;
   const result = await db.query<{ name: string }>('SELECT name FROM api_keys WHERE account_id = $1 AND id = $2', [accountId, keyId]);

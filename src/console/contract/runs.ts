@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UsageEntrySchema } from './usage.ts';
 
 export const RunStepViewSchema = z.object({
   id: z.string(),
@@ -40,28 +41,8 @@ export const RunViewSchema = z.object({
 });
 export type RunView = z.infer<typeof RunViewSchema>;
 
-/** A gateway call: its usage row, with no steps. */
-export const CallViewSchema = z.object({
-  id: z.string(),
-  key_id: z.string().nullable(),
-  key_name: z.string().nullable(),
-  endpoint: z.string(),
-  requested_model: z.string().nullable(),
-  model: z.string().nullable(),
-  provider: z.string().nullable(),
-  status: z.string(),
-  http_status: z.number().nullable(),
-  error_code: z.string().nullable(),
-  input_tokens: z.number(),
-  output_tokens: z.number(),
-  cached_input_tokens: z.number(),
-  reasoning_tokens: z.number(),
-  cost_usd: z.number(),
-  latency_ms: z.number().nullable(),
-  attempts: z.number(),
-  streamed: z.boolean(),
-  created_at: z.string(),
-});
+/** A gateway call: its usage row as the Usage page shows it, with no steps. */
+export const CallViewSchema = UsageEntrySchema;
 export type CallView = z.infer<typeof CallViewSchema>;
 
 export const RunLookupSchema = z.discriminatedUnion('kind', [z.object({ kind: z.literal('run'), run: RunViewSchema }), z.object({ kind: z.literal('call'), call: CallViewSchema })]);
