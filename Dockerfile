@@ -7,11 +7,11 @@ COPY . .
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
+# The MALLOC_* pair as `npm start` sets it: freed memory goes back to the system.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     JUNCTION_DATA_DIR=/data \
-    # As `npm start` sets them: freed memory goes back to the system (see scripts/start.mjs).
     MALLOC_MMAP_THRESHOLD_=131072 \
     MALLOC_TRIM_THRESHOLD_=4194304
 WORKDIR /app
