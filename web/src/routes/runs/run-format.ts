@@ -5,8 +5,8 @@ export const milliseconds = (value: number | null): string => {
   return value < 1_000 ? `${value} ms` : `${(value / 1_000).toFixed(2)} s`;
 };
 
-/** 2026-12-05T10:00:00.123Z → "5 Dec 2026, 10:00:00" in the browser's zone. */
-export const timeWithSeconds = (iso: string | null): string => (iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' }) : '—');
+// The Usage page's formatter, so a call reads the same on both pages.
+export { timeWithSeconds } from '../usage/local-dates.ts';
 
 export const KIND_NAMES: Record<RunStepView['kind'], string> = {
   retrieval: 'Knowledge search',

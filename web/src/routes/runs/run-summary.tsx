@@ -1,24 +1,13 @@
 import type { CallView, RunView } from '@contract/runs.ts';
 import { usd } from '../../api/client.ts';
 import { NO_KEY_CALLER } from '../../api/caller-names.ts';
+import { DetailsList } from '../../components/ui/details-list.tsx';
+import { usageEntryRows } from '../usage/usage-entry-rows.ts';
 import { milliseconds, timeWithSeconds } from './run-format.ts';
-
-function Details({ label, rows }: { label: string; rows: Array<[string, string]> }) {
-  return (
-    <dl className="details" aria-label={label}>
-      {rows.map(([name, value]) => (
-        <div key={name}>
-          <dt>{name}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
 
 export function RunSummary({ run }: { run: RunView }) {
   return (
-    <Details
+    <DetailsList
       label="Run summary"
       rows={[
         ['Run id', run.run_id],
@@ -36,29 +25,7 @@ export function RunSummary({ run }: { run: RunView }) {
   );
 }
 
-/** A gateway call has no steps: its page is its usage row. */
+/** A gateway call has no steps: its page is its usage row, as the Usage page's details show it. */
 export function CallSummary({ call }: { call: CallView }) {
-  return (
-    <Details
-      label="Call"
-      rows={[
-        ['Id', call.id],
-        ['Time', timeWithSeconds(call.created_at)],
-        ['Key', call.key_name ?? NO_KEY_CALLER],
-        ['Endpoint', call.endpoint],
-        ['Requested model', call.requested_model ?? '—'],
-        ['Model', call.model ?? '—'],
-        ['Provider', call.provider ?? '—'],
-        ['Status', `${call.status}${call.http_status ? ` (${call.http_status})` : ''}${call.error_code ? ` ${call.error_code}` : ''}`],
-        ['Input tokens', String(call.input_tokens)],
-        ['Output tokens', String(call.output_tokens)],
-        ['Cached input tokens', String(call.cached_input_tokens)],
-        ['Reasoning tokens', String(call.reasoning_tokens)],
-        ['Cost', usd(call.cost_usd)],
-        ['Latency', milliseconds(call.latency_ms)],
-        ['Attempts', String(call.attempts)],
-        ['Streamed', call.streamed ? 'yes' : 'no'],
-      ]}
-    />
-  );
+  return <DetailsList label="Call" rows={usageEntryRows(call)} />;
 }

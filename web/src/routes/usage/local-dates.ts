@@ -25,7 +25,7 @@ export function lastThirtyDays(now: Date): { from: string; to: string } {
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** A time to the second, in the browser's zone: calls a second apart must be told apart. */
-export const timeWithSeconds = (iso: string): string => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+export const timeWithSeconds = (iso: string | null): string => (iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' }) : '—');
 
 /** `2026-12-05` → `5 Dec`: a local day as the page names it. */
 export const shortDay = (day: string): string => localMidnight(day, 0).toLocaleDateString('en-GB', { day: 'numeric', month: 'short' });

@@ -1,45 +1,13 @@
 import type { UsageEntry } from '@contract/usage.ts';
-import { usd } from '../../api/client.ts';
-import { NO_KEY_CALLER } from '../../api/caller-names.ts';
+import { DetailsList } from '../../components/ui/details-list.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
-import { timeWithSeconds } from './local-dates.ts';
-import { statusText } from './status-text.ts';
+import { usageEntryRows } from './usage-entry-rows.ts';
 
 /** Every field of one call, in a dialog. */
 export function UsageDetail({ entry, onClose }: { entry: UsageEntry | undefined; onClose(): void }) {
-  const rows: Array<[string, string]> = entry
-    ? [
-        ['Id', entry.id],
-        ['Time', timeWithSeconds(entry.created_at)],
-        ['Key', entry.key_name ?? NO_KEY_CALLER],
-        ['Endpoint', entry.endpoint],
-        ['Requested model', entry.requested_model ?? '—'],
-        ['Model', entry.model ?? '—'],
-        ['Provider', entry.provider ?? '—'],
-        ['Status', `${statusText(entry)}${entry.http_status ? ` ${entry.http_status}` : ''}${entry.error_code ? ` ${entry.error_code}` : ''}`],
-        ['Input tokens', String(entry.input_tokens)],
-        ['Output tokens', String(entry.output_tokens)],
-        ['Cached input tokens', String(entry.cached_input_tokens)],
-        ['Reasoning tokens', String(entry.reasoning_tokens)],
-        ['Cost', usd(entry.cost_usd)],
-        ['Latency', entry.latency_ms === null ? '—' : `${entry.latency_ms} ms`],
-        ['Attempts', String(entry.attempts)],
-        ['Streamed', entry.streamed ? 'yes' : 'no'],
-        ['Agent', entry.agent_id ?? '—'],
-        ['Run', entry.agent_run_id ?? '—'],
-        ['Request id', entry.request_id],
-      ]
-    : [];
   return (
     <Dialog open={entry !== undefined} onOpenChange={(open) => !open && onClose()} title="Call details">
-      <dl className="details">
-        {rows.map(([name, value]) => (
-          <div key={name}>
-            <dt>{name}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <DetailsList rows={entry ? usageEntryRows(entry) : []} />
     </Dialog>
   );
 }
