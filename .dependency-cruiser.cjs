@@ -22,6 +22,7 @@ const layers = [
   'runs',
   'gateway',
   'agents',
+  'evaluation',
   'doctor',
   'assembly',
   'console',
