@@ -1,5 +1,6 @@
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../core/model-types.ts';
 import type { CancelSignal } from '../core/cancel-signal.ts';
+import type { ServiceAccountKey } from './vertex/service-account.ts';
 
 /** How a provider is reached. One per configured provider (openai, anthropic, gemini, ollama…). */
 export type ProviderConfig = {
@@ -18,7 +19,12 @@ export type ProviderConfig = {
   timeoutMs?: number;
   /** Set for Azure OpenAI: deployments in the path; the key as `api-key`, or an Entra token as a bearer. */
   azure?: { bearerToken?: string };
+  /** Set for Google Vertex AI: `baseUrl` is the regional endpoint's origin, the model's address and the token come from here. */
+  vertex?: VertexSettings;
 };
+
+/** Where a Vertex AI deployment lives and the service account it calls as. */
+export type VertexSettings = { project: string; location: string; key: ServiceAccountKey };
 
 export type EmbeddingRequest = {
   model: string;
