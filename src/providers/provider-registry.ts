@@ -3,6 +3,7 @@ import { createAnthropicAdapter } from './anthropic/anthropic-adapter.ts';
 import { createAzureAdapter } from './azure/azure-adapter.ts';
 import { createGeminiAdapter } from './gemini/gemini-adapter.ts';
 import { createOpenAIAdapter } from './openai/openai-adapter.ts';
+import { createVertexAdapter } from './vertex/vertex-adapter.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,6 +34,7 @@ export function providersFromEnv(env: Env): ProviderConfig[] {
 }
 
 export function createAdapter(config: ProviderConfig): ProviderAdapter {
+  if (config.vertex) return createVertexAdapter({ ...config, vertex: config.vertex });
   switch (config.kind) {
     case 'anthropic':
       return createAnthropicAdapter(config);
