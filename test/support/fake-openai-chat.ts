@@ -4,6 +4,7 @@
  * answer as OpenAI's wire JSON (whole or as stream chunks) out.
  */
 import { z } from 'zod';
+import { judgeAnswer } from './fake-openai-judge.ts';
 
 const ChatBodySchema = z
   .object({
@@ -50,7 +51,9 @@ export function planChat(body: FakeChatBody): ChatPlan {
   const firstTool = body.tools?.[0]?.function;
   let plan: Omit<ChatPlan, 'usage'>;
   const callOf = (tool: { name: string; parameters?: unknown }, index: number) => ({ id: `call_fake_${index}`, name: tool.name, arguments: JSON.stringify(argumentsFor(tool.parameters)) });
-  if (body.model.includes('tools-all') && firstTool !== undefined) {
+  if (body.model.includes('judge')) {
+    plan = { text: judgeAnswer(body.model, lastUserText).text, finishReason: 'stop' };
+  } else if (body.model.includes('tools-all') && firstTool !== undefined) {
     // Every declared tool in one answer (parallel calls); then one line per tool result.
     const results = messages.filter((message) => message.role === 'tool');
     plan =

@@ -13,6 +13,9 @@
  * /v1/responses in fake-openai-stateful.ts.
  *
  * Chat behaviour is picked by the model name (substring match, first rule wins):
+ *   judge               grades the `<run>` against the `<rubric>` of the last user message: the share
+ *                       of the rubric's double-quoted words the run mentions, as `{"score","reason"}`
+ *                       JSON text; `judge-malformed` answers prose (fake-openai-judge.ts)
  *   fail-once-<status>  the first attempt for this model name fails with <status>, later ones echo
  *   fail-<status>       always answers <status> with an OpenAI error body (429 adds `retry-after: 1`)
  *   fail-midstream      streams three chunks then destroys the socket (non-stream: destroys at once)
