@@ -42,6 +42,13 @@ export const buildCatalog = (options: BuildCatalogOptions): Catalog => {
   }
 
   const byId = new Map<string, CatalogModel>();
+  const publishedByProvider = new Map<string, ReadonlyMap<string, CatalogModel>>();
+  const publishedFallback = (provider: CatalogProvider): ReadonlyMap<string, CatalogModel> => {
+    const key = `${provider.id}\n${provider.kind}`;
+    let models = publishedByProvider.get(key);
+    if (!models) publishedByProvider.set(key, (models = new Map(publishedProviderModels(provider, now, created).map((model) => [model.id, model]))));
+    return models;
+  };
   for (const provider of providers.values()) {
     const models = provider.kind === 'openai-compatible' ? compatibleProviderModels(provider, config.providers[provider.id], created) : publishedProviderModels(provider, now, created);
     for (const model of models) byId.set(model.id, model);
@@ -50,12 +57,15 @@ export const buildCatalog = (options: BuildCatalogOptions): Catalog => {
   for (const [id, override] of Object.entries(config.models)) {
     // A model served only through deployments needs no provider of its id's own.
     const firstDeployment = override.deployments?.[0];
-    const provider = providers.get(providerOf(id)) ?? (firstDeployment && { id: providerOf(id), kind: deploymentProviderKind(firstDeployment.provider) });
+    const provider =
+      providers.get(providerOf(id)) ??
+      (firstDeployment && { id: providerOf(id), kind: deploymentProviderKind(firstDeployment.provider, firstDeployment.model ?? id.slice(providerOf(id).length + 1)) });
     if (!provider) {
       warnings.push(`models.${id}: provider ${providerOf(id)} is not configured; entry skipped`);
       continue;
     }
-    const existing = byId.get(id);
+    // A deployment-only model of a published family (Claude or Gemini on Vertex) keeps its published facts and prices.
+    const existing = byId.get(id) ?? (providers.has(provider.id) ? undefined : publishedFallback(provider).get(id));
     const { disabled, deployments, routing, ...fields } = override;
     if (disabled) {
       if (existing) byId.delete(id);

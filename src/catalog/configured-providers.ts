@@ -1,11 +1,13 @@
 /**
  * The providers the config file and the environment add beside openai, anthropic and google
  * (providersFromEnv): the file's `providers:`, the presets whose key variable is set, Azure
- * OpenAI from its AZURE_OPENAI_* variables, and one adapter config per model deployment.
+ * OpenAI from its AZURE_OPENAI_* variables, and one adapter config per model deployment
+ * (Vertex AI's from its service account, project and location: see vertex-env.ts).
  */
 import type { ProviderConfig } from '../providers/adapter.ts';
 import { DEFAULT_AZURE_API_VERSION } from '../providers/azure/azure-adapter.ts';
 import { PROVIDER_PRESETS, presetBaseUrl, presetOf } from '../providers/provider-presets.ts';
+import { vertexProviderConfig } from '../providers/vertex/vertex-env.ts';
 import type { CatalogConfig, CompatibleProviderConfig } from './config-schema.ts';
 import { deploymentAdapterKey, deploymentLabels, type DeploymentConfig } from './deployment-schema.ts';
 
@@ -109,6 +111,12 @@ function addDeployments(result: ConfiguredProviders, modelId: string, deployment
   const labels = deploymentLabels(deployments);
   deployments.forEach((deployment, index) => {
     const id = deploymentAdapterKey(modelId, labels[index] ?? deployment.provider);
+    if (deployment.provider === 'vertex' && !config.providers.vertex) {
+      const made = vertexProviderConfig(id, { keyEnv: deployment.apiKeyEnv, region: deployment.region, baseUrl: deployment.baseUrl }, env);
+      if (typeof made === 'string') result.skipped.push({ id, reason: made });
+      else result.deployments.push(made);
+      return;
+    }
     const base = providerBase(deployment.provider, config, env);
     if (!base) {
       result.skipped.push({ id, reason: `provider ${deployment.provider} is not configured` });

@@ -12,7 +12,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const DeploymentSchema = z
   .strictObject({
-    provider: z.string().min(1).describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
+    provider: z.string().min(1).describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, `vertex`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
     name: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_.-]*$/, 'deployment names are lowercase letters, digits, ".", "-" and "_"')
@@ -24,6 +24,11 @@ export const DeploymentSchema = z
       .optional()
       .describe("This deployment's API root; the provider's when unset."),
     api_key_env: z.string().regex(ENV_NAME).optional().describe("The environment variable holding this deployment's key; the provider's when unset. The deployment is skipped while it is unset."),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, 'regions are lowercase letters, digits and "-"')
+      .optional()
+      .describe("The cloud region serving this deployment (Vertex AI's location, e.g. `us-east5`); the provider's when unset."),
     weight: z.number().positive().default(1).describe('Share of the calls among the deployments of the same priority (`weighted` strategy).'),
     priority: z.number().int().nonnegative().default(0).describe('Lower priorities are tried first; the next priority takes over on a retryable failure.'),
   })
@@ -33,6 +38,7 @@ export const DeploymentSchema = z
     model: deployment.model,
     baseUrl: deployment.base_url,
     apiKeyEnv: deployment.api_key_env,
+    region: deployment.region,
     weight: deployment.weight,
     priority: deployment.priority,
   }));

@@ -4,9 +4,15 @@
  */
 import { DEFAULT_ROUTING, deploymentAdapterKey, deploymentLabels, type DeploymentConfig, type RoutingSettings } from './deployment-schema.ts';
 import type { CatalogModel, ModelDeployment, ProviderKind } from './types.ts';
+import { vertexPublisher } from '../providers/vertex/vertex-call.ts';
 
-/** The wire kind of a deployment's provider: the three built-in ones, else OpenAI's format (Azure, presets, the file's providers). */
-export function deploymentProviderKind(providerId: string): ProviderKind {
+/**
+ * The wire kind of a deployment's provider: the three built-in ones, Vertex AI's by the model
+ * it serves (Claude speaks Anthropic's format there, the rest Gemini's), else OpenAI's
+ * format (Azure, presets, the file's providers).
+ */
+export function deploymentProviderKind(providerId: string, upstreamName: string): ProviderKind {
+  if (providerId === 'vertex') return vertexPublisher(upstreamName) === 'anthropic' ? 'anthropic' : 'gemini';
   if (providerId === 'openai') return 'openai';
   if (providerId === 'anthropic') return 'anthropic';
   if (providerId === 'google') return 'gemini';
@@ -23,7 +29,7 @@ export function withDeployments(model: CatalogModel, deployments: readonly Deplo
       adapterKey: deploymentAdapterKey(model.id, label),
       weight: deployment.weight,
       priority: deployment.priority,
-      served: { ...model, providerId: label, providerKind: deploymentProviderKind(deployment.provider), upstreamName: deployment.model ?? model.upstreamName },
+      served: { ...model, providerId: label, providerKind: deploymentProviderKind(deployment.provider, deployment.model ?? model.upstreamName), upstreamName: deployment.model ?? model.upstreamName },
     };
   });
   return { ...model, deployments: routes, routing: routing ?? DEFAULT_ROUTING };
