@@ -79,6 +79,13 @@ export const EnvSchema = z.object({
     .describe('A process silent this long is presumed dead: its budget leases return and its open calls are billed as `interrupted`.'),
   // Parsed in src/assembly/services.ts.
   JUNCTION_RUN_LEASE_SECONDS: z.coerce.number().positive().optional().describe("How long a background run's lease lasts before another process may take the run over (default 30)."),
+  // Parsed by src/pipeline/response-cache.ts.
+  JUNCTION_CACHE_HIT_PRICE_FRACTION: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("What a response-cache hit costs, as a fraction of the cached answer's price (default 0: hits are free)."),
   // Parsed in src/runs/run-retention.ts.
   JUNCTION_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).optional().describe("How many days the steps of agent runs (the console's run pages) are kept (default 30)."),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
