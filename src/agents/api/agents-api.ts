@@ -8,6 +8,7 @@ import { agentChatRoute } from './agent-chat-route.ts';
 import { agentModelsRoutes } from './agent-models-routes.ts';
 import type { AgentsApiDeps } from './agents-api-deps.ts';
 import { conversationsRoutes } from './conversations-routes.ts';
+import { feedbackRoutes } from './feedback-routes.ts';
 
 /**
  * Everything under `/agents/v1`: agent keys only (model and provisioning keys get 403
@@ -22,4 +23,5 @@ export async function agentsApi(app: FastifyInstance, deps: AgentsApiDeps & { au
   await app.register(conversationsRoutes, deps);
   await app.register(agentResponsesRoutes, deps);
   await app.register(responsesWebSocketRoute, deps);
+  await app.register(feedbackRoutes, deps);
 }
