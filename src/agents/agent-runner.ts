@@ -23,6 +23,7 @@ import type { CompactionSeal } from './responses/compaction-seal.ts';
 import { newRunId } from './run-id.ts';
 import { createRunHooks, mcpToolsFor } from './run-hooks.ts';
 import { linkedAgentsFor } from './linked-agents.ts';
+import { servingFor } from './release-selection.ts';
 import { runSingleStep } from './single-step-run.ts';
 import { emptyTotals, type RunTotals } from './run-totals.ts';
 import { toAbortSignal } from '../core/cancel-signal.ts';
@@ -75,6 +76,8 @@ export type AgentRunRequest = {
   };
   /** The Responses API response this run answers, so its run page is found by the response id. */
   responseId?: string;
+  /** The conversation the run answers in: an agent it hands to serves that conversation's share of its staged release. */
+  conversationId?: string;
   /** A run id decided by the caller (a background run is recorded before it starts). */
   runId?: string;
   /**
@@ -111,6 +114,8 @@ export type AgentRunResult = {
   threadId: string;
   /** The agent that produced each of `messages` (differs after a handoff). */
   messageAgents: string[];
+  /** The version each agent of `messageAgents` ran at. */
+  agentVersions: ReadonlyMap<string, string>;
   /** The run paused (a LangGraph interrupt) until a person approves or denies these calls. */
   pendingApprovals?: ApprovalInterrupt['calls'];
 };
@@ -127,7 +132,13 @@ export type AgentRun = {
 const SETTLE_WAIT_MS = 5_000;
 
 /** What one turn left: the last graph state, the messages it produced and by which agent, the calls awaiting approval. */
-type TurnOutcome = { state: Partial<AgentGraphState>; produced: BaseMessage[]; producedBy: string[]; pendingApprovals: ApprovalInterrupt['calls'] };
+type TurnOutcome = {
+  state: Partial<AgentGraphState>;
+  produced: BaseMessage[];
+  producedBy: string[];
+  versions: Map<string, string>;
+  pendingApprovals: ApprovalInterrupt['calls'];
+};
 
 /** What every part of one run shares: its request, ids, start time, running totals and the steps still settling. */
 type RunScope = {
@@ -185,7 +196,7 @@ export function runAgentGraph(deps: AgentRuntimeDeps, request: AgentRunRequest):
     const oneStep = isOneUncheckpointedStep(hooks, request);
     const saver = oneStep ? undefined : await deps.checkpointer?.saver();
     try {
-      const outcome = oneStep ? yield* singleStepTurn(hooks, agent.id) : yield* graphTurn(scope, hooks, saver);
+      const outcome = oneStep ? yield* singleStepTurn(hooks, agent) : yield* graphTurn(scope, hooks, saver);
       result = runResult(scope, scope.totals.current, outcome);
       endRunSpan(runSpan, scope.totals.current, outcome.state);
     } catch (error) {
@@ -220,10 +231,10 @@ async function settleInFlight(inFlight: Set<Promise<unknown>>): Promise<void> {
   clearTimeout(timer);
 }
 
-async function* singleStepTurn(hooks: RunHooks, agentId: string): AsyncGenerator<RunEvent, TurnOutcome> {
+async function* singleStepTurn(hooks: RunHooks, agent: LoadedAgent): AsyncGenerator<RunEvent, TurnOutcome> {
   const state = yield* runSingleStep(hooks);
   const produced = (state.messages ?? []).slice(state.initialCount ?? 0);
-  return { state, produced, producedBy: produced.map(() => agentId), pendingApprovals: [] };
+  return { state, produced, producedBy: produced.map(() => agent.id), versions: new Map([[agent.id, agent.version]]), pendingApprovals: [] };
 }
 
 /** What the graph starts from: a fresh turn, the checkpoint as it was, or a paused run given its answer. */
@@ -250,7 +261,7 @@ async function* graphTurn(scope: RunScope, hooks: RunHooks, saver: StoreSaver | 
   const drive: Drive = (input, runConfig, maxSteps) => driveGraph(graph, input, { ...runConfig, ...options, recursionLimit: maxSteps * 2 + 10 }, pendingApprovals, request.onStepSaved);
   const first = yield* drive(graphInput(request.resume), config, agent.config.maxSteps);
   const produced = (first.messages ?? []).slice(producedFrom ?? first.initialCount ?? 0);
-  const turn = { state: first, produced, producedBy: produced.map(() => agent.id), threads: [threadId] };
+  const turn = { state: first, produced, producedBy: produced.map(() => agent.id), versions: new Map([[agent.id, agent.version]]), threads: [threadId] };
   yield* runHandoffs(scope, turn, drive, config, saver);
   // A finished run cannot resume: its checkpoints go (off the response's critical path).
   if (saver && !request.keepThread && pendingApprovals.length === 0) {
@@ -259,7 +270,7 @@ async function* graphTurn(scope: RunScope, hooks: RunHooks, saver: StoreSaver | 
     // Paused (or kept): the next request, on any process, resumes from these rows.
     await saver.written();
   }
-  return { state: turn.state, produced: turn.produced, producedBy: turn.producedBy, pendingApprovals };
+  return { state: turn.state, produced: turn.produced, producedBy: turn.producedBy, versions: turn.versions, pendingApprovals };
 }
 
 type Drive = (input: unknown, runConfig: GraphConfig, maxSteps: number) => AsyncGenerator<RunEvent, Partial<AgentGraphState>>;
@@ -292,7 +303,7 @@ async function* driveGraph(
 /** Handoffs: the agent it was handed to answers the turn, in the same run, from the whole conversation so far. */
 async function* runHandoffs(
   scope: RunScope,
-  turn: { state: Partial<AgentGraphState>; produced: BaseMessage[]; producedBy: string[]; threads: string[] },
+  turn: { state: Partial<AgentGraphState>; produced: BaseMessage[]; producedBy: string[]; versions: Map<string, string>; threads: string[] },
   drive: Drive,
   config: GraphConfig,
   saver: StoreSaver | undefined,
@@ -301,8 +312,11 @@ async function* runHandoffs(
   // The agents handed to keep the bounds of every agent before them in the turn.
   let handedBounds = agentBounds(scope.agent);
   for (let hop = 1; turn.state.handoffTo && !turn.state.stoppedBy && hop <= MAX_HANDOFFS_PER_TURN; hop += 1) {
-    const target = await deps.subAgent?.(context.key.accountId, turn.state.handoffTo);
-    if (!target) break;
+    const found = await deps.subAgent?.(context.key.accountId, turn.state.handoffTo);
+    if (!found) break;
+    // The version a direct call in this conversation would get: a staged release holds for handoffs too.
+    const target = request.conversationId === undefined ? found : servingFor(found, request.conversationId);
+    turn.versions.set(target.id, target.version);
     const history = (turn.state.messages ?? []).map(toCanonicalMessage);
     const targetScope = {
       deps,
@@ -341,12 +355,13 @@ function endRunSpan(runSpan: ReturnType<typeof startSpan>, totals: RunTotals, st
   endSpan(runSpan);
 }
 
-function runResult(scope: RunScope, totals: RunTotals, { state, produced, producedBy, pendingApprovals }: TurnOutcome): AgentRunResult {
+function runResult(scope: RunScope, totals: RunTotals, { state, produced, producedBy, versions, pendingApprovals }: TurnOutcome): AgentRunResult {
   return {
     runId: scope.runId,
     threadId: scope.threadId,
     messages: produced.map(toCanonicalMessage),
     messageAgents: producedBy,
+    agentVersions: versions,
     usage: totals.usage,
     modelCostMicros: totals.modelCostMicros,
     toolCostMicros: totals.toolCostMicros,

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../core/model-types.ts';
 import type { StoredMessage } from '../conversations/conversation-repository.ts';
 import type { LoadedAgent } from './agent-registry.ts';
+import { servingFor } from './release-selection.ts';
 
 /**
  * Handoffs: each agent in `handoffs:` is offered as the tool `transfer_to_<id>`. Calling
@@ -39,8 +40,10 @@ export function handoffTarget(agent: LoadedAgent, toolName: string, linked: Read
  * The agent that answers a conversation's next turn: the one that gave its last answer
  * when the requested agent handed the conversation there (directly or along a chain of
  * handoffs); otherwise the requested one (a caller may still switch agents on purpose).
+ * The agent handed to serves the version of its release a direct call in this
+ * conversation would get, so a staged share holds for it too.
  */
-export async function activeAgent(requested: LoadedAgent, path: readonly StoredMessage[], lookup: (agentId: string) => Promise<LoadedAgent | undefined>): Promise<LoadedAgent> {
+export async function activeAgent(requested: LoadedAgent, path: readonly StoredMessage[], lookup: (agentId: string) => Promise<LoadedAgent | undefined>, conversationId: string): Promise<LoadedAgent> {
   const last = path.findLast((node) => node.message.role === 'assistant');
   if (!last?.agentId || last.agentId === requested.id) return requested;
   let frontier = [requested];
@@ -53,7 +56,7 @@ export async function activeAgent(requested: LoadedAgent, path: readonly StoredM
         seen.add(id);
         const found = await lookup(id);
         if (!found) continue;
-        if (found.id === last.agentId) return found;
+        if (found.id === last.agentId) return servingFor(found, conversationId);
         next.push(found);
       }
     }

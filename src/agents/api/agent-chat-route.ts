@@ -13,6 +13,7 @@ import { parseInput } from '../../http/parse-body.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
 import { addUsage } from '../run-totals.ts';
+import { runMetadata } from '../run-metadata.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
 import { claimPause } from '../responses/response-approvals.ts';
 import { AgentChatRequestSchema, toAgentTurn } from './agent-chat-request.ts';
@@ -40,7 +41,8 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
       parentMessageId: body.parent_message_id ?? null,
     });
     // After a handoff, the agent the conversation was handed to answers (handoffs.ts); a staged release serves its share of conversations.
-    const agent = await activeAgent(servingFor(requested, continuation.conversation.id), continuation.path, (id) => deps.agents.find(key.accountId, id));
+    const conversationId = continuation.conversation.id;
+    const agent = await activeAgent(servingFor(requested, conversationId), continuation.path, (id) => deps.agents.find(key.accountId, id), conversationId);
     const turn = toAgentTurn(body);
     const owner = { accountId: key.accountId, keyId: key.id };
     const resume = await chatApprovalResume(deps.db, owner, body.parent_message_id, turn.input);
@@ -57,6 +59,7 @@ export async function agentChatRoute(app: FastifyInstance, deps: AgentsApiDeps):
     const run = runAgent(deps.runtime, {
       agent,
       context,
+      conversationId,
       history: continuation.history,
       input: turn.input,
       overrides: turn.overrides,
@@ -166,8 +169,8 @@ function toStoredMessages(input: ModelMessage[], result: AgentRunResult, message
       message,
       agentId: result.messageAgents[index] ?? null,
       model: message.role === 'assistant' ? result.model : null,
-      // The run's usage rows carry its id: the console links each turn to what it cost.
-      metadata: { run_id: result.runId },
+      // The run's usage rows carry its id: the console links each turn to what it cost; feedback counts for the version that answered.
+      metadata: runMetadata(result, result.messageAgents[index]),
       ...(index === lastAssistant && { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }),
     })),
   ];

@@ -143,6 +143,7 @@ async function runToEnd(session: RunSession): Promise<void> {
   const run = runAgent(deps.runtime, {
     agent,
     context,
+    conversationId: prepared.continuation.conversation.id,
     history: prepared.continuation.history,
     input: prepared.turn.messages,
     overrides: prepared.overrides,

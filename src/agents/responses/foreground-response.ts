@@ -63,6 +63,7 @@ export async function startForegroundResponse(deps: AgentsApiDeps, request: Fore
   const run = runAgent(deps.runtime, {
     agent,
     context,
+    conversationId: continuation.conversation.id,
     responseId: id,
     history: continuation.history,
     input: turn.messages,

@@ -69,7 +69,7 @@ export async function prepareResponse(db: Database, requested: LoadedAgent, owne
   // A staged release serves its share of conversations, each for its whole life (release-selection.ts).
   const served = servingFor(requested, continuation.conversation.id);
   // After a handoff, the agent the conversation was handed to answers (handoffs.ts).
-  const agent = await activeAgent(served, continuation.path, (agentId) => lookup(owner.accountId, agentId));
+  const agent = await activeAgent(served, continuation.path, (agentId) => lookup(owner.accountId, agentId), continuation.conversation.id);
   const references = new Map((continuation.previousResponse?.output ?? []).flatMap((item) => (typeof item.id === 'string' ? [[item.id, item] as const] : [])));
   const openCompaction = compactions ? (encrypted: string, param: string) => compactions.open(owner.accountId, encrypted, param) : undefined;
   const read = toRunInput(body.input, { history: continuation.history, references, ...(openCompaction && { openCompaction }) });

@@ -5,6 +5,7 @@ import { responseUpsert, saveResponse, type StoredResponse } from '../../convers
 import type { ModelMessage } from '../../core/model-types.ts';
 import type { Database, Queryable } from '../../store/database.ts';
 import type { AgentRunResult } from '../agent-runner.ts';
+import { runMetadata } from '../run-metadata.ts';
 import type { CreateResponseRequest } from './response-request-schema.ts';
 import type { ResponseResource, ResponseSettings } from './response-resource.ts';
 
@@ -112,8 +113,8 @@ function turnMessages(input: ModelMessage[], result: AgentRunResult, responseId:
       responseId,
       agentId: result.messageAgents[index] ?? null,
       model: message.role === 'assistant' ? result.model : null,
-      // The run's usage rows carry its id: the console links each turn to what it cost.
-      metadata: { run_id: result.runId },
+      // The run's usage rows carry its id: the console links each turn to what it cost; feedback counts for the version that answered.
+      metadata: runMetadata(result, result.messageAgents[index]),
       ...(index === lastAssistant && { usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens }, costMicros: result.costMicros }),
     })),
   ];
