@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { usdToMicros } from '../core/money.ts';
+import { ScorerListSchema } from './scorer-declarations.ts';
 import { MAX_TENANT_MCP_SERVERS, McpServerFileSchema, TenantMcpServerSchema, toMcpServerConfig, type Trust } from './mcp/mcp-server-config.ts';
 
 /**
@@ -80,6 +81,8 @@ const agentFields = {
     })
     .refine((micros) => micros > 0, 'must be above 0')
     .optional(),
+  // How evaluations score this agent's runs when a request names no scorers (scorer-declarations.ts).
+  scorers: ScorerListSchema.optional(),
 };
 
 /** An operator's agent file: it may name its account, keep its instructions in a file and start MCP servers as commands. */
@@ -140,6 +143,7 @@ const toAgentConfig = (file: z.infer<typeof AgentFileSchema>, trust: Trust) => (
   mcpServers: file.mcp_servers.map((server) => toMcpServerConfig(server, trust)),
   maxRunSeconds: file.max_run_seconds,
   maxRunCostMicros: file.max_run_cost_usd,
+  scorers: file.scorers,
   /** Who wrote the agent: what its MCP servers may do follows from it. */
   trust,
 });

@@ -25,6 +25,7 @@ export function toAgentFile(agent: Pick<LoadedAgent, 'config' | 'instructions'>)
     ...(config.handoffs.length > 0 && { handoffs: config.handoffs }),
     ...(config.maxRunSeconds !== undefined && { max_run_seconds: config.maxRunSeconds }),
     ...(config.maxRunCostMicros !== undefined && { max_run_cost_usd: (config.maxRunCostMicros / 1_000_000).toString() }),
+    ...(config.scorers && config.scorers.length > 0 && { scorers: config.scorers }),
   };
 }
 
