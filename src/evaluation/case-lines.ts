@@ -39,7 +39,7 @@ export function parseCaseLines(text: string, source?: CaseSource): CaseLinesResu
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const keys = issue?.code === 'unrecognized_keys' ? issue.keys : [];
-      if (issue?.code === 'unrecognized_keys') return failure(line, issue.path, `unknown field ${keys.map((key) => `'${key}'`).join(', ')}`);
+      if (issue?.code === 'unrecognized_keys') return failure(line, [...issue.path, ...keys.slice(0, 1)], `unknown field ${keys.map((key) => `'${key}'`).join(', ')}`);
       return failure(line, issue?.path ?? [], issue?.message ?? 'not a case');
     }
     const { input, reference, expect, tags } = parsed.data;
