@@ -20,11 +20,16 @@ export const vertexBaseUrl = (location: string): string => (location === 'global
 
 export function vertexModelPath(settings: VertexSettings, publisher: VertexPublisher, model: string, method: string): string {
   const name = model.startsWith('models/') ? model.slice('models/'.length) : model;
-  return `/v1/projects/${encodeURIComponent(settings.project)}/locations/${encodeURIComponent(settings.location)}/publishers/${publisher}/models/${encodeURIComponent(name)}:${method}`;
+  // Claude's version suffix (`@20250929`) stays literal, as Vertex documents its paths.
+  return `/v1/projects/${encodeURIComponent(settings.project)}/locations/${encodeURIComponent(settings.location)}/publishers/${publisher}/models/${encodeURIComponent(name).replaceAll('%40', '@')}:${method}`;
 }
 
-/** Vertex answers Claude's errors in Anthropic's shape or Google's, depending on where they arise. */
-const readVertexErrorMessage = (body: unknown): string | undefined => readAnthropicErrorMessage(body) ?? readGeminiErrorMessage(body);
+/**
+ * Vertex answers Claude's own errors in Anthropic's shape (`{type: "error", error}`) and
+ * its platform's (auth, quota, routing) in Google's, whichever publisher was called.
+ */
+const readVertexErrorMessage = (body: unknown): string | undefined =>
+  typeof body === 'object' && body !== null && (body as Record<string, unknown>)['type'] === 'error' ? readAnthropicErrorMessage(body) : readGeminiErrorMessage(body);
 
 export function vertexCall(path: string, token: string, signal: CancelSignal): UpstreamCall {
   return {

@@ -15,12 +15,13 @@ export type AccessTokenSource = () => Promise<string>;
 
 /** What a failed exchange looks like from gaxios: the token endpoint's status and its OAuth error body. */
 const TokenFailureSchema = z.object({
-  status: z.number().optional(),
-  code: z.string().optional(),
+  status: z.number().optional().catch(undefined),
+  code: z.union([z.string(), z.number()]).optional().catch(undefined),
   response: z
     .object({ data: z.object({ error: z.string().optional() }).loose().optional() })
     .loose()
-    .optional(),
+    .optional()
+    .catch(undefined),
 });
 
 /** One client per key; the library is loaded on the first token, so a gateway without Vertex never loads it. */
