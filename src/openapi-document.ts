@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentChatRequestSchema } from './agents/api/agent-chat-request.ts';
+import { FeedbackInputSchema } from './agents/feedback/feedback-schemas.ts';
 import { CompactRequestSchema, CreateResponseSchema } from './agents/responses/response-request-schema.ts';
 import { ChatRequestSchema } from './gateway/chat-completions/chat-request-schema.ts';
 import {
@@ -39,6 +40,7 @@ const BODIES = {
   AgentChatRequest: AgentChatRequestSchema,
   CreateResponseRequest: CreateResponseSchema,
   CompactRequest: CompactRequestSchema,
+  FeedbackRequest: FeedbackInputSchema,
 } satisfies Record<string, z.ZodType>;
 
 type BodyName = keyof typeof BODIES;
@@ -171,6 +173,14 @@ export function openApiDocument(): Record<string, unknown> {
       '/agents/v1/responses': { post: agents('Run an agent (Open Responses), streamed with semantic events or not', { body: 'CreateResponseRequest', answer: 'json-or-sse' }) },
       '/agents/v1/responses/compact': { post: agents('Compact a context into a sealed compaction item (Open Responses 2026-04-24)', { body: 'CompactRequest' }) },
       '/agents/v1/responses/{id}': { get: agents('A stored response', { pathParams: ['id'] }), delete: agents('Delete a stored response', { pathParams: ['id'] }) },
+      '/agents/v1/responses/{id}/feedback': {
+        post: agents('Feedback on a stored response: a thumb or a score from 0 to 1, a label, a comment', { body: 'FeedbackRequest', pathParams: ['id'] }),
+        get: agents("A response's feedback, newest first", { pathParams: ['id'] }),
+      },
+      '/agents/v1/chat/completions/{message_id}/feedback': {
+        post: agents('Feedback on a chat answer, by the message_id its reply carried', { body: 'FeedbackRequest', pathParams: ['message_id'] }),
+        get: agents("A chat answer's feedback, newest first", { pathParams: ['message_id'] }),
+      },
       '/agents/v1/conversations': { get: agents("This key's conversations") },
       '/agents/v1/conversations/{id}': { get: agents('A conversation tree', { pathParams: ['id'] }), delete: agents('Delete a conversation', { pathParams: ['id'] }) },
     },
