@@ -1,5 +1,6 @@
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../core/model-types.ts';
 import type { CancelSignal } from '../core/cancel-signal.ts';
+import type { BedrockSettings } from './bedrock/bedrock-auth.ts';
 import type { ServiceAccountKey } from './vertex/service-account.ts';
 
 /** How a provider is reached. One per configured provider (openai, anthropic, gemini, ollama…). */
@@ -7,7 +8,7 @@ export type ProviderConfig = {
   /** The `provider` part of `provider/model` ids, e.g. `openai`, `ollama`. */
   id: string;
   /** Which wire format the upstream speaks. */
-  kind: 'openai' | 'anthropic' | 'gemini' | 'openai-compatible';
+  kind: 'openai' | 'anthropic' | 'gemini' | 'openai-compatible' | 'bedrock';
   /** Base URL including the version segment, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;
   apiKey?: string;
@@ -21,6 +22,8 @@ export type ProviderConfig = {
   azure?: { bearerToken?: string };
   /** Set for Google Vertex AI: `baseUrl` is the regional endpoint's origin, the model's address and the token come from here. */
   vertex?: VertexSettings;
+  /** Set for Amazon Bedrock: the signing region and the AWS credentials (`apiKey`, when set, is a Bedrock API key sent instead). */
+  bedrock?: BedrockSettings;
 };
 
 /** Where a Vertex AI deployment lives and the service account it calls as. */

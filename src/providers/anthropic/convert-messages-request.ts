@@ -177,7 +177,7 @@ export function maxTokensFor(requested: number | undefined, thinkingBudget: numb
  * tool_choice, and it would turn streamed text into tool-call deltas that every mapper
  * then has to turn back. The cost: the JSON is not schema-enforced upstream.
  */
-function responseFormatInstruction(format: ResponseFormat | undefined): string | undefined {
+export function responseFormatInstruction(format: ResponseFormat | undefined): string | undefined {
   if (format === undefined || format.type === 'text') return undefined;
   const base = 'Respond with a single JSON value only: no prose, no Markdown code fences.';
   if (format.type === 'json_object') return `${base} The value must be a JSON object.`;

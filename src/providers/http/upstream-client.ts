@@ -195,7 +195,7 @@ export const isUpstreamTimeout = (error: unknown): boolean => error instanceof U
  * class, not a literal with a `[Symbol.asyncIterator]` method: a computed method name in
  * a literal goes through the runtime (naming the new function) on every stream.
  */
-function guardStream(body: AsyncIterable<Uint8Array>, signal: CancelSignal, path: string): AsyncIterable<Uint8Array> {
+export function guardStream(body: AsyncIterable<Uint8Array>, signal: CancelSignal, path: string): AsyncIterable<Uint8Array> {
   return new GuardedBody(body, signal, path);
 }
 
