@@ -1,6 +1,7 @@
 import type { ProviderAdapter, ProviderConfig } from './adapter.ts';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter.ts';
 import { createAzureAdapter } from './azure/azure-adapter.ts';
+import { createBedrockAdapter } from './bedrock/bedrock-adapter.ts';
 import { createGeminiAdapter } from './gemini/gemini-adapter.ts';
 import { createOpenAIAdapter } from './openai/openai-adapter.ts';
 import { createVertexAdapter } from './vertex/vertex-adapter.ts';
@@ -40,6 +41,8 @@ export function createAdapter(config: ProviderConfig): ProviderAdapter {
       return createAnthropicAdapter(config);
     case 'gemini':
       return createGeminiAdapter(config);
+    case 'bedrock':
+      return createBedrockAdapter(config);
     default:
       return config.azure ? createAzureAdapter(config) : createOpenAIAdapter(config);
   }
