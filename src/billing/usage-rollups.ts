@@ -72,3 +72,15 @@ export async function modelNamesMatching(db: Queryable, accountId: string, text:
 }
 
 const isoDay = (date: Date): string => date.toISOString().slice(0, 10);
+
+export type MonthlySpend = { month: string; requests: number; spend: number };
+
+/** Requests and spend per UTC month, newest first, at most `months` of them (months with requests only). */
+export async function monthlySpend(db: Queryable, accountId: string, months: number): Promise<MonthlySpend[]> {
+  const result = await db.query<MonthlySpend>(
+    `SELECT to_char(date_trunc('month', day), 'YYYY-MM') AS month, sum(requests)::bigint AS requests, sum(spend_micros)::bigint AS spend
+     FROM usage_daily_rollups WHERE account_id = $1 GROUP BY 1 ORDER BY 1 DESC LIMIT $2`,
+    [accountId, months],
+  );
+  return result.rows.map((row) => ({ month: row.month, requests: Number(row.requests), spend: Number(row.spend) }));
+}
