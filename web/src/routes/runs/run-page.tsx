@@ -1,5 +1,7 @@
 import { useParams } from '@tanstack/react-router';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { FeedbackRuns } from './feedback-runs.tsx';
+import { RunFeedback } from './run-feedback.tsx';
 import { useRunLookup } from './run-queries.ts';
 import { RunSearch } from './run-search.tsx';
 import { CallSummary, RunSummary } from './run-summary.tsx';
@@ -12,6 +14,7 @@ export function RunsPage() {
       <h1>Runs</h1>
       <p className="muted">Every agent run and gateway call has a page. Open one from Usage, from the playground, or by its id.</p>
       <RunSearch />
+      <FeedbackRuns />
     </>
   );
 }
@@ -42,6 +45,7 @@ export function RunPage() {
             <h2 id="run-steps-title">Steps</h2>
             <RunTimeline steps={found.data.run.steps} runAgent={found.data.run.agent_id} />
           </section>
+          <RunFeedback id={found.data.run.run_id} />
         </>
       )}
     </>
