@@ -1,39 +1,66 @@
 import type { FastifyInstance } from 'fastify';
+import { isTimeZone, localDays } from '../billing/local-days.ts';
+import { localDailyUsage } from '../billing/local-daily-usage.ts';
+import { dailyRequests, dailySpendByKey, dailySpendByModel, type DailyRequests, type DailySpend, spendTotals } from '../billing/usage-rollups.ts';
+import { JunctionError } from '../core/errors.ts';
 import { microsToUsd } from '../core/money.ts';
-import { dailyRequests, dailySpendByKey, dailySpendByModel, spendTotals } from '../billing/usage-rollups.ts';
 import { getCreditSummary } from '../credits/credit-repository.ts';
-import type { Database } from '../store/database.ts';
+import { parseInput } from '../http/parse-body.ts';
+import type { Database, Queryable } from '../store/database.ts';
 import { reportingReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
-import type { Overview } from './contract/overview.ts';
+import { type Overview, OverviewQuerySchema } from './contract/overview.ts';
 
 export type OverviewDeps = { db: Database; now: () => Date; settle: () => Promise<void> };
 
 const DAYS = 30;
-const dayKey = (date: Date): string => date.toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
 
-/** Balance, spend today and this month, and 30 days of spend (by model, by key), requests and errors, from the daily rollups. */
+type Series = { byModel: DailySpend[]; byKey: DailySpend[]; requests: DailyRequests[]; today: number; month: number };
+
+/**
+ * The last 30 days of `zone` (today last), and the instant its month began. Computed from
+ * a few more days back, so a clock change in between never leaves one out.
+ */
+function daysOf(zone: string, now: Date): { days: string[]; starts: Date[]; monthStart: Date } {
+  const all = localDays(zone, new Date(now.getTime() - (DAYS + 3) * DAY_MS), now, DAYS + 10);
+  const today = all.days.at(-1) ?? '';
+  const monthStart = all.starts[all.days.indexOf(`${today.slice(0, 7)}-01`)] ?? all.starts[0] ?? now;
+  return { days: all.days.slice(-DAYS), starts: all.starts.slice(-DAYS), monthStart };
+}
+
+/** The daily rollups hold UTC days: they are read when the zone's days are UTC days, else the log is grouped by the zone's days. */
+async function seriesOf(reads: Queryable, accountId: string, range: { days: string[]; starts: Date[]; monthStart: Date }): Promise<Series> {
+  const first = range.starts[0] as Date;
+  if (range.starts.every((start) => start.getTime() % DAY_MS === 0) && range.monthStart.getTime() % DAY_MS === 0) {
+    const today = range.starts.at(-1) as Date;
+    const spend = await spendTotals(reads, accountId, today, range.monthStart);
+    return {
+      byModel: await dailySpendByModel(reads, accountId, first),
+      byKey: await dailySpendByKey(reads, accountId, first),
+      requests: await dailyRequests(reads, accountId, first),
+      ...spend,
+    };
+  }
+  const from = range.monthStart < first ? range.monthStart : first;
+  const usage = await localDailyUsage(reads, accountId, range, from);
+  const today = range.days.at(-1);
+  const monthFirst = `${today?.slice(0, 7)}-01`;
+  const sum = (predicate: (day: string) => boolean) => usage.byModel.filter((point) => predicate(point.day)).reduce((total, point) => total + Number(point.spend), 0);
+  return { ...usage, today: sum((day) => day === today), month: usage.before + sum((day) => day >= monthFirst) };
+}
+
+/** Balance, spend today and this month, and 30 days of spend (by model, by key), requests and errors, in the browser's days. */
 export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): Promise<void> {
   app.get('/overview', { preHandler: requireConsoleUser(deps.db, deps.now) }, async (request): Promise<Overview> => {
     const accountId = consoleCaller(request).accountId;
+    const { time_zone: zone } = parseInput(OverviewQuerySchema, request.query, 'query string');
+    if (!isTimeZone(zone)) throw new JunctionError('invalid_request', `Unknown time zone '${zone}'; send an IANA name such as Europe/Paris.`, { param: 'time_zone' });
     await deps.settle();
-    const now = deps.now();
-    const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const since = new Date(today.getTime() - (DAYS - 1) * 86_400_000);
-    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-    const days = Array.from({ length: DAYS }, (_, index) => dayKey(new Date(since.getTime() + index * 86_400_000)));
+    const range = daysOf(zone, deps.now());
 
     // One reading connection for the page's queries, in turn: a page never takes several.
-    const [credit, byModel, byKey, requests, spend] = await reportingReadsOf(deps.db).session(
-      async (reads) =>
-        [
-          await getCreditSummary(reads, accountId),
-          await dailySpendByModel(reads, accountId, since),
-          await dailySpendByKey(reads, accountId, since),
-          await dailyRequests(reads, accountId, since),
-          await spendTotals(reads, accountId, today, monthStart),
-        ] as const,
-    );
+    const [credit, series] = await reportingReadsOf(deps.db).session(async (reads) => [await getCreditSummary(reads, accountId), await seriesOf(reads, accountId, range)] as const);
     const point = (row: { day: string; name: string; spend: number }) => ({ day: row.day, name: row.name, spend_usd: microsToUsd(Number(row.spend)) });
     return {
       balance: {
@@ -43,12 +70,12 @@ export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): 
         reserved_usd: microsToUsd(credit.reservedMicros),
         by_currency: credit.byCurrency.map((entry) => ({ currency: entry.currency, amount: entry.amount, usd: microsToUsd(Number(entry.usdMicros)) })),
       },
-      spend_today_usd: microsToUsd(spend.today),
-      spend_month_usd: microsToUsd(spend.month),
-      days,
-      spend_by_model: byModel.map(point),
-      spend_by_key: byKey.map(point),
-      requests: requests.map((row) => ({ day: row.day, requests: Number(row.requests), errors: Number(row.errors) })),
+      spend_today_usd: microsToUsd(series.today),
+      spend_month_usd: microsToUsd(series.month),
+      days: range.days,
+      spend_by_model: series.byModel.map(point),
+      spend_by_key: series.byKey.map(point),
+      requests: series.requests.map((row) => ({ day: row.day, requests: Number(row.requests), errors: Number(row.errors) })),
     };
   });
 }

@@ -13,10 +13,13 @@ export const OverviewSchema = z.object({
   }),
   spend_today_usd: z.number(),
   spend_month_usd: z.number(),
-  /** The last 30 UTC days, oldest first. */
+  /** The last 30 days of the query's time zone, oldest first (`YYYY-MM-DD`). */
   days: z.array(z.string()),
   spend_by_model: z.array(DailySeriesPointSchema),
   spend_by_key: z.array(DailySeriesPointSchema),
   requests: z.array(DailyRequestsSchema),
 });
 export type Overview = z.infer<typeof OverviewSchema>;
+
+/** The browser's time zone (an IANA name): days, today and this month are its own. */
+export const OverviewQuerySchema = z.object({ time_zone: z.string().max(64).default('UTC') });

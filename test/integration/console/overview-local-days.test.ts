@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueSetupLink } from '../../../src/console/session-routes.ts';
+import type { Overview } from '../../../src/console/contract/overview.ts';
+import { type ConsoleSession, ORIGIN, sessionCookieOf, sessionFrom } from '../../support/console-session.ts';
+import { startTestApp, type TestApp } from '../../support/test-app.ts';
+
+/**
+ * The Overview in the browser's days: its charts, "today" and "this month" are the days
+ * of the time zone the page sends (read from the log), and UTC's from the daily rollups,
+ * with the same answer either way for the same rows.
+ */
+const NOW = new Date('2026-12-02T12:00:00Z');
+let app: TestApp;
+let owner: ConsoleSession;
+
+// New York is 5 hours behind UTC in December: its 1 December runs from 05:00Z to 05:00Z the next day.
+const ROWS = [
+  { id: 'o1', at: '2026-11-01T12:00:00Z', model: 'old/model', status: 'success', cost: 5_000 },
+  { id: 'o2', at: '2026-11-30T12:00:00Z', model: 'c/model', status: 'success', cost: 50 },
+  { id: 'o3', at: '2026-12-01T04:59:59Z', model: 'a/model', status: 'success', cost: 100 },
+  { id: 'o4', at: '2026-12-01T05:00:00Z', model: 'a/model', status: 'success', cost: 200 },
+  { id: 'o5', at: '2026-12-02T04:00:00Z', model: 'b/model', status: 'upstream_error', cost: 300 },
+  { id: 'o6', at: '2026-12-02T06:00:00Z', model: 'a/model', status: 'success', cost: 400 },
+];
+
+beforeAll(async () => {
+  app = await startTestApp({ JUNCTION_AGENTS_DIR: '/nonexistent', JUNCTION_TOOLS_DIR: '/nonexistent', JUNCTION_KNOWLEDGE_DIR: '/nonexistent' }, { now: () => NOW });
+  const link = await issueSetupLink(app.services.db, 'http://localhost', new Date());
+  const token = new URL(link as string).searchParams.get('token') as string;
+  const setup = await app.app.inject({
+    method: 'POST',
+    url: '/console/api/setup',
+    headers: { origin: ORIGIN, host: 'localhost:80' },
+    payload: { token, email: 'owner@example.com', password: 'correct horse battery' },
+  });
+  owner = await sessionFrom(app.app, sessionCookieOf(setup));
+  for (const row of ROWS) {
+    await app.services.db.query(
+      `INSERT INTO usage_log (id, account_id, request_id, endpoint, requested_model, model, status, input_tokens, output_tokens, cost_micros, created_at)
+       VALUES ($1, $2, 'req', 'chat.completions', $3, $3, $4, 0, 0, $5, $6)`,
+      [row.id, app.services.defaultAccount.id, row.model, row.status, row.cost, row.at],
+    );
+  }
+}, 60_000);
+afterAll(async () => app?.close());
+
+const overview = async (zone: string): Promise<Overview> => (await owner.request('GET', `/console/api/overview?time_zone=${encodeURIComponent(zone)}`)).json<Overview>();
+const usd = (micros: number) => micros / 1_000_000;
+
+describe('the Overview in the browser’s days', () => {
+  it('groups by New York days, with its today and its month', async () => {
+    const ny = await overview('America/New_York');
+    expect(ny.days).toHaveLength(30);
+    expect([ny.days[0], ny.days.at(-1)]).toEqual(['2026-11-03', '2026-12-02']);
+    expect(ny.spend_by_model).toEqual([
+      { day: '2026-11-30', name: 'a/model', spend_usd: usd(100) },
+      { day: '2026-11-30', name: 'c/model', spend_usd: usd(50) },
+      { day: '2026-12-01', name: 'a/model', spend_usd: usd(200) },
+      { day: '2026-12-01', name: 'b/model', spend_usd: usd(300) },
+      { day: '2026-12-02', name: 'a/model', spend_usd: usd(400) },
+    ]);
+    expect(ny.spend_by_key.map((point) => [point.day, point.name, point.spend_usd])).toEqual([
+      ['2026-11-30', 'console and operator', usd(150)],
+      ['2026-12-01', 'console and operator', usd(500)],
+      ['2026-12-02', 'console and operator', usd(400)],
+    ]);
+    expect(ny.requests).toEqual([
+      { day: '2026-11-30', requests: 2, errors: 0 },
+      { day: '2026-12-01', requests: 2, errors: 1 },
+      { day: '2026-12-02', requests: 1, errors: 0 },
+    ]);
+    expect([ny.spend_today_usd, ny.spend_month_usd]).toEqual([usd(400), usd(900)]);
+  });
+
+  it('reads UTC days from the rollups, and a half-hour zone from the log, each with its own today', async () => {
+    const utc = await overview('UTC');
+    expect(utc.days.at(-1)).toBe('2026-12-02');
+    expect(utc.requests).toEqual([
+      { day: '2026-11-30', requests: 1, errors: 0 },
+      { day: '2026-12-01', requests: 2, errors: 0 },
+      { day: '2026-12-02', requests: 2, errors: 1 },
+    ]);
+    expect([utc.spend_today_usd, utc.spend_month_usd]).toEqual([usd(700), usd(1_000)]);
+    const kolkata = await overview('Asia/Kolkata');
+    expect(kolkata.requests.map((entry) => [entry.day, entry.requests])).toEqual([
+      ['2026-11-30', 1],
+      ['2026-12-01', 2],
+      ['2026-12-02', 2],
+    ]);
+    expect([kolkata.spend_today_usd, kolkata.spend_month_usd]).toEqual([usd(700), usd(1_000)]);
+  });
+
+  it('refuses a time zone it does not know, naming the field', async () => {
+    const response = await owner.request('GET', '/console/api/overview?time_zone=Mars/Olympus');
+    expect(response.statusCode).toBe(400);
+    expect(response.json<{ error: { param: string } }>().error.param).toBe('time_zone');
+  });
+});
