@@ -42,7 +42,7 @@ async function seriesOf(reads: Queryable, accountId: string, range: { days: stri
       ...spend,
     };
   }
-  const from = range.monthStart < first ? range.monthStart : first;
+  const from = new Date(Math.min(range.monthStart.getTime(), first.getTime()));
   const usage = await localDailyUsage(reads, accountId, range, from);
   const today = range.days.at(-1);
   const monthFirst = `${today?.slice(0, 7)}-01`;
