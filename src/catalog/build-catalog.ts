@@ -81,7 +81,7 @@ export const buildCatalog = (options: BuildCatalogOptions): Catalog => {
     } else {
       model = configModel(provider, id.slice(provider.id.length + 1), fields, created);
     }
-    if (model) byId.set(id, deployments ? withDeployments(model, deployments, routing) : model);
+    if (model) byId.set(id, deployments ? withDeployments(model, deployments, routing, now) : model);
   }
 
   const aliases = new Map<string, string>();

@@ -39,6 +39,8 @@ export type ProviderFacts = {
   exclude: ReadonlyArray<{ match: readonly string[]; reason: string }>;
   /** Published ids that are not accepted upstream as-is. */
   upstreamNames: Readonly<Record<string, string>>;
+  /** Published ids that are price groups rather than names, as the catalog and upstream name them; rules match the published id. */
+  catalogName?: (publishedName: string) => string;
   rules: readonly FactRule[];
   extras: readonly ExtraModel[];
 };
@@ -231,8 +233,41 @@ const GOOGLE: ProviderFacts = {
   extras: [],
 };
 
+const CLAUDE: readonly Capability[] = ['chat', 'tools', 'vision', 'reasoning'];
+
+/**
+ * Amazon Bedrock through Converse. Names are Bedrock model ids (`amazon.nova-pro-v1:0`);
+ * `global.…` ids are Bedrock's global inference profiles. The price data groups a model's
+ * regional profiles (`us.…`, `eu.…`) and its base id as `regional.…`: the catalog lists the
+ * base id, and a config's `upstream_name` picks the profile a region needs.
+ */
+const AWS: ProviderFacts = {
+  include: ['*'],
+  exclude: [
+    { match: ['*sonic*'], reason: 'speech-to-speech models on a bidirectional stream, not Converse' },
+    { match: ['*embed*'], reason: 'embedding models, reached through InvokeModel, not Converse' },
+    { match: ['*titan-text-*'], reason: 'legacy text models without Converse tool use or system prompts' },
+  ],
+  upstreamNames: {},
+  catalogName: (name) => (name.startsWith('regional.') ? name.slice('regional.'.length) : name),
+  rules: [
+    { match: ['*anthropic.claude-3-haiku*', '*anthropic.claude-3-opus*', '*anthropic.claude-3-sonnet*'], facts: { capabilities: ['chat', 'tools', 'vision'], maxOutputTokens: 4_096 } },
+    { match: ['*anthropic.claude-3-5-haiku*'], facts: { capabilities: ['chat', 'tools'], maxOutputTokens: 8_192 } },
+    { match: ['*anthropic.claude-3-5-sonnet*'], facts: { capabilities: ['chat', 'tools', 'vision'], maxOutputTokens: 8_192 } },
+    { match: ['*anthropic.claude-opus-4-2025*', '*anthropic.claude-opus-4-1*'], facts: { capabilities: CLAUDE, maxOutputTokens: 32_000 } },
+    { match: ['*anthropic.claude-*'], facts: { capabilities: CLAUDE, maxOutputTokens: 64_000 } },
+    { match: ['*amazon.nova-micro*'], facts: { capabilities: ['chat', 'tools'], maxOutputTokens: 10_000 } },
+    { match: ['*amazon.nova-*'], facts: { capabilities: ['chat', 'tools', 'vision'], maxOutputTokens: 10_000 } },
+    { match: ['meta.llama3-2-11b*', 'meta.llama3-2-90b*', 'meta.llama4-*', 'mistral.pixtral*', 'qwen.qwen3-vl*', 'google.gemma-3-*'], facts: { capabilities: ['chat', 'tools', 'vision'] } },
+    { match: ['deepseek.r1*'], facts: { capabilities: ['chat', 'reasoning'] } },
+    { match: ['*'], facts: { capabilities: ['chat', 'tools'] } },
+  ],
+  extras: [],
+};
+
 export const BUILTIN_FACTS: Readonly<Record<PublishedProviderId, ProviderFacts>> = {
   openai: OPENAI,
   anthropic: ANTHROPIC,
   google: GOOGLE,
+  aws: AWS,
 };

@@ -226,7 +226,7 @@ export const CatalogConfigSchema = z
 
 /** Providers a deployment may name: the built-in ones, Azure, Vertex AI, the presets and the file's own. */
 export const isDeploymentProvider = (id: string, providers: Readonly<Record<string, unknown>>): boolean =>
-  (RESERVED_PROVIDER_IDS as readonly string[]).includes(id) || id === 'azure' || id === 'vertex' || isPresetId(id) || Object.hasOwn(providers, id);
+  (RESERVED_PROVIDER_IDS as readonly string[]).includes(id) || id === 'azure' || id === 'vertex' || id === 'bedrock' || isPresetId(id) || Object.hasOwn(providers, id);
 
 export type CatalogConfig = z.output<typeof CatalogConfigSchema>;
 export type CatalogConfigInput = z.input<typeof CatalogConfigSchema>;

@@ -1,11 +1,13 @@
 /**
  * The providers the config file and the environment add beside openai, anthropic and google
  * (providersFromEnv): the file's `providers:`, the presets whose key variable is set, Azure
- * OpenAI from its AZURE_OPENAI_* variables, and one adapter config per model deployment
- * (Vertex AI's from its service account, project and location: see vertex-env.ts).
+ * OpenAI from its AZURE_OPENAI_* variables, Amazon Bedrock from its AWS variables, and one
+ * adapter config per model deployment (Vertex AI's from its service account, project and
+ * location: see vertex-env.ts; Bedrock's from its key or AWS credentials: see bedrock-env.ts).
  */
 import type { ProviderConfig } from '../providers/adapter.ts';
 import { DEFAULT_AZURE_API_VERSION } from '../providers/azure/azure-adapter.ts';
+import { bedrockConfiguredInEnv, bedrockProviderConfig } from '../providers/bedrock/bedrock-env.ts';
 import { PROVIDER_PRESETS, presetBaseUrl, presetOf } from '../providers/provider-presets.ts';
 import { vertexProviderConfig } from '../providers/vertex/vertex-env.ts';
 import type { CatalogConfig, CompatibleProviderConfig } from './config-schema.ts';
@@ -101,18 +103,30 @@ export function configuredProviders(config: CatalogConfig, env: Env): Configured
   }
   const azure = azureFromEnv(env);
   if (azure && !config.providers.azure) add('azure', azure);
+  if (bedrockConfiguredInEnv(env) && !config.providers.bedrock) {
+    const made = bedrockProviderConfig('bedrock', {}, env);
+    if (typeof made === 'string') result.skipped.push({ id: 'bedrock', reason: made });
+    else result.providers.push(made);
+  }
   for (const [modelId, model] of Object.entries(config.models)) {
     if (model.deployments && !model.disabled) addDeployments(result, modelId, model.deployments, config, env);
   }
   return result;
 }
 
+/** Providers whose deployments take their credentials, region and endpoint from the environment in their own way. */
+const CLOUD_DEPLOYMENTS: ReadonlyMap<string, typeof vertexProviderConfig> = new Map([
+  ['vertex', vertexProviderConfig],
+  ['bedrock', bedrockProviderConfig],
+]);
+
 function addDeployments(result: ConfiguredProviders, modelId: string, deployments: readonly DeploymentConfig[], config: CatalogConfig, env: Env): void {
   const labels = deploymentLabels(deployments);
   deployments.forEach((deployment, index) => {
     const id = deploymentAdapterKey(modelId, labels[index] ?? deployment.provider);
-    if (deployment.provider === 'vertex' && !config.providers.vertex) {
-      const made = vertexProviderConfig(id, { keyEnv: deployment.apiKeyEnv, region: deployment.region, baseUrl: deployment.baseUrl }, env);
+    const cloud = CLOUD_DEPLOYMENTS.get(deployment.provider);
+    if (cloud && !config.providers[deployment.provider]) {
+      const made = cloud(id, { keyEnv: deployment.apiKeyEnv, region: deployment.region, baseUrl: deployment.baseUrl }, env);
       if (typeof made === 'string') result.skipped.push({ id, reason: made });
       else result.deployments.push(made);
       return;

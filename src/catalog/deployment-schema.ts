@@ -12,7 +12,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const DeploymentSchema = z
   .strictObject({
-    provider: z.string().min(1).describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, `vertex`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
+    provider: z.string().min(1).describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, `vertex`, `bedrock`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
     name: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_.-]*$/, 'deployment names are lowercase letters, digits, ".", "-" and "_"')
@@ -28,7 +28,7 @@ export const DeploymentSchema = z
       .string()
       .regex(/^[a-z0-9-]+$/, 'regions are lowercase letters, digits and "-"')
       .optional()
-      .describe("The cloud region serving this deployment (Vertex AI's location, e.g. `us-east5`); the provider's when unset."),
+      .describe("The cloud region serving this deployment (Vertex AI's location, e.g. `us-east5`; Bedrock's region, e.g. `eu-west-1`); the provider's when unset."),
     weight: z.number().positive().default(1).describe('Share of the calls among the deployments of the same priority (`weighted` strategy).'),
     priority: z.number().int().nonnegative().default(0).describe('Lower priorities are tried first; the next priority takes over on a retryable failure.'),
   })

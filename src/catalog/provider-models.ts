@@ -1,7 +1,7 @@
 /**
  * The models one configured provider contributes before config overrides:
  * published entries (filtered and completed by the built-in table) for openai,
- * anthropic and gemini kinds, the config's own list for openai-compatible ones.
+ * anthropic, gemini and bedrock kinds, the config's own list for openai-compatible ones.
  */
 import { BUILTIN_FACTS, type ModelFacts, type ProviderFacts } from './builtin-facts.ts';
 import type { CompatibleProviderConfig, ModelOverride } from './config-schema.ts';
@@ -112,14 +112,15 @@ export const publishedProviderModels = (provider: CatalogProvider, now: Date, cr
   const models: CatalogModel[] = [];
   const seen = new Set<string>();
   for (const published of publishedModels(publishedId, now)) {
-    if (published.deprecated || !facts.keep(published.name) || seen.has(published.name)) continue;
-    seen.add(published.name);
+    const name = facts.source.catalogName?.(published.name) ?? published.name;
+    if (published.deprecated || !facts.keep(published.name) || seen.has(name)) continue;
+    seen.add(name);
     const ruleFacts = facts.factsFor(published.name);
     models.push(
       makeModel({
         provider,
-        name: published.name,
-        upstreamName: facts.source.upstreamNames[published.name] ?? published.name,
+        name,
+        upstreamName: facts.source.upstreamNames[published.name] ?? name,
         displayName: published.displayName,
         facts: { ...ruleFacts, prices: mergePrices(published.prices, ruleFacts.prices ?? {}) },
         contextLength: published.contextLength,

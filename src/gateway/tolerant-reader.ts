@@ -85,7 +85,11 @@ export function carryUnknownFields(request: Omit<ModelRequest, 'model'>, format:
   request.providerOptions = { ...request.providerOptions, [key]: options };
 }
 
-const formatOf = (kind: ProviderKind): WireFormat => (kind === 'openai-compatible' ? 'openai' : kind);
+/** Bedrock speaks no front-end's format: fields set aside for one never reach it. */
+function formatOf(kind: ProviderKind): WireFormat | undefined {
+  if (kind === 'bedrock') return undefined;
+  return kind === 'openai-compatible' ? 'openai' : kind;
+}
 
 /**
  * The fields the served provider did not receive, named for `x-junction-dropped-params`:
