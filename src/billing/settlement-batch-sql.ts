@@ -86,6 +86,8 @@ const usageRowValues = (record: UsageRecord): BinaryValue[] => [
   boundedText(record.agentRunId, 128),
   boundedText(record.agentVersion ?? null, 64),
   record.createdAt,
+  record.cacheWriteTokens ?? 0,
+  record.cacheHit ?? false,
 ];
 
 function openCallRow(call: OpenCall, holderId: string): Record<string, unknown> {

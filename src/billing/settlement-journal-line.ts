@@ -36,6 +36,8 @@ const USAGE_FIELDS = [
 const SETTLEMENT_FIELDS = 5;
 /** Values on a line: the settlement's, the usage row's, then the row's time. */
 const LINE_VALUES = SETTLEMENT_FIELDS + USAGE_FIELDS.length + 1;
+/** Fields after the time, written only when set: a line without them (and every line an older release wrote) still replays. */
+const LATER_FIELDS = ['cacheWriteTokens', 'cacheHit'] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 /** A settlement with a usage row: the only kind the journal takes. */
 export type JournaledSettlement = Settlement & { usage: UsageRecord };
@@ -54,6 +56,8 @@ export function encodeSettlement(settlement: JournaledSettlement): string {
   let index = SETTLEMENT_FIELDS;
   for (const field of USAGE_FIELDS) values[index++] = usage[field] ?? null;
   values[index] = usage.createdAt.getTime();
+  // Written only when set: nearly every line stays the length it always had.
+  if (usage.cacheWriteTokens || usage.cacheHit) for (const field of LATER_FIELDS) values.push(usage[field] ?? null);
   return `${JSON.stringify(values)}\n`;
 }
 
@@ -65,10 +69,14 @@ export function decodeSettlement(line: string): Settlement | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(values) || values.length !== LINE_VALUES) return undefined;
+  if (!Array.isArray(values) || (values.length !== LINE_VALUES && values.length !== LINE_VALUES + LATER_FIELDS.length)) return undefined;
   const usage: Record<string, unknown> = {};
   USAGE_FIELDS.forEach((field, index) => (usage[field] = values[SETTLEMENT_FIELDS + index]));
-  usage.createdAt = new Date(values[values.length - 1] as number);
+  usage.createdAt = new Date(values[LINE_VALUES - 1] as number);
+  LATER_FIELDS.forEach((field, index) => {
+    const value: unknown = values[LINE_VALUES + index];
+    if (value !== undefined && value !== null) usage[field] = value;
+  });
   const [keyId, accountId, spendMicros, keyLeaseMicros, accountLeaseMicros] = values as [string | null, string | null, number, number, number];
   return { usage: usage as UsageRecord, keyId, accountId, spendMicros, keyLeaseMicros, accountLeaseMicros };
 }

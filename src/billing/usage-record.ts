@@ -28,6 +28,10 @@ export type UsageRecord = {
   /** The agent version that made the call (file agents: a content hash; console agents: vN). */
   agentVersion?: string | null;
   createdAt: Date;
+  /** Input tokens written to the provider's prompt cache (a subset of inputTokens). */
+  cacheWriteTokens?: number;
+  /** Answered from the gateway's response cache, without calling the provider. */
+  cacheHit?: boolean;
 };
 
 export const USAGE_COLUMNS = [
@@ -56,4 +60,7 @@ export const USAGE_COLUMNS = [
   'agent_run_id',
   'agent_version',
   'created_at',
+  // Added after the type's first columns (migration 0029), so they come last, as in usage_row.
+  'cache_write_tokens',
+  'cache_hit',
 ] as const;

@@ -32,6 +32,8 @@ const TYPES_BY_COLUMN: Record<(typeof USAGE_COLUMNS)[number], BinaryColumnType> 
   agent_run_id: 'text',
   agent_version: 'text',
   created_at: 'timestamptz',
+  cache_write_tokens: 'integer',
+  cache_hit: 'boolean',
 };
 
 export const USAGE_ROW_TYPES: readonly BinaryColumnType[] = USAGE_COLUMNS.map((column) => TYPES_BY_COLUMN[column]);

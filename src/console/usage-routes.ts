@@ -63,11 +63,13 @@ const toEntry = (row: UsageRow, names: Map<string, string>): UsageEntry => ({
   input_tokens: row.input_tokens,
   output_tokens: row.output_tokens,
   cached_input_tokens: row.cached_input_tokens,
+  cache_write_tokens: row.cache_write_tokens,
   reasoning_tokens: row.reasoning_tokens,
   cost_usd: microsToUsd(Number(row.cost_micros)),
   latency_ms: row.latency_ms,
   attempts: row.attempts,
   streamed: row.streamed,
+  cache_hit: row.cache_hit,
   agent_id: row.agent_id,
   agent_run_id: row.agent_run_id,
   created_at: row.created_at.toISOString(),
@@ -161,8 +163,8 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
 export async function usageEntryById(db: Queryable, accountId: string, id: string): Promise<(UsageEntry & Pick<UsageRow, 'upstream_model' | 'units'>) | undefined> {
   const result = await db.query<UsageRow>(
     `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
-     input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts, streamed,
-     agent_id, agent_run_id, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
+     input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts,
+     streamed, agent_id, agent_run_id, cache_hit, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
     [id, accountId],
   );
   const row = result.rows[0];

@@ -16,7 +16,16 @@ export async function registerApiCors(scope: FastifyInstance, origins: CorsOrigi
     origin: origins === '*' ? '*' : [...origins],
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
     credentials: false,
-    exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'x-junction-dropped-params', 'x-junction-provider'],
+    exposedHeaders: [
+      'x-request-id',
+      'retry-after',
+      'x-ratelimit-limit-requests',
+      'x-ratelimit-remaining-requests',
+      'x-ratelimit-reset-requests',
+      'x-junction-dropped-params',
+      'x-junction-provider',
+      'x-junction-cache',
+    ],
     maxAge: 600,
   });
 }

@@ -50,6 +50,7 @@ export function toKeySettings(input: UpdateKeyInput, currentWindow: LimitWindow 
     expiresAt: input.expires_at,
     allowedModels: input.allowed_models === undefined || input.allowed_models === null ? input.allowed_models : [...new Set(input.allowed_models)],
     rateLimitRpm: input.rate_limit_rpm,
+    cacheTtlSeconds: input.cache_ttl_seconds,
     disabled: input.disabled,
   };
   if (input.limit !== undefined) {

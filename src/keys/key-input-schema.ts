@@ -12,6 +12,9 @@ const usdAmount = z.union([z.number().nonnegative().max(1e9), z.string().regex(/
   }
 });
 
+/** The longest a response stays in the response cache: thirty days. */
+export const MAX_CACHE_TTL_SECONDS = 2_592_000;
+
 /** PostgreSQL text cannot hold NUL; the JSON parser already refused lone surrogates. */
 const storableText = (value: string): boolean => !value.includes('\u0000');
 const STORABLE_TEXT_MESSAGE = 'must not contain NUL characters';
@@ -28,6 +31,8 @@ const settingsFields = {
     .nullable(),
   allowed_models: z.array(z.string().min(1).max(200)).max(1000).nullable(),
   rate_limit_rpm: z.number().int().positive().max(1_000_000).nullable(),
+  // Opts every call of the key into the response cache; a request's own `cache` wins.
+  cache_ttl_seconds: z.number().int().positive().max(MAX_CACHE_TTL_SECONDS).nullable(),
   // OpenRouter's names: one limit whose reset period picks the window.
   limit: usdAmount.nullable(),
   limit_reset: z.enum(['daily', 'monthly']).nullable(),
@@ -43,6 +48,7 @@ export const CreateKeySchema = z.strictObject({
   expires_at: settingsFields.expires_at.optional(),
   allowed_models: settingsFields.allowed_models.optional(),
   rate_limit_rpm: settingsFields.rate_limit_rpm.optional(),
+  cache_ttl_seconds: settingsFields.cache_ttl_seconds.optional(),
   limit: settingsFields.limit.optional(),
   limit_reset: settingsFields.limit_reset.optional(),
 });
@@ -57,6 +63,7 @@ export const UpdateKeySchema = z.strictObject({
   expires_at: settingsFields.expires_at.optional(),
   allowed_models: settingsFields.allowed_models.optional(),
   rate_limit_rpm: settingsFields.rate_limit_rpm.optional(),
+  cache_ttl_seconds: settingsFields.cache_ttl_seconds.optional(),
   limit: settingsFields.limit.optional(),
   limit_reset: settingsFields.limit_reset.optional(),
   disabled: z.boolean().optional(),

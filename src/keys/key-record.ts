@@ -16,6 +16,8 @@ export type ApiKeyRecord = {
   expiresAt: Date | null;
   allowedModels: string[] | null;
   rateLimitRpm: number | null;
+  /** Every call of the key opts into the response cache for this long (null: only calls that ask). */
+  cacheTtlSeconds: number | null;
   disabled: boolean;
   deletedAt: Date | null;
   createdAt: Date;
@@ -43,6 +45,8 @@ export type ApiKeyRow = {
   expires_at: Date | null;
   allowed_models: string[] | null;
   rate_limit_rpm: number | null;
+  /** Absent on a row read before migration 0029 ran. */
+  cache_ttl_seconds?: number | null;
   disabled: boolean;
   deleted_at: Date | null;
   created_at: Date;
@@ -70,6 +74,7 @@ export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   expiresAt: row.expires_at,
   allowedModels: row.allowed_models,
   rateLimitRpm: row.rate_limit_rpm,
+  cacheTtlSeconds: row.cache_ttl_seconds ?? null,
   disabled: row.disabled,
   deletedAt: row.deleted_at,
   createdAt: row.created_at,
@@ -92,5 +97,6 @@ export type KeySettings = {
   expiresAt?: Date | null;
   allowedModels?: string[] | null;
   rateLimitRpm?: number | null;
+  cacheTtlSeconds?: number | null;
   disabled?: boolean;
 };

@@ -13,6 +13,7 @@ const COLUMN_OF: Record<keyof KeySettings, string> = {
   expiresAt: 'expires_at',
   allowedModels: 'allowed_models',
   rateLimitRpm: 'rate_limit_rpm',
+  cacheTtlSeconds: 'cache_ttl_seconds',
   disabled: 'disabled',
 };
 

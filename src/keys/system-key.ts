@@ -21,6 +21,7 @@ export function systemKeyFor(accountId: string, now: Date): ApiKeyRecord {
     expiresAt: null,
     allowedModels: null,
     rateLimitRpm: null,
+    cacheTtlSeconds: null,
     disabled: false,
     deletedAt: null,
     createdAt: now,

@@ -19,6 +19,10 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFa
 import { usageLogEntry } from './usage-log-entry.ts';
 import type { DeploymentRouter } from '../routing/deployment-router.ts';
 import type { ProviderPreferences } from '../routing/provider-preferences.ts';
+import { answerEvents, answerResponse, answerUsage } from './cached-answer.ts';
+import { ReplayedEvents } from './replayed-events.ts';
+import type { CacheHit, ResponseCache } from './response-cache.ts';
+import { responseCacheKey } from './response-cache-key.ts';
 
 export type ChatInput = {
   /** Catalog id or alias as the client sent it. */
@@ -27,8 +31,13 @@ export type ChatInput = {
   fallbackModels?: readonly string[];
   /** The request's steering of deployments (OpenRouter's `provider`); never sent upstream. */
   providerPreferences?: ProviderPreferences;
+  /** The request's own opt-in to the response cache (its `cache` field); 0 keeps this call out of it whatever the key says. */
+  cache?: { ttlSeconds: number };
   request: Omit<ModelRequest, 'model'>;
 };
+
+/** How the response cache took part in a call that opted in: `x-junction-cache`. */
+export type CacheState = 'hit' | 'miss';
 
 export type ChatOutcome = { usage: Usage; costMicros: number; model: CatalogModel; generationId: string };
 
@@ -40,11 +49,16 @@ export type ChatStream = {
   events: AsyncIterable<ModelStreamEvent>;
   /** Usage and cost, once `events` has finished (normally, with an error, or abandoned). */
   outcome(): ChatOutcome | undefined;
+  /** Set when the call opted into the response cache. */
+  cache?: CacheState;
 };
 
-export type ChatResult = ChatOutcome & { response: ModelResponse; rateLimit: RateLimitState | undefined };
+export type ChatResult = ChatOutcome & { response: ModelResponse; rateLimit: RateLimitState | undefined; cache?: CacheState };
 
-export type ChatPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy; router?: DeploymentRouter };
+export type ChatPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy; router?: DeploymentRouter; responseCache?: ResponseCache };
+
+/** A call that opted into the response cache: where its answer is kept, and for how long. */
+type CacheProbe = { cache: ResponseCache; hash: string; ttlSeconds: number };
 
 /**
  * The one path of every chat model call, from any front-end or agent step:
@@ -62,6 +76,15 @@ export class ChatPipeline {
   async stream(context: CallContext, input: ChatInput): Promise<ChatStream> {
     const begun = this.#begin(context, input, true);
     const call = begun instanceof Promise ? await begun : begun;
+    const probe = this.#cacheProbe(context, input, call);
+    if (probe) {
+      const hit = await probe.cache.lookup(context.key.accountId, probe.hash);
+      if (hit) {
+        const outcome = this.#settleHit(context, call, probe, hit, true);
+        const events = new ReplayedEvents(answerEvents(hit.answer));
+        return { generationId: call.generationId, model: outcome.model, rateLimit: call.rateLimit, events, outcome: () => outcome, cache: 'hit' };
+      }
+    }
     let opened;
     try {
       opened = await withRetriesAndFallbacks(
@@ -85,6 +108,9 @@ export class ChatPipeline {
     const { iterator, first } = opened.value;
     const model = opened.model;
     const meter = new StreamMeter();
+    // A miss keeps the stream's events to store once it ends on its own, unless they outgrow an entry.
+    let collected: ModelStreamEvent[] | undefined = probe ? [] : undefined;
+    let collectedBytes = 0;
     const journaled = openCall(context, call, model, true);
     // A stream enters the crash journal once it has lasted JOURNAL_START_MS (short streams,
     // most of them, never cost a journal write), then its progress every JOURNAL_PROGRESS_MS:
@@ -92,6 +118,11 @@ export class ChatPipeline {
     let journaledAt = performance.now() - JOURNAL_PROGRESS_MS + JOURNAL_START_MS;
     const observe = (event: ModelStreamEvent) => {
       meter.observe(event);
+      if (collected && probe) {
+        collected.push(event);
+        collectedBytes += eventTextLength(event);
+        if (collectedBytes > probe.cache.maxEntryBytes) collected = undefined;
+      }
       if (performance.now() - journaledAt < JOURNAL_PROGRESS_MS) return;
       journaledAt = performance.now();
       const usage = meter.usage ?? meter.estimate(call.inputEstimate);
@@ -108,6 +139,10 @@ export class ChatPipeline {
       const costMicros = computeChatCost(model, usage);
       outcome = { usage, costMicros, model, generationId: call.generationId };
       this.#settle({ context, call, model, status, httpStatus, usage, costMicros, attempts: opened.attempts, streamed: true, errorCode });
+      // Only a stream that ended on its own is kept; never one the client cut short.
+      if (probe && collected && status === 'success' && !context.signal.aborted) {
+        void probe.cache.store(context.key.accountId, probe.hash, model.id, { kind: 'events', events: collected }, probe.ttlSeconds);
+      }
     };
     const events = new SettledEventStream(iterator, first, {
       observe,
@@ -124,12 +159,20 @@ export class ChatPipeline {
       // The consumer stopped early (client gone): the upstream was stopped, bill what was produced.
       abandon: () => finish('client_closed', 499, 'client_closed_request'),
     });
-    return { generationId: call.generationId, model, rateLimit: call.rateLimit, events, outcome: () => outcome };
+    return { generationId: call.generationId, model, rateLimit: call.rateLimit, events, outcome: () => outcome, ...(probe && { cache: 'miss' as const }) };
   }
 
   async generate(context: CallContext, input: ChatInput): Promise<ChatResult> {
     const begun = this.#begin(context, input, false);
     const call = begun instanceof Promise ? await begun : begun;
+    const probe = this.#cacheProbe(context, input, call);
+    if (probe) {
+      const hit = await probe.cache.lookup(context.key.accountId, probe.hash);
+      if (hit) {
+        const outcome = this.#settleHit(context, call, probe, hit, false);
+        return { ...outcome, response: answerResponse(hit.answer), rateLimit: call.rateLimit, cache: 'hit' };
+      }
+    }
     const [firstCandidate] = call.candidates;
     if (firstCandidate) this.#deps.budgets.journal(openCall(context, call, firstCandidate, false));
     let result;
@@ -149,7 +192,31 @@ export class ChatPipeline {
     const usage = result.value.usage;
     const costMicros = computeChatCost(result.model, usage);
     this.#settle({ context, call, model: result.model, status: 'success', httpStatus: 200, usage, costMicros, attempts: result.attempts, streamed: false });
-    return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit };
+    if (probe) void probe.cache.store(context.key.accountId, probe.hash, result.model.id, { kind: 'response', response: result.value }, probe.ttlSeconds);
+    return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit, ...(probe && { cache: 'miss' as const }) };
+  }
+
+  /**
+   * The call's place in the response cache when it opted in (the request's `cache`, else
+   * its key's `cache_ttl_seconds`), else undefined. The key is taken from the request as it
+   * goes upstream: an output cap the budget imposed makes it another request.
+   */
+  #cacheProbe(context: CallContext, input: ChatInput, call: BeganCall): CacheProbe | undefined {
+    const cache = this.#deps.responseCache;
+    if (cache === undefined) return undefined;
+    const ttlSeconds = input.cache?.ttlSeconds ?? context.key.cacheTtlSeconds ?? 0;
+    if (!(ttlSeconds > 0)) return undefined;
+    return { cache, ttlSeconds, hash: responseCacheKey(call.candidates, call.request) };
+  }
+
+  /** A hit settles at once: no provider was asked, so its usage row says so and it costs the configured fraction (default nothing). */
+  #settleHit(context: CallContext, call: BeganCall, probe: CacheProbe, hit: CacheHit, streamed: boolean): ChatOutcome {
+    const model = call.candidates.find((candidate) => candidate.id === hit.model) ?? call.candidates[0];
+    if (model === undefined) throw new JunctionError('internal_error', 'A call was admitted without a model.');
+    const usage = answerUsage(hit.answer);
+    const costMicros = probe.cache.hitCost(model, usage);
+    this.#settle({ context, call, model, status: 'success', httpStatus: 200, usage, costMicros, attempts: 0, streamed, cacheHit: true });
+    return { usage, costMicros, model, generationId: call.generationId };
   }
 
   /**
@@ -227,7 +294,7 @@ export class ChatPipeline {
   }
 
   #settle(settlement: Settlement): void {
-    const { context, call, model, status, httpStatus, usage, costMicros, attempts, streamed, errorCode } = settlement;
+    const { context, call, model, status, httpStatus, usage, costMicros, attempts, streamed, errorCode, cacheHit } = settlement;
     if (call.span) {
       call.span.setAttributes({
         'gen_ai.system': model?.providerId ?? 'unknown',
@@ -253,6 +320,7 @@ export class ChatPipeline {
       startedAt: call.startedAt,
       attempts,
       streamed,
+      ...(cacheHit && { cacheHit }),
     });
     this.#deps.budgets.settle(call.reservation, costMicros, entry, context.key);
   }
@@ -270,7 +338,26 @@ type Settlement = {
   attempts: number;
   streamed: boolean;
   errorCode?: string | undefined;
+  /** Answered from the response cache. */
+  cacheHit?: boolean;
 };
+
+/** The text an event adds to a stored entry, to bound what a miss collects. */
+function eventTextLength(event: ModelStreamEvent): number {
+  switch (event.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return event.delta.length + 32;
+    case 'tool-call-delta':
+      return event.argumentsDelta.length + 48;
+    case 'reasoning-signature':
+      return event.signature.length + 48;
+    case 'reasoning-redacted':
+      return event.data.length + 48;
+    default:
+      return 128;
+  }
+}
 
 /** Each upstream attempt (retries and fallbacks included) as a child span of the call's, when tracing is on. */
 function tracedAttempt<T>(call: { span: Span | undefined }, attempt: (adapter: ProviderAdapter, model: CatalogModel) => Promise<T>) {

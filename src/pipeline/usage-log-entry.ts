@@ -17,6 +17,8 @@ export type UsageEntryInput = {
   startedAt: number;
   attempts?: number;
   streamed?: boolean;
+  /** Answered from the response cache. */
+  cacheHit?: boolean;
 };
 
 /** One usage-log row from what the pipeline knows at the end of a call. */
@@ -48,5 +50,7 @@ export function usageLogEntry(input: UsageEntryInput): UsageRecord {
     agentRunId: input.context.agent?.runId ?? null,
     agentVersion: input.context.agent?.version ?? null,
     createdAt: new Date(),
+    cacheWriteTokens: input.usage?.cacheWriteTokens ?? 0,
+    cacheHit: input.cacheHit ?? false,
   };
 }

@@ -56,6 +56,8 @@ const expectedRow = (usage: UsageRecord) => ({
   agent_run_id: usage.agentRunId,
   agent_version: usage.agentVersion ?? null,
   created_at: usage.createdAt,
+  cache_write_tokens: usage.cacheWriteTokens ?? 0,
+  cache_hit: usage.cacheHit ?? false,
 });
 
 describe('a settlement batch’s usage columns', () => {
@@ -75,6 +77,8 @@ describe('a settlement batch’s usage columns', () => {
         agentRunId: 'run_1',
         agentVersion: 'v3',
         streamed: true,
+        cacheWriteTokens: 300,
+        cacheHit: true,
         createdAt: new Date('2026-11-28T05:31:07.123Z'),
       },
     );

@@ -20,6 +20,7 @@ export const ConsoleKeySchema = z.object({
   expires_at: z.string().nullable(),
   allowed_models: z.array(z.string()).nullable(),
   rate_limit_rpm: z.number().nullable(),
+  cache_ttl_seconds: z.number().nullable(),
   created_at: z.string(),
   last_used_at: z.string().nullable(),
 });

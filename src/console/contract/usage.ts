@@ -29,11 +29,15 @@ export const UsageEntrySchema = z.object({
   input_tokens: z.number(),
   output_tokens: z.number(),
   cached_input_tokens: z.number(),
+  /** Input tokens written to the provider's prompt cache, priced at the cache-write rate. */
+  cache_write_tokens: z.number(),
   reasoning_tokens: z.number(),
   cost_usd: z.number(),
   latency_ms: z.number().nullable(),
   attempts: z.number(),
   streamed: z.boolean(),
+  /** Answered from the gateway's response cache, without calling the provider. */
+  cache_hit: z.boolean(),
   agent_id: z.string().nullable(),
   agent_run_id: z.string().nullable(),
   created_at: z.string(),

@@ -10,7 +10,9 @@ import { forEachEvent } from '../../core/settled-event-stream.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { PROVIDER_HEADER } from '../../routing/provider-header.ts';
+import { cacheHeaders, takeCacheOption } from '../response-cache-option.ts';
 import { carryUnknownFields, droppedParamsHeaders, readTolerantly, type TolerantBody, type UnknownFields } from '../tolerant-reader.ts';
+import { liftCacheControlHints } from './cache-control-hints.ts';
 import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
 import { type ChatRequest, ChatRequestSchema } from './chat-request-schema.ts';
 import { isPlainChatRequest } from './plain-chat-request.ts';
@@ -24,8 +26,11 @@ export type ChatRouteDeps = { authenticator: KeyAuthenticator; chat: ChatPipelin
 /** `POST /v1/chat/completions`: the OpenAI wire format in front of every provider. */
 export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
   app.post('/chat/completions', { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
+    const cache = takeCacheOption(request.body);
     const { body, unknown }: TolerantBody<ChatRequest> = isPlainChatRequest(request.body) ? { body: request.body, unknown: NOTHING_UNKNOWN } : readTolerantly(ChatRequestSchema, request.body);
     const input = toChatInput(body);
+    liftCacheControlHints(input.request, unknown);
+    if (cache) input.cache = cache;
     carryUnknownFields(input.request, 'openai', unknown);
     const context = callContextFrom(request, reply, 'chat.completions');
     const created = Math.floor(Date.now() / 1000);
@@ -35,6 +40,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
       reply.headers(droppedParamsHeaders('openai', result.model.providerKind, unknown));
       reply.header(PROVIDER_HEADER, result.model.providerId);
+      reply.headers(cacheHeaders(result.cache));
       // Serialized here (fastify's default for an object is the same JSON, typed alike).
       reply.type('application/json; charset=utf-8');
       return chatCompletionJson(result.response, {
@@ -51,6 +57,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
     const call = await deps.chat.stream(context, input);
     reply.headers(droppedParamsHeaders('openai', call.model.providerKind, unknown));
     reply.header(PROVIDER_HEADER, call.model.providerId);
+    reply.headers(cacheHeaders(call.cache));
     const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new ChatChunkEncoder({ id: call.generationId, model: call.model.id, created, provider: call.model.providerId });
     try {

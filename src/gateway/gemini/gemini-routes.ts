@@ -32,6 +32,7 @@ import { renderGenerateResponse } from './render-generate-response.ts';
 import { pageOfModels, toGeminiModel } from './render-models.ts';
 import { GenerateStreamEncoder } from './render-generate-stream.ts';
 import { PROVIDER_HEADER } from '../../routing/provider-header.ts';
+import { cacheHeaders, takeCacheOption } from '../response-cache-option.ts';
 
 export type GeminiRouteDeps = CountTokensDeps & { authenticator: KeyAuthenticator; chat: ChatPipeline; unary: UnaryPipeline };
 export type GeminiModelDeps = { catalog: Catalog; plans: AccountPlans };
@@ -123,18 +124,20 @@ async function visibleModels(deps: GeminiModelDeps, request: FastifyRequest): Pr
 
 /** The generate body read tolerantly, its unknown top-level fields kept for a google/… model. */
 function readGenerateBody(body: unknown) {
+  const cache = takeCacheOption(body);
   const { body: known, unknown } = readTolerantly(GenerateContentRequestSchema, body);
   const converted = convertGenerateBody(known);
   carryUnknownFields(converted.request, 'gemini', unknown);
-  return { ...converted, unknown };
+  return { ...converted, unknown, cache };
 }
 
 async function generate(deps: GeminiRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string) {
-  const { request: converted, includeThoughts, unknown } = readGenerateBody(request.body);
-  const result = await deps.chat.generate(callContextFrom(request, reply, 'gemini.generate_content'), { model, request: converted });
+  const { request: converted, includeThoughts, unknown, cache } = readGenerateBody(request.body);
+  const result = await deps.chat.generate(callContextFrom(request, reply, 'gemini.generate_content'), { model, request: converted, ...(cache && { cache }) });
   if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
   reply.headers(droppedParamsHeaders('gemini', result.model.providerKind, unknown));
   reply.header(PROVIDER_HEADER, result.model.providerId);
+  reply.headers(cacheHeaders(result.cache));
   return renderGenerateResponse(result.response, { model, includeThoughts, costMicros: result.costMicros });
 }
 
@@ -144,10 +147,11 @@ async function generate(deps: GeminiRouteDeps, request: FastifyRequest, reply: F
  * error object goes out as one more chunk (Gemini does the same) and the stream ends.
  */
 async function streamGenerate(deps: GeminiRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string) {
-  const { request: converted, includeThoughts, unknown } = readGenerateBody(request.body);
-  const call = await deps.chat.stream(callContextFrom(request, reply, 'gemini.stream_generate_content'), { model, request: converted });
+  const { request: converted, includeThoughts, unknown, cache } = readGenerateBody(request.body);
+  const call = await deps.chat.stream(callContextFrom(request, reply, 'gemini.stream_generate_content'), { model, request: converted, ...(cache && { cache }) });
   reply.headers(droppedParamsHeaders('gemini', call.model.providerKind, unknown));
   reply.header(PROVIDER_HEADER, call.model.providerId);
+  reply.headers(cacheHeaders(call.cache));
   const headers = call.rateLimit ? rateLimitHeaders(call.rateLimit) : {};
   const query = request.query as Record<string, unknown> | undefined;
   const writer = query?.['alt'] === 'sse' ? sseChunks(new SseWriter(reply, headers)) : new JsonArrayWriter(reply, headers);

@@ -43,6 +43,7 @@ export function toKeyObject(record: ApiKeyRecord, now: Date): Record<string, unk
     expires_at: record.expiresAt?.toISOString() ?? null,
     allowed_models: record.allowedModels,
     rate_limit_rpm: record.rateLimitRpm,
+    cache_ttl_seconds: record.cacheTtlSeconds,
     created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
     last_used_at: record.lastUsedAt?.toISOString() ?? null,

@@ -13,6 +13,7 @@ import { estimateInputTokens } from '../../pipeline/estimate-input-tokens.ts';
 import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { PROVIDER_HEADER } from '../../routing/provider-header.ts';
+import { cacheHeaders, takeCacheOption } from '../response-cache-option.ts';
 import { carryUnknownFields, droppedParamsHeaders, readTolerantly } from '../tolerant-reader.ts';
 import { convertMessagesBody } from './convert-messages-request.ts';
 import { countInputTokens, type CountTokensDeps } from './count-input-tokens.ts';
@@ -51,10 +52,11 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
 
   app.post('/messages', routeOptions, async (request, reply) => {
     if (refuseThreads(request.body, reply)) return reply;
+    const cache = takeCacheOption(request.body);
     const { body, unknown } = readTolerantly(MessagesRequestSchema, request.body);
     const converted = convertMessagesBody(body);
     carryUnknownFields(converted.request, 'anthropic', unknown);
-    const input = { model: qualifyNativeModelName(deps.catalog, converted.model, 'anthropic'), request: converted.request };
+    const input = { model: qualifyNativeModelName(deps.catalog, converted.model, 'anthropic'), request: converted.request, ...(cache && { cache }) };
     const context = callContextFrom(request, reply, 'messages');
 
     if (!converted.stream) {
@@ -62,6 +64,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
       if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
       reply.headers(droppedParamsHeaders('anthropic', result.model.providerKind, unknown));
       reply.header(PROVIDER_HEADER, result.model.providerId);
+      reply.headers(cacheHeaders(result.cache));
       return renderMessagesResponse(result.response, {
         model: body.model,
         costMicros: result.costMicros,
@@ -74,6 +77,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
     const call = await deps.chat.stream(context, input);
     reply.headers(droppedParamsHeaders('anthropic', call.model.providerKind, unknown));
     reply.header(PROVIDER_HEADER, call.model.providerId);
+    reply.headers(cacheHeaders(call.cache));
     const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new MessagesStreamEncoder({
       model: body.model,

@@ -23,6 +23,7 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleK
     const form = new FormData(event.currentTarget);
     const expiry = amountOrNull(form.get('expires_at'));
     const rpm = amountOrNull(form.get('rate_limit_rpm'));
+    const cacheTtl = amountOrNull(form.get('cache_ttl_seconds'));
     const allowed = form.getAll('allowed_models').map(String);
     const input: ModelKeyInput = {
       name: String(form.get('name') ?? ''),
@@ -33,6 +34,7 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleK
       expires_at: expiry ? new Date(expiry).toISOString() : null,
       allowed_models: allowed.length > 0 ? allowed : null,
       rate_limit_rpm: rpm ? Number(rpm) : null,
+      cache_ttl_seconds: cacheTtl ? Number(cacheTtl) : null,
     };
     setError(undefined);
     try {
@@ -55,6 +57,7 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleK
       <div className="field-row">
         <TextField label="Expiry" name="expires_at" type="datetime-local" defaultValue={initial?.expires_at ? initial.expires_at.slice(0, 16) : ''} error={errorFor('expires_at')} />
         <TextField label="Requests per minute" name="rate_limit_rpm" type="number" min={1} defaultValue={initial?.rate_limit_rpm ?? ''} error={errorFor('rate_limit_rpm')} />
+        <TextField label="Response cache (seconds)" name="cache_ttl_seconds" type="number" min={1} defaultValue={initial?.cache_ttl_seconds ?? ''} error={errorFor('cache_ttl_seconds')} />
       </div>
       {models.data ? (
         <MultiSelect
@@ -68,11 +71,12 @@ export function KeyForm({ initial, submitLabel, onSubmit }: { initial?: ConsoleK
       ) : (
         <Loading what="the models" />
       )}
-      {error && !['name', 'description', 'daily_limit_usd', 'monthly_limit_usd', 'total_limit_usd', 'expires_at', 'rate_limit_rpm', 'allowed_models'].includes(error.param ?? '') && (
-        <p className="field-error" role="alert">
-          {error.message}
-        </p>
-      )}
+      {error &&
+        !['name', 'description', 'daily_limit_usd', 'monthly_limit_usd', 'total_limit_usd', 'expires_at', 'rate_limit_rpm', 'cache_ttl_seconds', 'allowed_models'].includes(error.param ?? '') && (
+          <p className="field-error" role="alert">
+            {error.message}
+          </p>
+        )}
       <div className="dialog-actions">
         <Button type="submit" variant="primary">
           {submitLabel}
