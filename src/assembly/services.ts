@@ -39,6 +39,7 @@ import { OpeningDatabase } from '../store/opening-database.ts';
 import { ProcessRegistration, unregisteredHolder } from '../store/process-registry.ts';
 import { type AgentServices, agentServices } from './agent-services.ts';
 import type { ServiceBuild } from './service-build.ts';
+import { responseCacheServices } from './response-cache-services.ts';
 import { journalUnwritten, settlementServices } from './settlement-services.ts';
 
 /** Everything a running Junction holds: opened once, shared by the HTTP app and the CLI. */
@@ -222,7 +223,7 @@ async function buildServices(
   // Deployment health is per process, like the retries it steers; /metrics shows it.
   const router = new DeploymentRouter({ now: () => now().getTime() });
   registerRoutingMetrics(metrics.registry, router);
-  const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, router, ...(options.retry && { retry: options.retry }) };
+  const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, router, responseCache: responseCacheServices(build), ...(options.retry && { retry: options.retry }) };
   const chat = new ChatPipeline(pipelineDeps);
   const unary = new UnaryPipeline(pipelineDeps);
   const embeddingModel = config.embeddingModel && resolveModel(catalog, config.embeddingModel) ? config.embeddingModel : undefined;
