@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { type Content, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,10 @@ models:
     prices: { input: 10, output: 20 }
     deployments:
       - { provider: bedrock, model: "${CLAUDE}", base_url: ${bedrock.url} }
+  team/sonnet:
+    prices: { input: 10, output: 20 }
+    deployments:
+      - { provider: bedrock, model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", base_url: ${bedrock.url} }
   team/nova:
     prices: { input: 10, output: 20 }
     deployments:
@@ -57,8 +61,13 @@ models:
       - { provider: bedrock, model: "anthropic.claude-refused-v1:0", base_url: ${bedrock.url}, api_key_env: TEST_BEDROCK_WRONG_KEY }
 `,
   );
+  mkdirSync(join(folder, 'agents'));
+  cpSync(join(import.meta.dirname, '../fixtures/agents-e2e/tools'), join(folder, 'tools'), { recursive: true });
+  writeFileSync(join(folder, 'agents', 'bedrock-helper.yaml'), 'name: Bedrock helper\nmodel: team/claude\ninstructions: Use your tool.\ntools: [echo_upper]\nmax_steps: 4\n');
   const env = {
     JUNCTION_CONFIG: config,
+    JUNCTION_AGENTS_DIR: join(folder, 'agents'),
+    JUNCTION_TOOLS_DIR: join(folder, 'tools'),
     AWS_ACCESS_KEY_ID: FAKE_BEDROCK_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: FAKE_BEDROCK_CREDENTIALS.secretAccessKey,
     AWS_SESSION_TOKEN: FAKE_BEDROCK_CREDENTIALS.sessionToken,
@@ -66,7 +75,7 @@ models:
     TEST_BEDROCK_KEY: 'bedrock-api-key-good',
     TEST_BEDROCK_WRONG_KEY: 'bedrock-api-key-revoked',
   };
-  t = await startTestApp(env, { env, loadAgents: false, retry: { retries: 1, baseDelayMs: 1, maxRetryAfterMs: 50 } });
+  t = await startTestApp(env, { env, retry: { retries: 1, baseDelayMs: 1, maxRetryAfterMs: 50 } });
   baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
   await runAdminCommand(t.services, { command: 'credits.grant', amount: '100', currency: 'USD' });
   const key = await t.key('model');
@@ -211,6 +220,23 @@ describe('/v1/messages through the @anthropic-ai/sdk', () => {
     expect(final.usage.output_tokens).toBe(3);
   });
 
+  it("marks cache_control as a cache point, and prices cache reads at Bedrock's cached rate", async () => {
+    const message = await anthropic.messages.create({
+      model: 'team/sonnet',
+      max_tokens: 100,
+      system: [{ type: 'text', text: 'A long shared preamble worth caching across calls.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'cached hello' }],
+    });
+    expect(lastRequest().body['system']).toEqual([{ text: 'A long shared preamble worth caching across calls.' }, { cachePoint: { type: 'default' } }]);
+    const cached = message.usage.cache_read_input_tokens ?? 0;
+    expect(cached).toBeGreaterThan(0);
+    const row = (await usageRows('team/sonnet')).at(-1);
+    const input = row?.input_tokens ?? 0;
+    expect(input).toBe(message.usage.input_tokens + cached);
+    // us.anthropic.claude-sonnet-4-5: $3.30 per million input, $0.33 cached, $16.50 output.
+    expect(Number(row?.cost_micros)).toBe(Math.ceil(((input - cached) * 3_300_000 + cached * 330_000 + (row?.output_tokens ?? 0) * 16_500_000) / 1_000_000));
+  });
+
   it('round-trips a tool_use, its input streamed as input_json_delta', async () => {
     const question: Anthropic.MessageParam = { role: 'user', content: 'Where is order 42?' };
     const first = await anthropic.messages.create({ model: 'team/claude', max_tokens: 200, tools: [lookup], messages: [question] });
@@ -256,6 +282,18 @@ describe('/v1beta through @google/genai', () => {
     const answer: Content = { role: 'user', parts: [{ functionResponse: { id: call.id, name: 'lookup_order', response: { result: 'shipped yesterday' } } }] };
     const second = await google.models.generateContent({ model: 'team/claude', contents: [question, modelTurn, answer], config });
     expect(second.text).toContain('shipped yesterday');
+  });
+});
+
+describe('inside an agent', () => {
+  it('runs the tool loop on a Bedrock model through the same pipeline, each step billed to bedrock', async () => {
+    const agents = new OpenAI({ apiKey: await t.key('agent'), baseURL: `${baseUrl}/agents/v1`, maxRetries: 0 });
+    const completion = await agents.chat.completions.create({ model: 'bedrock-helper', messages: [{ role: 'user', content: 'shout on bedrock' }] });
+    expect(completion.choices[0]?.message.content).toBe('The tool said: SHOUT ON BEDROCK');
+    await t.services.settlements.drain();
+    const { rows } = await t.services.db.query<{ endpoint: string; provider: string | null }>("SELECT endpoint, provider FROM usage_log WHERE agent_id = 'bedrock-helper' ORDER BY created_at");
+    expect(rows.map((row) => row.endpoint)).toEqual(['agents.chat.completions', 'agents.tool', 'agents.chat.completions']);
+    expect(rows.filter((row) => row.endpoint === 'agents.chat.completions').map((row) => row.provider)).toEqual(['bedrock', 'bedrock']);
   });
 });
 

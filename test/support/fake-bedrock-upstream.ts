@@ -20,7 +20,7 @@
  *   properties get the last user text, numbers 42, booleans true), id `tooluse_fake_<turns>`;
  *   with one, answers `The tool said: <result>`;
  * - `thinking`: a reasoning block ("Let me think about it.") with signature `sig_fake` first;
- * - `cached`: half the input tokens (rounded down) as cacheReadInputTokens;
+ * - `cached`, or a request with a cachePoint: half the input tokens (rounded down) as cacheReadInputTokens;
  * - `fail-429` / `fail-500`: Bedrock's ThrottlingException (no Retry-After, as Bedrock) or
  *   InternalServerException; `fail-500-2` fails only the first 2 attempts;
  * - `stream-throttle`: streams messageStart and a text delta, then a throttlingException frame.
@@ -212,7 +212,7 @@ function answer(response: ServerResponse, modelId: string, stream: boolean, body
   const words = (text: string | undefined) => (text === undefined ? [] : text.split(/\s+/).filter((word) => word !== ''));
   const outputTokens = words(plan.reasoning).length + words(plan.text).length + (plan.tool === undefined ? 0 : words(JSON.stringify(plan.tool.input)).length);
   const inputTotal = Math.ceil(requestText(body).length / 4);
-  const cacheRead = modelId.includes('cached') ? Math.floor(inputTotal / 2) : 0;
+  const cacheRead = modelId.includes('cached') || JSON.stringify(body).includes('"cachePoint"') ? Math.floor(inputTotal / 2) : 0;
   const usage = {
     inputTokens: inputTotal - cacheRead,
     outputTokens,
