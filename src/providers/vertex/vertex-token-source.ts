@@ -41,7 +41,9 @@ export function serviceAccountTokenSource(key: ServiceAccountKey): AccessTokenSo
 }
 
 async function createClient(key: ServiceAccountKey): Promise<JWT> {
-  const { JWT } = await import('google-auth-library');
+  const library = await import('google-auth-library');
+  // In the compiled server the CommonJS package arrives as a default export only; from source, with named ones.
+  const { JWT } = (library as Partial<typeof library>).JWT === undefined ? (library as unknown as { default: typeof library }).default : library;
   const client = new JWT({ email: key.clientEmail, key: key.privateKey, keyId: key.privateKeyId, scopes: [CLOUD_PLATFORM_SCOPE] });
   // The library posts to Google's token URL whatever the key names; the key's token_uri
   // (a private endpoint, a test's fake) is where Google's other libraries send it.
