@@ -60,6 +60,19 @@ export const EnvSchema = z.object({
   OLLAMA_BASE_URL: z.url().optional().describe("The `ollama` preset's API root (default `http://127.0.0.1:11434/v1`); the preset is on once the config file names it."),
   VLLM_BASE_URL: z.url().optional().describe("The `vllm` preset's API root (default `http://127.0.0.1:8000/v1`); the preset is on once the config file names it."),
   LMSTUDIO_BASE_URL: z.url().optional().describe("The `lmstudio` preset's API root (default `http://127.0.0.1:1234/v1`); the preset is on once the config file names it."),
+  // Parsed by src/providers/vertex/vertex-env.ts for deployments with `provider: vertex`.
+  GOOGLE_APPLICATION_CREDENTIALS: z
+    .string()
+    .optional()
+    .describe("A Google Cloud service-account key file: the `vertex` deployments' credentials unless a deployment's `api_key_env` names a variable holding the key's JSON."),
+  VERTEX_PROJECT: z.string().min(1).optional().describe("The Google Cloud project of `vertex` deployments (else `GOOGLE_CLOUD_PROJECT`, else the key's `project_id`)."),
+  GOOGLE_CLOUD_PROJECT: z.string().min(1).optional().describe('The Google Cloud project of `vertex` deployments when `VERTEX_PROJECT` is unset.'),
+  VERTEX_LOCATION: z.string().min(1).optional().describe('The Vertex AI location of `vertex` deployments without a `region` (else `GOOGLE_CLOUD_LOCATION`, else `global`).'),
+  GOOGLE_CLOUD_LOCATION: z.string().min(1).optional().describe('The Vertex AI location when `VERTEX_LOCATION` is unset.'),
+  VERTEX_BASE_URL: z
+    .url()
+    .optional()
+    .describe('The Vertex AI endpoint of `vertex` deployments without a `base_url` (default `https://<location>-aiplatform.googleapis.com`, `https://aiplatform.googleapis.com` for `global`).'),
   JUNCTION_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().optional().describe("Per-attempt wait for an upstream's response headers (default 60000)."),
   JUNCTION_AGENTS_DIR: z.string().default('./agents').describe('Agent files (watched).'),
   JUNCTION_TOOLS_DIR: z.string().default('./tools').describe('Tool files (watched).'),
