@@ -79,7 +79,7 @@ describe('ConverseStream → canonical events', () => {
 
   it('refuses a frame whose checksum fails, and a body that ends inside a frame', async () => {
     const corrupt = Buffer.from(ANSWER[1] as Uint8Array);
-    corrupt[corrupt.length - 6] ^= 0xff;
+    corrupt.writeUInt8(corrupt.readUInt8(corrupt.length - 6) ^ 0xff, corrupt.length - 6);
     const broken = await mapped([ANSWER[0] as Uint8Array, corrupt]);
     expect(broken.error).toMatchObject({ status: 502, retryable: false, upstreamMessage: 'upstream sent a malformed event stream' });
     const truncated = await mapped([ANSWER[0] as Uint8Array, (ANSWER[1] as Uint8Array).subarray(0, 20)]);
