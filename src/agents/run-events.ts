@@ -7,7 +7,7 @@ import type { McpStep } from './mcp/mcp-step.ts';
  * as chat chunks, the Responses endpoint as semantic events.
  */
 export type RunEvent = (
-  | { type: 'knowledge-retrieved'; query: string; hits: Array<{ source: string; title: string | null; score: number }> }
+  | { type: 'knowledge-retrieved'; query: string; hits: Array<{ source: string; title: string | null; score: number; text: string }> }
   | { type: 'model-started'; step: number }
   | { type: 'model-event'; step: number; event: ModelStreamEvent }
   | { type: 'model-finished'; step: number; model: string; generationId: string; usage: Usage; costMicros: number }

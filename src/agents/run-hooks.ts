@@ -128,7 +128,7 @@ async function retrieveKnowledge(scope: HookScope, emit: Emit): Promise<string |
     endSpan(span),
   );
   span?.setAttribute('junction.hits', found.hits.length);
-  emit({ type: 'knowledge-retrieved', query, hits: found.hits.map((hit) => ({ source: hit.source, title: hit.title, score: hit.score })) });
+  emit({ type: 'knowledge-retrieved', query, hits: found.hits.map((hit) => ({ source: hit.source, title: hit.title, score: hit.score, text: hit.content })) });
   return found.hits.length > 0 ? formatKnowledgeContext(found.hits) : undefined;
 }
 
