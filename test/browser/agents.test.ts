@@ -170,7 +170,7 @@ describe.skipIf(!enabled)('agents in the console', () => {
     const playground = page.getByRole('region', { name: 'Playground' });
     await playground.getByLabel('Message').fill('What time is it?');
     await playground.getByRole('button', { name: 'Send' }).click();
-    const tool = playground.getByRole('region', { name: 'Tool call current_time' });
+    const tool = playground.getByRole('group', { name: 'Tool call current_time' });
     await tool.waitFor();
     await playground.getByText(/completed · \d+ in \/ \d+ out tokens/).waitFor();
     const result = (await tool.getByLabel('Result').textContent()) ?? '';

@@ -3,35 +3,10 @@ import { Button } from '../../components/ui/button.tsx';
 import { TextAreaField } from '../../components/ui/field.tsx';
 import { BranchSwitcher } from './conversation-thread.tsx';
 import type { Exchange } from './playground-history.ts';
-import type { DrawnStep } from './response-stream.ts';
 import { AnswerRunLink } from '../runs/run-link.tsx';
-
-function Steps({ steps }: { steps: DrawnStep[] }) {
-  return (
-    <>
-      {steps.map((step) =>
-        step.kind === 'reasoning' ? (
-          <details key={step.id} className="step reasoning">
-            <summary>Reasoning</summary>
-            <p>{step.text}</p>
-          </details>
-        ) : step.kind === 'tool' ? (
-          <section key={step.id} className="step tool" aria-label={`Tool call ${step.name}`}>
-            <p>
-              Tool <code>{step.name}</code>
-            </p>
-            <pre aria-label="Arguments">{step.arguments}</pre>
-            <pre aria-label="Result">{step.result ?? 'running…'}</pre>
-          </section>
-        ) : (
-          <p key={step.id} className="step answer">
-            {step.text}
-          </p>
-        ),
-      )}
-    </>
-  );
-}
+import { answerRun, useAnswerRun } from './answer-run.ts';
+import { AnswerSteps } from './answer-steps.tsx';
+import { versionName } from './playground-version.ts';
 
 type ExchangeProps = {
   exchange: Exchange;
@@ -48,6 +23,9 @@ type ExchangeProps = {
 /** One exchange of the playground: the branch switcher at a fork, the message (or its edit form), the answer's steps and usage. */
 export function PlaygroundExchange({ exchange, siblings, onChoose, editing, onEdit, busy, onRun }: ExchangeProps) {
   const position = siblings.findIndex((sibling) => sibling.key === exchange.key);
+  const recorded = useAnswerRun(exchange.summary?.responseId);
+  const run = recorded && answerRun(recorded, exchange.steps);
+  const version = exchange.summary?.agentVersion ?? run?.agentVersion ?? undefined;
   return (
     <li className="exchange">
       {siblings.length > 1 && (
@@ -83,7 +61,7 @@ export function PlaygroundExchange({ exchange, siblings, onChoose, editing, onEd
         </div>
       )}
       <div className="assistant" aria-live="polite">
-        <Steps steps={exchange.steps} />
+        <AnswerSteps steps={exchange.steps} run={run} />
         {exchange.error && (
           <p className="field-error" role="alert">
             {exchange.error}
@@ -93,7 +71,7 @@ export function PlaygroundExchange({ exchange, siblings, onChoose, editing, onEd
           <p className="muted small run-summary">
             {exchange.summary.status} · {exchange.summary.inputTokens} in / {exchange.summary.outputTokens} out tokens
             {exchange.summary.costUsd !== undefined && ` · ${usd(exchange.summary.costUsd)}`}
-            {exchange.summary.agentVersion && ` · version ${exchange.summary.agentVersion}`}
+            {version && ` · ${versionName(version)}`}
             {exchange.summary.responseId && (
               <>
                 {' · '}

@@ -36,7 +36,8 @@ export function exchangesOf(conversation: ConversationDetail): Exchange[] {
       const run = last?.run_id ? runs.get(last.run_id) : undefined;
       const recorded = answer.findLast((node) => node.usage !== null)?.usage;
       const steps: DrawnStep[] = answerSteps(answer).map((step) =>
-        step.kind === 'tool' ? { kind: 'tool' as const, id: step.id, callId: step.id, name: step.name, arguments: step.arguments, result: step.result } : step,
+        // A call answered within its turn ran on the server; a client's call is answered in the next turn.
+        step.kind === 'tool' ? { kind: 'tool' as const, id: step.id, callId: step.id, name: step.name, arguments: step.arguments, result: step.result, server: step.result !== undefined } : step,
       );
       const responseId = last?.response_id ?? user.response_id;
       return {

@@ -1,10 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Button } from '../../components/ui/button.tsx';
-import { TextAreaField } from '../../components/ui/field.tsx';
+import { SelectField, TextAreaField } from '../../components/ui/field.tsx';
 import { usePlaygroundConversation } from './playground-conversation.ts';
 import { PlaygroundExchange } from './playground-exchange.tsx';
 import type { Exchange } from './playground-history.ts';
+import { choiceValue, parseChoice, pinnedModel, type VersionChoice } from './playground-version.ts';
 import { createConversation, streamResponse } from './response-stream.ts';
 
 let nextKey = 1;
@@ -22,7 +23,62 @@ function chosenPath(exchanges: readonly Exchange[], chosen: ReadonlyMap<string |
   }
 }
 
-export function Playground({ agentId }: { agentId: string }) {
+/** The version selector's state (a console agent's); a file agent has one version and no selector. */
+export type PlaygroundVersion = { choices: Array<{ value: VersionChoice; label: string }>; current: VersionChoice | undefined; choose(choice: VersionChoice): void };
+
+/** Which version answers: switching starts a new conversation, and says so. */
+function VersionPicker({ version, busy, switched }: { version: PlaygroundVersion; busy: boolean; switched: string | undefined }) {
+  if (version.choices.length === 0 || version.current === undefined) return null;
+  return (
+    <>
+      <SelectField
+        label="Version to chat with"
+        value={choiceValue(version.current)}
+        disabled={busy}
+        aria-describedby="playground-version-hint"
+        onChange={(event) => version.choose(parseChoice(event.target.value))}
+      >
+        {version.choices.map((choice) => (
+          <option key={choiceValue(choice.value)} value={choiceValue(choice.value)}>
+            {choice.label}
+          </option>
+        ))}
+      </SelectField>
+      <p id="playground-version-hint" className="muted small" role="status">
+        {switched ?? 'Switching versions starts a new conversation.'}
+      </p>
+    </>
+  );
+}
+
+/** The message box: Enter sends, Shift+Enter breaks the line. */
+function Composer({ busy, onSend }: { busy: boolean; onSend(event: FormEvent<HTMLFormElement>): void }) {
+  return (
+    <form onSubmit={onSend} className="form-grid playground-composer">
+      <TextAreaField
+        label="Message"
+        name="message"
+        rows={3}
+        required
+        aria-describedby="playground-keys"
+        onKeyDown={(event) => {
+          // Enter (or Ctrl/Cmd+Enter) sends, Shift+Enter breaks the line, as in chat apps; never mid-composition (IME).
+          if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+          event.preventDefault();
+          if (!busy) event.currentTarget.form?.requestSubmit();
+        }}
+      />
+      <p id="playground-keys" className="field-hint">
+        Enter sends · Shift+Enter for a new line
+      </p>
+      <Button type="submit" variant="primary" disabled={busy}>
+        Send
+      </Button>
+    </form>
+  );
+}
+
+export function Playground({ agentId, version }: { agentId: string; version: PlaygroundVersion }) {
   const queryClient = useQueryClient();
   const [exchanges, setExchanges] = useState<Exchange[]>([]);
   // Which child is shown under each parent (the branch switcher's choice).
@@ -34,6 +90,16 @@ export function Playground({ agentId }: { agentId: string }) {
     setChosen(new Map());
   });
   const path = chosenPath(exchanges, chosen);
+  const [switched, setSwitched] = useState<string>();
+  const shownVersion = useRef(version.current);
+  const model = pinnedModel(agentId, version.current);
+  const transcript = useRef<HTMLDivElement>(null);
+  // The transcript follows a streaming answer unless the reader scrolled up to read an earlier one.
+  const following = useRef(true);
+  useEffect(() => {
+    const box = transcript.current;
+    if (box && following.current && exchanges.length > 0) box.scrollTop = box.scrollHeight;
+  }, [exchanges]);
 
   const update = (key: string, change: Partial<Exchange>) => setExchanges((current) => current.map((exchange) => (exchange.key === key ? { ...exchange, ...change } : exchange)));
 
@@ -50,7 +116,7 @@ export function Playground({ agentId }: { agentId: string }) {
         into = await createConversation();
         conversation.remember(into);
       }
-      const summary = await streamResponse({ model: agentId, input: message, previousResponseId, conversationId: previousResponseId ? undefined : into }, (steps) => update(key, { steps }));
+      const summary = await streamResponse({ model, input: message, previousResponseId, conversationId: previousResponseId ? undefined : into }, (steps) => update(key, { steps }));
       update(key, { summary });
     } catch (caught) {
       update(key, { error: (caught as Error).message });
@@ -69,61 +135,65 @@ export function Playground({ agentId }: { agentId: string }) {
     void run(path.at(-1)?.key ?? null, message);
   };
 
-  const startOver = () => {
+  /** A fresh conversation; `reason` says why when it was not asked for (another version now answers). */
+  const startOver = (reason?: string) => {
     conversation.remember(undefined);
     setExchanges([]);
     setChosen(new Map());
     setEditing(undefined);
+    setSwitched(reason);
   };
+
+  // Another version (chosen here, or by "Try this draft") answers from a fresh conversation: one conversation, one version.
+  useEffect(() => {
+    if (shownVersion.current === version.current) return;
+    shownVersion.current = version.current;
+    startOver(`Now chatting with ${version.choices.find((choice) => choice.value === version.current)?.label ?? 'another version'}: a new conversation started.`);
+  });
 
   return (
     <section id="playground" tabIndex={-1} className="card playground" aria-label="Playground">
       <div className="section-header">
         <h2>Playground</h2>
-        <Button onClick={startOver} disabled={busy || exchanges.length === 0}>
+        <Button onClick={() => startOver()} disabled={busy || exchanges.length === 0}>
           New conversation
         </Button>
       </div>
+      <VersionPicker version={version} busy={busy} switched={switched} />
       {conversation.loading && (
         <p className="muted" role="status">
           Loading the conversation…
         </p>
       )}
-      <ol className="plain exchanges">
-        {path.map((exchange) => (
-          <PlaygroundExchange
-            key={exchange.key}
-            exchange={exchange}
-            siblings={exchanges.filter((sibling) => sibling.parent === exchange.parent)}
-            onChoose={(target) => setChosen((current) => new Map(current).set(exchange.parent, target))}
-            editing={editing === exchange.key}
-            onEdit={(on) => setEditing(on ? exchange.key : undefined)}
-            busy={busy}
-            onRun={(parent, message) => void run(parent, message)}
-          />
-        ))}
-      </ol>
-      <form onSubmit={send} className="form-grid">
-        <TextAreaField
-          label="Message"
-          name="message"
-          rows={3}
-          required
-          aria-describedby="playground-keys"
-          onKeyDown={(event) => {
-            // Enter (or Ctrl/Cmd+Enter) sends, Shift+Enter breaks the line, as in chat apps; never mid-composition (IME).
-            if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
-            event.preventDefault();
-            if (!busy) event.currentTarget.form?.requestSubmit();
-          }}
-        />
-        <p id="playground-keys" className="field-hint">
-          Enter sends · Shift+Enter for a new line
-        </p>
-        <Button type="submit" variant="primary" disabled={busy}>
-          Send
-        </Button>
-      </form>
+      {/* Scrolls on its own beside the editor: focusable then, so the keyboard can scroll it too. */}
+      <div
+        ref={transcript}
+        onScroll={(event) => {
+          const box = event.currentTarget;
+          following.current = box.scrollHeight - box.scrollTop - box.clientHeight < 48;
+        }}
+        className="playground-transcript"
+        tabIndex={path.length > 0 ? 0 : undefined}
+        role={path.length > 0 ? 'region' : undefined}
+        aria-label={path.length > 0 ? 'Conversation' : undefined}
+      >
+        {path.length === 0 && !conversation.loading && <p className="muted">Send a message to try the agent{version.choices.length > 0 ? ' with the version chosen above' : ''}.</p>}
+        <ol className="plain exchanges">
+          {path.map((exchange) => (
+            <PlaygroundExchange
+              key={exchange.key}
+              exchange={exchange}
+              siblings={exchanges.filter((sibling) => sibling.parent === exchange.parent)}
+              onChoose={(target) => setChosen((current) => new Map(current).set(exchange.parent, target))}
+              editing={editing === exchange.key}
+              onEdit={(on) => setEditing(on ? exchange.key : undefined)}
+              busy={busy}
+              onRun={(parent, message) => void run(parent, message)}
+            />
+          ))}
+        </ol>
+      </div>
+      <Composer busy={busy} onSend={send} />
     </section>
   );
 }

@@ -4,7 +4,8 @@ import { currentCsrfToken } from '../../api/client.ts';
 /** One step of a run as the playground draws it, built from the Open Responses events. */
 export type DrawnStep =
   | { kind: 'reasoning'; id: string; text: string }
-  | { kind: 'tool'; id: string; callId: string; name: string; arguments: string; result: string | undefined }
+  /** `server`: a step the server ran (its run records it); otherwise a call the client must run. */
+  | { kind: 'tool'; id: string; callId: string; name: string; arguments: string; result: string | undefined; server: boolean }
   | { kind: 'text'; id: string; text: string };
 
 export type RunSummary = { responseId: string; status: string; inputTokens: number; outputTokens: number; costUsd: number | undefined; agentVersion: string | undefined };
@@ -62,11 +63,11 @@ export async function streamResponse(
         if (item?.type === 'reasoning') steps.push({ kind: 'reasoning', id: item.id ?? '', text: '' });
         else if (item?.type === 'message') steps.push({ kind: 'text', id: item.id ?? '', text: '' });
         else if (isServerCall(item)) {
-          const step = { kind: 'tool' as const, id: item.id ?? '', callId: item.id ?? '', name: serverCallName(item), arguments: item.arguments ?? '', result: undefined };
+          const step = { kind: 'tool' as const, id: item.id ?? '', callId: item.id ?? '', name: serverCallName(item), arguments: item.arguments ?? '', result: undefined, server: true };
           steps.push(step);
           byCall.set(step.callId, step);
         } else if (item?.type === 'function_call') {
-          const step = { kind: 'tool' as const, id: item.id ?? '', callId: item.call_id ?? '', name: item.name ?? '', arguments: item.arguments ?? '', result: undefined };
+          const step = { kind: 'tool' as const, id: item.id ?? '', callId: item.call_id ?? '', name: item.name ?? '', arguments: item.arguments ?? '', result: undefined, server: false };
           steps.push(step);
           byCall.set(step.callId, step);
         } else if (item?.type === 'function_call_output') {
