@@ -14,12 +14,15 @@ export const toChatFinishReason = (reason: FinishReason): string => {
   }
 };
 
-/** OpenAI's usage object, plus `cost` in USD (OpenRouter's field name). */
+/**
+ * OpenAI's usage object, plus `cost` in USD and, when a provider wrote to its prompt cache,
+ * `prompt_tokens_details.cache_write_tokens` (OpenRouter's field names).
+ */
 export const toChatUsage = (usage: Usage, costMicros: number) => ({
   prompt_tokens: usage.inputTokens,
   completion_tokens: usage.outputTokens,
   total_tokens: usage.inputTokens + usage.outputTokens,
-  prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+  prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0, ...(usage.cacheWriteTokens ? { cache_write_tokens: usage.cacheWriteTokens } : {}) },
   completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   cost: microsToUsd(costMicros),
 });
@@ -27,7 +30,7 @@ export const toChatUsage = (usage: Usage, costMicros: number) => ({
 /** toChatUsage's JSON, written by hand: a streamed answer's last chunk (the object and its serialization showed in stream profiles). */
 export const chatUsageJson = (usage: Usage, costMicros: number): string =>
   `{"prompt_tokens":${json(usage.inputTokens)},"completion_tokens":${json(usage.outputTokens)},"total_tokens":${json(usage.inputTokens + usage.outputTokens)},` +
-  `"prompt_tokens_details":{"cached_tokens":${json(usage.cachedInputTokens ?? 0)}},"completion_tokens_details":{"reasoning_tokens":${json(usage.reasoningTokens ?? 0)}},` +
+  `"prompt_tokens_details":{"cached_tokens":${json(usage.cachedInputTokens ?? 0)}${usage.cacheWriteTokens ? `,"cache_write_tokens":${json(usage.cacheWriteTokens)}` : ''}},"completion_tokens_details":{"reasoning_tokens":${json(usage.reasoningTokens ?? 0)}},` +
   `"cost":${json(microsToUsd(costMicros))}}`;
 
 /** A number as JSON.stringify writes it (null for NaN and the infinities, as the object's serialization did). */
