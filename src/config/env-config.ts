@@ -73,6 +73,18 @@ export const EnvSchema = z.object({
     .url()
     .optional()
     .describe('The Vertex AI endpoint of `vertex` deployments without a `base_url` (default `https://<location>-aiplatform.googleapis.com`, `https://aiplatform.googleapis.com` for `global`).'),
+  // Parsed by src/providers/bedrock/bedrock-env.ts for the `bedrock` provider and deployments with `provider: bedrock`.
+  AWS_BEARER_TOKEN_BEDROCK: z
+    .string()
+    .optional()
+    .describe('A Bedrock API key: enables the `bedrock` provider and is sent as the bearer of its calls (else they are SigV4-signed with the AWS credentials).'),
+  AWS_ACCESS_KEY_ID: z.string().optional().describe('AWS access key that signs `bedrock` calls (SigV4) without an API key.'),
+  AWS_SECRET_ACCESS_KEY: z.string().optional().describe('The secret of `AWS_ACCESS_KEY_ID`.'),
+  AWS_SESSION_TOKEN: z.string().optional().describe('The session token of temporary AWS credentials, sent with `bedrock` calls.'),
+  BEDROCK_REGION: z.string().min(1).optional().describe('The region of `bedrock` calls; with AWS credentials it enables the `bedrock` provider (they alone do not).'),
+  AWS_REGION: z.string().min(1).optional().describe('The region of `bedrock` calls when `BEDROCK_REGION` and the deployment name none (else `AWS_DEFAULT_REGION`, else `us-east-1`).'),
+  AWS_DEFAULT_REGION: z.string().min(1).optional().describe('The region of `bedrock` calls when `AWS_REGION` is unset.'),
+  BEDROCK_BASE_URL: z.url().optional().describe('The Bedrock runtime endpoint of `bedrock` calls without a `base_url` (default `https://bedrock-runtime.<region>.amazonaws.com`).'),
   JUNCTION_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().optional().describe("Per-attempt wait for an upstream's response headers (default 60000)."),
   JUNCTION_AGENTS_DIR: z.string().default('./agents').describe('Agent files (watched).'),
   JUNCTION_TOOLS_DIR: z.string().default('./tools').describe('Tool files (watched).'),
