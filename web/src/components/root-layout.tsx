@@ -1,5 +1,9 @@
 import { Outlet, useMatches } from '@tanstack/react-router';
 import { useEffect } from 'react';
+import { startTheme } from './theme.ts';
+
+// Before the first page draws: every page, signed in or not, in the theme in force.
+startTheme();
 
 /** Every page names itself in the browser tab (and in history), from its route's title. */
 export function RootLayout() {
