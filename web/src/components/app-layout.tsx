@@ -4,16 +4,19 @@ import { ApiError } from '../api/client.ts';
 import { useMe, useSignOut, useSwitchAccount } from '../api/queries.ts';
 import { returnHere } from '../api/sign-in-return.ts';
 import { Button } from './ui/button.tsx';
+import { ThemeToggle } from './theme-toggle.tsx';
 import { ErrorNote, Loading } from './ui/states.tsx';
 
 const NAVIGATION = [
   { to: '/', label: 'Overview' },
   { to: '/keys', label: 'Keys' },
   { to: '/usage', label: 'Usage' },
+  { to: '/credits', label: 'Credits' },
   { to: '/models', label: 'Models' },
   { to: '/agents', label: 'Agents' },
   { to: '/runs', label: 'Runs' },
   { to: '/knowledge', label: 'Knowledge' },
+  { to: '/datasets', label: 'Datasets' },
   { to: '/settings', label: 'Settings' },
 ] as const;
 
@@ -59,6 +62,7 @@ export function AppLayout() {
               ))}
             </select>
           </label>
+          <ThemeToggle />
           <span className="muted user-email">{session.user.email}</span>
           <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate({ to: '/sign-in', search: {} }) })}>Sign out</Button>
         </div>
