@@ -1,16 +1,24 @@
 import type { Overview } from '@contract/overview.ts';
+import { Link } from '@tanstack/react-router';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { dayLabel } from '../../api/caller-names.ts';
 import { usd } from '../../api/client.ts';
-import { useOverview, useSignedIn } from '../../api/queries.ts';
+import { useSignedIn } from '../../api/queries.ts';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { shortDay } from '../usage/local-dates.ts';
+import { FirstRunChecklist } from './first-run-checklist.tsx';
+import { useOverview } from './overview-queries.ts';
+import { exactUsd } from '../credits/exact-usd.ts';
+
+/** Chart text in the theme's colours (Recharts sets its own inline). */
+const TOOLTIP_STYLE = { background: 'var(--card)', borderColor: 'var(--border)', color: 'var(--text)' };
+const legendText = (value: string) => <span className="chart-legend-text">{value}</span>;
 
 const COLORS = ['#2563eb', '#16a34a', '#d97706', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
 
 /** Points `{day, name, spend}` → one row per day with a column per name (what a stacked bar chart draws). */
 function pivot(days: string[], points: Overview['spend_by_model']): { rows: Array<Record<string, number | string>>; names: string[] } {
   const names = [...new Set(points.map((point) => point.name))];
-  const rows = days.map((day) => ({ day: dayLabel(day), ...Object.fromEntries(names.map((name) => [name, 0])) }) as Record<string, number | string>);
+  const rows = days.map((day) => ({ day: shortDay(day), ...Object.fromEntries(names.map((name) => [name, 0])) }) as Record<string, number | string>);
   for (const point of points) {
     const row = rows[days.indexOf(point.day)];
     if (row) row[point.name] = Number(row[point.name] ?? 0) + point.spend_usd;
@@ -31,8 +39,8 @@ function SpendChart({ title, days, points }: { title: string; days: string[]; po
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="day" fontSize={12} />
             <YAxis fontSize={12} tickFormatter={(value: number) => `$${value}`} />
-            <Tooltip formatter={(value) => usd(Number(value))} />
-            <Legend />
+            <Tooltip formatter={(value) => usd(Number(value))} contentStyle={TOOLTIP_STYLE} />
+            <Legend formatter={legendText} />
             {names.map((name, index) => (
               <Bar key={name} dataKey={name} stackId="spend" fill={COLORS[index % COLORS.length]} isAnimationActive={false} />
             ))}
@@ -41,37 +49,39 @@ function SpendChart({ title, days, points }: { title: string; days: string[]; po
       )}
       <ul className="visually-hidden" aria-label={`${title} data`}>
         {points.map((point) => (
-          <li key={`${point.day}-${point.name}`}>{`${dayLabel(point.day)} ${point.name} ${usd(point.spend_usd)}`}</li>
+          <li key={`${point.day}-${point.name}`}>{`${shortDay(point.day)} ${point.name} ${usd(point.spend_usd)}`}</li>
         ))}
       </ul>
     </section>
   );
 }
 
-/** Credit is granted by the server's operator (a tenant cannot add its own): say so, and how, where the $0.00 shows. */
-function NoCreditHint() {
-  const accountId = useSignedIn()?.current_account_id ?? '<account id>';
+/** Credit is granted by the server's operators (a tenant cannot add its own): say so, and how, where the $0.00 shows. */
+function NoCreditHint({ accountId }: { accountId: string }) {
   return (
     <p className="warning small" role="note">
-      No credit: calls answer 402 until credit is added. The operator of this Junction server adds it: <code>{`npx junction credits grant --amount 10 --currency USD --account ${accountId}`}</code>
+      No credit: calls answer 402 until credit is added. The operators of this Junction server add it from the console’s <Link to="/credits">grant page</Link>, or with{' '}
+      <code>{`npx junction credits grant --amount 10 --currency USD --account ${accountId}`}</code>
     </p>
   );
 }
 
 export function OverviewPage() {
+  const accountId = useSignedIn()?.current_account_id ?? '<account id>';
   const overview = useOverview();
   if (overview.isPending) return <Loading what="the overview" />;
   if (overview.error) return <ErrorNote error={overview.error} />;
   const data = overview.data;
-  const requests = data.days.map((day) => ({ requests: 0, errors: 0, ...data.requests.find((entry) => entry.day === day), day: dayLabel(day) }));
+  const requests = data.days.map((day) => ({ requests: 0, errors: 0, ...data.requests.find((entry) => entry.day === day), day: shortDay(day) }));
   return (
     <>
       <h1>Overview</h1>
+      <FirstRunChecklist accountId={accountId} overview={data} />
       <div className="stats">
         <section className="card stat" aria-label="Balance">
           <h2>Balance</h2>
-          <p className="stat-value">{usd(data.balance.usd)}</p>
-          {data.balance.usd <= 0 && <NoCreditHint />}
+          <p className="stat-value">{exactUsd(data.balance.usd)}</p>
+          {data.balance.usd <= 0 && <NoCreditHint accountId={accountId} />}
           <ul className="plain muted">
             {data.balance.by_currency.map((entry) => (
               <li key={entry.currency}>
@@ -98,8 +108,8 @@ export function OverviewPage() {
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="day" fontSize={12} />
             <YAxis fontSize={12} allowDecimals={false} />
-            <Tooltip />
-            <Legend />
+            <Tooltip contentStyle={TOOLTIP_STYLE} />
+            <Legend formatter={legendText} />
             <Bar dataKey="requests" fill="#2563eb" isAnimationActive={false} />
             <Bar dataKey="errors" fill="#dc2626" isAnimationActive={false} />
           </BarChart>
