@@ -6,7 +6,6 @@ import { CreatedKeySchema, type KeyKind, KeyListSchema, type ModelKeyInput, type
 import { InvitationListSchema, InvitedSchema } from '@contract/invitations.ts';
 import { MemberListSchema, MemberSchema } from '@contract/members.ts';
 import { ModelListSchema } from '@contract/models.ts';
-import { OverviewSchema } from '@contract/overview.ts';
 import { type Me, MeSchema, type Role } from '@contract/session.ts';
 import { type UsageQuery, UsagePageSchema } from '@contract/usage.ts';
 import { api, apiText, setCsrfToken } from './client.ts';
@@ -34,8 +33,6 @@ export function useSignedIn(): Me | undefined {
   return me.data?.signed_in ? me.data : undefined;
 }
 
-// Refreshed every 30 s: spend made through the API (not this page) moves the balance without a reload.
-export const useOverview = () => useQuery({ queryKey: ['overview'], queryFn: () => api(OverviewSchema, '/overview'), refetchInterval: 30_000 });
 export const useModels = () => useQuery({ queryKey: ['models'], queryFn: () => api(ModelListSchema, '/models') });
 export const useAgents = () => useQuery({ queryKey: ['agents'], queryFn: () => api(AgentListSchema, '/agents') });
 export const useAgent = (id: string) => useQuery({ queryKey: ['agents', id], queryFn: () => api(AgentDetailSchema, `/agents/${encodeURIComponent(id)}`), retry: false });
