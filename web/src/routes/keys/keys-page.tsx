@@ -129,7 +129,7 @@ export function KeysPage() {
           />
         )}
       </Dialog>
-      <PlainKeyNotice plainKey={plainKey} onClose={() => setPlainKey(undefined)} />
+      <PlainKeyNotice plainKey={plainKey} onClose={() => setPlainKey(undefined)} withSnippets />
     </>
   );
 }
