@@ -1,5 +1,6 @@
 import { useParams } from '@tanstack/react-router';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { AddToDataset } from './add-to-dataset.tsx';
 import { FeedbackRuns } from './feedback-runs.tsx';
 import { RunFeedback } from './run-feedback.tsx';
 import { useRunLookup } from './run-queries.ts';
@@ -38,7 +39,10 @@ export function RunPage() {
       {found.data?.kind === 'run' && (
         <>
           <section className="card" aria-labelledby="run-summary-title">
-            <h2 id="run-summary-title">Summary</h2>
+            <div className="section-header">
+              <h2 id="run-summary-title">Summary</h2>
+              <AddToDataset runId={found.data.run.run_id} />
+            </div>
             <RunSummary run={found.data.run} />
           </section>
           <section className="card" aria-labelledby="run-steps-title">
