@@ -10,7 +10,7 @@
  * signature gets Google's `invalid_grant`.
  *
  * Model calls (`/v1/projects/{project}/locations/{location}/publishers/{publisher}/models/{model}:{method}`)
- * need `Authorization: Bearer <an issued token>` (else 401 UNAUTHENTICATED) and the
+ * need `Authorization: Bearer <an issued, unrevoked token>` (else 401 UNAUTHENTICATED) and the
  * fake's project (else 403 PERMISSION_DENIED):
  * - publisher `google`: `:generateContent`, `:streamGenerateContent?alt=sse` → the Gemini fake;
  * - publisher `anthropic`: `:rawPredict`, `:streamRawPredict` with `anthropic_version:
@@ -41,6 +41,8 @@ export type FakeVertex = {
   refusedTokenRequests: number;
   /** Access tokens issued, in order. */
   issuedTokens: string[];
+  /** Makes every token issued so far refused with 401, as a revoked or rotated key's are. */
+  revokeTokens(): void;
   hits: VertexHit[];
   failure: { status: number; headers?: Record<string, string> } | undefined;
   /** A key file of this fake's key pair; `privateKey` swaps in another key (one the fake does not know). */
@@ -59,6 +61,7 @@ export function generateServiceAccountKey(): { privateKey: string; publicKey: Ke
 export async function startFakeVertex(targets: Targets): Promise<FakeVertex> {
   const { privateKey, publicKey } = generateServiceAccountKey();
   const clientEmail = `junction-test@${targets.project}.iam.gserviceaccount.com`;
+  const revoked = new Set<string>();
   const fake: FakeVertex = {
     origin: '',
     project: targets.project,
@@ -66,6 +69,9 @@ export async function startFakeVertex(targets: Targets): Promise<FakeVertex> {
     tokenRequests: 0,
     refusedTokenRequests: 0,
     issuedTokens: [],
+    revokeTokens: () => {
+      for (const token of fake.issuedTokens) revoked.add(token);
+    },
     hits: [],
     failure: undefined,
     serviceAccountJson: (options = {}) =>
@@ -85,7 +91,7 @@ export async function startFakeVertex(targets: Targets): Promise<FakeVertex> {
   const server = createServer((request, response) => {
     void readText(request).then((text) => {
       if (request.method === 'POST' && request.url === '/token') return handleToken(fake, publicKey, text, response);
-      return handleModelCall(fake, targets, request, text, response);
+      return handleModelCall(fake, revoked, targets, request, text, response);
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
@@ -136,7 +142,7 @@ function assertionRefusal(form: URLSearchParams, publicKey: KeyObject, clientEma
 
 const MODEL_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(\w+)$/;
 
-async function handleModelCall(fake: FakeVertex, targets: Targets, request: IncomingMessage, text: string, response: ServerResponse): Promise<void> {
+async function handleModelCall(fake: FakeVertex, revoked: ReadonlySet<string>, targets: Targets, request: IncomingMessage, text: string, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', fake.origin);
   const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
   const body = parseJson(text);
@@ -145,7 +151,7 @@ async function handleModelCall(fake: FakeVertex, targets: Targets, request: Inco
   if (request.method !== 'POST' || route === null) return sendGoogleError(response, 404, `The requested URL ${url.pathname} was not found.`);
   const [, project, , publisher, encodedModel, method] = route;
   const token = /^Bearer (.+)$/.exec(headers['authorization'] ?? '')?.[1];
-  if (token === undefined || !fake.issuedTokens.includes(token)) {
+  if (token === undefined || !fake.issuedTokens.includes(token) || revoked.has(token)) {
     return sendGoogleError(response, 401, 'Request had invalid authentication credentials. Expected OAuth 2 access token.');
   }
   if (project !== fake.project) return sendGoogleError(response, 403, `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}'.`);

@@ -12,7 +12,8 @@ import { convertGenerateRequest } from '../gemini/convert-generate-request.ts';
 import { mapGenerateResponse } from '../gemini/map-generate-response.ts';
 import { mapGenerateStream } from '../gemini/map-generate-stream.ts';
 import { readSseBatches } from '../http/sse-events.ts';
-import { postJson, postStream } from '../http/upstream-client.ts';
+import { postJson, postStream, type UpstreamCall } from '../http/upstream-client.ts';
+import { UpstreamError } from '../upstream-error.ts';
 import { vertexCall, vertexModelPath, vertexPublisher } from './vertex-call.ts';
 import { serviceAccountTokenSource, type AccessTokenSource } from './vertex-token-source.ts';
 
@@ -41,26 +42,36 @@ function vertexMessagesBody(request: ModelRequest, stream: boolean): Record<stri
 
 export function createVertexAdapter(config: ProviderConfig & { vertex: VertexSettings }): ProviderAdapter {
   const settings = config.vertex;
-  const token = tokenSourceFor(settings);
-  const call = async (model: string, method: string, options: CallOptions) => vertexCall(vertexModelPath(settings, vertexPublisher(model), model, method), await token(), options.signal);
+  const tokens = tokenSourceFor(settings);
+  // A token Vertex refuses before its expiry (revoked, rotated key) is dropped, so a retry or the next call exchanges anew.
+  const sent = async <T>(model: string, method: string, options: CallOptions, send: (upstreamCall: UpstreamCall) => Promise<T>): Promise<T> => {
+    const token = await tokens.token();
+    try {
+      return await send(vertexCall(vertexModelPath(settings, vertexPublisher(model), model, method), token, options.signal));
+    } catch (error) {
+      if (error instanceof UpstreamError && error.status === 401) tokens.refuse(token);
+      throw error;
+    }
+  };
 
   return {
     config,
     async generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse> {
       if (vertexPublisher(request.model) === 'anthropic') {
-        const response = await postJson(config, { body: vertexMessagesBody(request, false), ...(await call(request.model, 'rawPredict', options)) });
+        const response = await sent(request.model, 'rawPredict', options, (upstreamCall) => postJson(config, { body: vertexMessagesBody(request, false), ...upstreamCall }));
         return mapMessagesResponse(response.body);
       }
-      const response = await postJson(config, { body: convertGenerateRequest(request), ...(await call(request.model, 'generateContent', options)) });
+      const response = await sent(request.model, 'generateContent', options, (upstreamCall) => postJson(config, { body: convertGenerateRequest(request), ...upstreamCall }));
       return mapGenerateResponse(response.body, request.model);
     },
     streamChat(request: ModelRequest, options: CallOptions): AsyncIterableIterator<ModelStreamEvent> {
       // Opened by the reader on the first next(): the stream stays lazy.
       if (vertexPublisher(request.model) === 'anthropic') {
-        const open = async () => (await postStream(config, { body: vertexMessagesBody(request, true), ...(await call(request.model, 'streamRawPredict', options)) })).body;
+        const open = async () => (await sent(request.model, 'streamRawPredict', options, (upstreamCall) => postStream(config, { body: vertexMessagesBody(request, true), ...upstreamCall }))).body;
         return mapMessagesStream(readSseBatches(open));
       }
-      const open = async () => (await postStream(config, { query: { alt: 'sse' }, body: convertGenerateRequest(request), ...(await call(request.model, 'streamGenerateContent', options)) })).body;
+      const open = async () =>
+        (await sent(request.model, 'streamGenerateContent', options, (upstreamCall) => postStream(config, { query: { alt: 'sse' }, body: convertGenerateRequest(request), ...upstreamCall }))).body;
       return mapGenerateStream(readSseBatches(open));
     },
   };

@@ -10,8 +10,8 @@ import { GOOGLE_TOKEN_URL, type ServiceAccountKey } from './service-account.ts';
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
-/** Resolves to a bearer token valid for at least a few more minutes. */
-export type AccessTokenSource = () => Promise<string>;
+/** Bearer tokens valid for at least a few more minutes; `refuse` drops one Vertex refused, so the next call exchanges anew. */
+export type AccessTokenSource = { token(): Promise<string>; refuse(token: string): void };
 
 /** What a failed exchange looks like from gaxios: the token endpoint's status and its OAuth error body. */
 const TokenFailureSchema = z.object({
@@ -27,16 +27,29 @@ const TokenFailureSchema = z.object({
 /** One client per key; the library is loaded on the first token, so a gateway without Vertex never loads it. */
 export function serviceAccountTokenSource(key: ServiceAccountKey): AccessTokenSource {
   let client: Promise<JWT> | undefined;
-  return async () => {
-    client ??= createClient(key);
-    let token: string | null | undefined;
-    try {
-      token = (await (await client).getAccessToken()).token;
-    } catch (error) {
-      throw tokenError(error);
-    }
-    if (!token) throw new UpstreamError('the token endpoint answered without an access token', { status: 502, upstreamMessage: 'Vertex AI token endpoint answered without an access token' });
-    return token;
+  let loaded: JWT | undefined;
+  return {
+    async token() {
+      client ??= createClient(key).then(
+        (made) => (loaded = made),
+        (error: unknown) => {
+          client = undefined;
+          throw error;
+        },
+      );
+      let token: string | null | undefined;
+      try {
+        token = (await (await client).getAccessToken()).token;
+      } catch (error) {
+        throw tokenError(error);
+      }
+      if (!token) throw new UpstreamError('the token endpoint answered without an access token', { status: 502, upstreamMessage: 'Vertex AI token endpoint answered without an access token' });
+      return token;
+    },
+    refuse(token) {
+      // Marked expired rather than cleared: the JWT client keeps its own placeholder refresh token in these credentials.
+      if (loaded && loaded.credentials.access_token === token) loaded.setCredentials({ ...loaded.credentials, expiry_date: 1 });
+    },
   };
 }
 

@@ -193,6 +193,15 @@ describe('the service account', () => {
     for (const hit of calls) expect(hit.headers.authorization).toBe(`Bearer ${vertex.issuedTokens[0]}`);
   });
 
+  it('a token Vertex refuses before its expiry is exchanged anew: the retry succeeds with the new one', async () => {
+    vertex.revokeTokens();
+    const response = await post('/v1/chat/completions', { model: 'google/gemini-2.5-flash', messages: [{ role: 'user', content: 'after rotation' }] });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().choices[0].message.content).toBe('after rotation');
+    expect(vertex.tokenRequests).toBe(2);
+    expect(vertex.hits.slice(-2).map((hit) => hit.headers.authorization)).toEqual([`Bearer ${vertex.issuedTokens[0]}`, `Bearer ${vertex.issuedTokens[1]}`]);
+  });
+
   it('a key the token endpoint refuses is the deployment failing its credentials: a 502 that says so, no model call', async () => {
     const callsBefore = vertex.hits.length;
     const response = await post('/v1/chat/completions', { model: 'team/revoked', messages: [{ role: 'user', content: 'hello' }] });
