@@ -114,6 +114,6 @@ describe('journal lines with the cache fields', () => {
 
     const plain = encodeSettlement(journaled(usageRecordFixture(owner, { createdAt: new Date(1_000), cacheWriteTokens: 0, cacheHit: false })));
     expect(plain.trimEnd().endsWith(',1000]')).toBe(true);
-    expect(decodeSettlement(plain.trimEnd())?.usage.cacheHit).toBeUndefined();
+    expect(decodeSettlement(plain.trimEnd())?.usage?.cacheHit).toBeUndefined();
   });
 });
