@@ -1,18 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AgentDirectory } from '../agents/agent-directory.ts';
 import type { AgentRuntimeDeps } from '../agents/agent-runner.ts';
-import { JunctionError } from '../core/errors.ts';
-import { usdToMicros } from '../core/money.ts';
-import { getEvaluation, listEvaluations, listExperiments, listResults } from '../evaluation/evaluation-repository.ts';
+import { listEvaluations, listExperiments } from '../evaluation/evaluation-repository.ts';
 import { EvaluationService } from '../evaluation/evaluation-service.ts';
-import { type ExperimentSide, readExperiment, startExperiment } from '../evaluation/experiment-service.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { ChatPipeline } from '../pipeline/chat-pipeline.ts';
 import type { Database } from '../store/database.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
-import { EvaluationListQuerySchema, ExperimentSideSchema, StartEvaluationSchema, StartExperimentSchema } from './contract/evaluations.ts';
-import { evaluationDetail, evaluationView, experimentView } from './evaluation-views.ts';
+import { EvaluationListQuerySchema, StartEvaluationSchema, StartExperimentSchema } from './contract/evaluations.ts';
+import { evaluationActions } from './evaluation-actions.ts';
+import { evaluationView } from './evaluation-views.ts';
 
 export type EvaluationRoutesDeps = {
   db: Database;
@@ -24,12 +22,8 @@ export type EvaluationRoutesDeps = {
   onError?: (error: unknown, evaluationId: string) => void;
 };
 
-const EvaluationParamsSchema = z.object({ id: z.string().max(64) });
-const ExperimentParamsSchema = z.object({ id: z.string().max(64) });
+const IdParamsSchema = z.object({ id: z.string().max(64) });
 const ListQuerySchema = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
-
-const notFound = (what: string, id: string) => new JunctionError('not_found', `No ${what} '${id.slice(0, 64)}' in this account.`);
-const toSide = (side: z.infer<typeof ExperimentSideSchema>): ExperimentSide => ('version' in side ? { version: side.version } : { evaluationId: side.evaluation_id });
 
 /**
  * Evaluations and experiments of the session's account: admins and owners start them
@@ -49,25 +43,15 @@ export async function consoleEvaluationsRoutes(app: FastifyInstance, deps: Evalu
     ...(deps.onError && { onError: deps.onError }),
   });
   app.addHook('onClose', () => evaluations.close());
-
-  const runOptions = (body: { scorers?: unknown[] | undefined; concurrency?: number | undefined; max_cost_usd?: number | undefined }) => ({
-    ...(body.scorers !== undefined && { scorers: body.scorers }),
-    ...(body.concurrency !== undefined && { concurrency: body.concurrency }),
-    ...(body.max_cost_usd !== undefined && { maxCostMicros: usdToMicros(body.max_cost_usd) }),
-  });
+  const actions = evaluationActions(deps.db, evaluations);
+  const starterOf = (request: FastifyRequest) => {
+    const caller = consoleCaller(request);
+    return { accountId: caller.accountId, createdBy: caller.user.email };
+  };
 
   app.post('/evaluations', { preHandler: starter }, async (request, reply) => {
     const body = parseInput(StartEvaluationSchema, request.body);
-    const caller = consoleCaller(request);
-    const run = await evaluations.start({
-      accountId: caller.accountId,
-      agentId: body.agent,
-      dataset: body.dataset,
-      ...(body.version !== undefined && { version: body.version }),
-      ...runOptions(body),
-      createdBy: caller.user.email,
-    });
-    return reply.code(202).send(evaluationView(run, []));
+    return reply.code(202).send(await actions.startEvaluation(starterOf(request), body));
   });
 
   app.get('/evaluations', { preHandler: reader }, async (request) => {
@@ -77,26 +61,13 @@ export async function consoleEvaluationsRoutes(app: FastifyInstance, deps: Evalu
   });
 
   app.get('/evaluations/:id', { preHandler: reader }, async (request) => {
-    const { id } = parseInput(EvaluationParamsSchema, request.params, 'path');
-    const accountId = consoleCaller(request).accountId;
-    const run = await getEvaluation(deps.db, accountId, id);
-    if (!run) throw notFound('evaluation', id);
-    return evaluationDetail(run, await listResults(deps.db, accountId, id));
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    return actions.readEvaluation(consoleCaller(request).accountId, id);
   });
 
   app.post('/experiments', { preHandler: starter }, async (request, reply) => {
     const body = parseInput(StartExperimentSchema, request.body);
-    const caller = consoleCaller(request);
-    const state = await startExperiment(deps.db, evaluations, {
-      accountId: caller.accountId,
-      agentId: body.agent,
-      dataset: body.dataset,
-      baseline: toSide(body.baseline),
-      candidate: toSide(body.candidate),
-      ...runOptions(body),
-      createdBy: caller.user.email,
-    });
-    return reply.code(202).send(experimentView(state));
+    return reply.code(202).send(await actions.startExperiment(starterOf(request), body));
   });
 
   app.get('/experiments', { preHandler: reader }, async (request) => {
@@ -115,9 +86,7 @@ export async function consoleEvaluationsRoutes(app: FastifyInstance, deps: Evalu
   });
 
   app.get('/experiments/:id', { preHandler: reader }, async (request) => {
-    const { id } = parseInput(ExperimentParamsSchema, request.params, 'path');
-    const state = await readExperiment(deps.db, consoleCaller(request).accountId, id);
-    if (!state) throw notFound('experiment', id);
-    return experimentView(state);
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    return actions.readExperiment(consoleCaller(request).accountId, id);
   });
 }
