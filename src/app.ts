@@ -15,6 +15,7 @@ import { registerJsonBodyParser } from './http/json-body-parser.ts';
 import { fastifyTrustProxy, registerPublicOrigin } from './http/public-origin.ts';
 import { registerUrlTextGuard } from './http/url-text-guard.ts';
 import { agentsApi } from './agents/api/agents-api.ts';
+import { agentsEvaluationsRoutes } from './console/agents-evaluations-routes.ts';
 import { agentsApiAuth } from './console/agents-session-auth.ts';
 import { consoleApi } from './console/console-api.ts';
 import { serveWeb } from './console/serve-web.ts';
@@ -92,6 +93,12 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
       async (scope) => {
         await registerApiCors(scope, services.config.corsOrigins);
         await scope.register(agentsApi, deps);
+        // Evaluations for a team's CI, with an agent key (src/console: they use the console's views).
+        const settle = async () => {
+          await services.agentRuntime?.runSteps?.flush();
+          await services.settlements.drain(2_000);
+        };
+        await scope.register(agentsEvaluationsRoutes, { ...deps, chat: services.chat, now, settle });
       },
       { prefix: '/agents/v1' },
     );
