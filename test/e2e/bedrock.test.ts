@@ -72,6 +72,9 @@ models:
     AWS_SECRET_ACCESS_KEY: FAKE_BEDROCK_CREDENTIALS.secretAccessKey,
     AWS_SESSION_TOKEN: FAKE_BEDROCK_CREDENTIALS.sessionToken,
     AWS_REGION: 'eu-west-3',
+    // The bedrock provider itself (Bedrock's model ids in the catalog): AWS credentials plus BEDROCK_REGION.
+    BEDROCK_REGION: 'eu-west-3',
+    BEDROCK_BASE_URL: bedrock.url,
     TEST_BEDROCK_KEY: 'bedrock-api-key-good',
     TEST_BEDROCK_WRONG_KEY: 'bedrock-api-key-revoked',
   };
@@ -282,6 +285,22 @@ describe('/v1beta through @google/genai', () => {
     const answer: Content = { role: 'user', parts: [{ functionResponse: { id: call.id, name: 'lookup_order', response: { result: 'shipped yesterday' } } }] };
     const second = await google.models.generateContent({ model: 'team/claude', contents: [question, modelTurn, answer], config });
     expect(second.text).toContain('shipped yesterday');
+  });
+});
+
+describe('the bedrock provider', () => {
+  it("serves Bedrock's own model ids, colon included, on the OpenAI and Gemini formats", async () => {
+    const { data, response } = await openai.chat.completions.create({ model: `bedrock/${NOVA}`, messages: [{ role: 'user', content: 'straight to nova' }] }).withResponse();
+    expect(data.choices[0]?.message.content).toBe('straight to nova');
+    expect(response.headers.get('x-junction-provider')).toBe('bedrock');
+    expect(lastRequest()).toMatchObject({ modelId: NOVA, auth: 'sigv4' });
+    const listed = (await openai.models.list()).data.map((model) => model.id);
+    expect(listed).toContain(`bedrock/${NOVA}`);
+    const gemini = await google.models.generateContent({ model: `bedrock/${NOVA}`, contents: 'nova through gemini' });
+    expect(gemini.text).toBe('nova through gemini');
+    const row = (await usageRows(`bedrock/${NOVA}`)).at(-1);
+    expect(row).toMatchObject({ provider: 'bedrock', upstream_model: NOVA });
+    expect(Number(row?.cost_micros)).toBe(Math.ceil(((row?.input_tokens ?? 0) * 800_000 + (row?.output_tokens ?? 0) * 3_200_000) / 1_000_000));
   });
 });
 
