@@ -9,6 +9,7 @@ import { Dialog } from '../../components/ui/dialog.tsx';
 import { TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { AgentEditor } from './agent-editor.tsx';
+import { AgentFeedback } from './agent-feedback.tsx';
 import { AgentTabs } from './agent-tabs.tsx';
 import { Playground } from './playground.tsx';
 import { usePlaygroundVersion } from './playground-version.ts';
@@ -172,6 +173,7 @@ function AgentStudio({ detail, options }: { detail: AgentDetail; options: Editor
           }}
         />
       )}
+      <AgentFeedback agentId={detail.id} />
       <Dialog open={duplicating} onOpenChange={setDuplicating} title="Duplicate agent" description="An editable console copy under a new id.">
         <form onSubmit={duplicate} className="form-grid">
           <TextField label="New agent id" name="id" required pattern="[a-zA-Z0-9_\-]{1,64}" defaultValue={`${detail.id}-copy`} error={duplicateError} />

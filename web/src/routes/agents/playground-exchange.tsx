@@ -4,6 +4,7 @@ import { TextAreaField } from '../../components/ui/field.tsx';
 import { BranchSwitcher } from './conversation-thread.tsx';
 import type { Exchange } from './playground-history.ts';
 import { AnswerRunLink } from '../runs/run-link.tsx';
+import { AnswerFeedback } from './answer-feedback.tsx';
 import { answerRun, useAnswerRun } from './answer-run.ts';
 import { AnswerSteps } from './answer-steps.tsx';
 import { versionName } from './playground-version.ts';
@@ -85,6 +86,7 @@ export function PlaygroundExchange({ exchange, siblings, onChoose, editing, onEd
             Regenerate
           </Button>
         )}
+        {exchange.summary?.responseId && <AnswerFeedback key={exchange.summary.responseId} responseId={exchange.summary.responseId} />}
       </div>
     </li>
   );
