@@ -159,8 +159,8 @@ async function streamGenerate(deps: GeminiRouteDeps, request: FastifyRequest, re
   try {
     const send = (chunk: Parameters<typeof writer.send>[0]) => writer.send(chunk);
     await forEachEvent(call.events, (event) => {
-      // The last chunk carries usageMetadata with the cost; usage comes before finish.
-      if (event.type === 'usage') encoder.setCost(computeChatCost(call.model, event.usage));
+      // The last chunk carries usageMetadata with the cost; usage comes before finish (a cache hit's outcome is there from the start).
+      if (event.type === 'usage') encoder.setCost(call.outcome()?.costMicros ?? computeChatCost(call.model, event.usage));
       return sendInOrder(encoder.push(event), send);
     });
     const outcome = call.outcome();

@@ -88,8 +88,9 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
       const send = (frame: { data: unknown; event: string }) => sse.send(frame.data, frame.event);
       await forEachEvent(call.events, (event) => {
         // The cost goes out in message_delta, which `finish` emits; usage precedes it,
-        // and this is the pipeline's own formula on the same usage, so the numbers agree.
-        if (event.type === 'usage') encoder.setCost(computeChatCost(call.model, event.usage));
+        // and this is the pipeline's own formula on the same usage, so the numbers agree
+        // (a cache hit's outcome is known from the start: what the hit costs).
+        if (event.type === 'usage') encoder.setCost(call.outcome()?.costMicros ?? computeChatCost(call.model, event.usage));
         return sendInOrder(encoder.push(event), send);
       });
       // An upstream that ended without a finish event still gets a well-formed ending,

@@ -190,6 +190,37 @@ describe('response cache', () => {
     expect(upstream.count(OPENAI_PATH)).toBe(before);
   });
 
+  it('takes the same field on /v1/messages and generateContent, and a replayed stream there costs nothing too', async () => {
+    const { key } = await fundedKey(t, 'native-formats');
+    const headers = { ...bearer(key), 'anthropic-version': '2023-06-01' };
+    const messages = (stream: boolean) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/messages',
+        headers,
+        payload: { model: 'anthropic/claude-sonnet-4-5', max_tokens: 50, stream, cache: { ttl_seconds: 60 }, ...question('native messages') },
+      });
+    const gemini = (stream: boolean) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/v1beta/models/google/gemini-2.5-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        headers,
+        payload: { cache: { ttl_seconds: 60 }, contents: [{ role: 'user', parts: [{ text: 'native gemini' }] }] },
+      });
+    const before = upstream.requests.length;
+    expect((await messages(false)).headers['x-junction-cache']).toBe('miss');
+    expect(upstream.requests.at(-1)?.body).not.toHaveProperty('cache');
+    const streamedMessages = await messages(true);
+    expect(streamedMessages.headers['x-junction-cache']).toBe('hit');
+    expect(streamedMessages.body).toMatch(/"type":"message_delta".*"cost":0[,}]/);
+    expect((await gemini(false)).headers['x-junction-cache']).toBe('miss');
+    expect(upstream.requests.at(-1)?.body).not.toHaveProperty('cache');
+    const streamedGemini = await gemini(true);
+    expect(streamedGemini.headers['x-junction-cache']).toBe('hit');
+    expect(streamedGemini.body).toMatch(/"usageMetadata":\{[^}]*"cost":0[,}]/);
+    expect(upstream.requests.length).toBe(before + 2);
+  });
+
   it('refuses a malformed cache field by name', async () => {
     const { key } = await fundedKey(t, 'malformed');
     for (const cache of [{ ttl_seconds: -1 }, { ttl_seconds: 'soon' }, { ttl: 5 }, 'yes']) {
