@@ -1,0 +1,84 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../src/admin/admin-commands.ts';
+import { browserAvailable, collectErrors, launchBrowser } from '../support/browser.ts';
+import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
+import { runtimeFolders } from '../support/runtime-fixtures.ts';
+
+/** Thumbs on a playground answer, then the feedback on the run page, in the rated runs and summed on the agent page. */
+const enabled = browserAvailable();
+const PASSWORD = 'a browser password';
+const folders = runtimeFolders({ parrot: 'name: Parrot\nmodel: openai/test-echo\ninstructions: Repeat what you hear.\n' });
+let gateway: GatewayHarness;
+let browser: Browser;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  if (!enabled) return;
+  gateway = await startGateway(folders.env);
+  await runAdminCommand(gateway.services, { command: 'credits.grant', amount: '25', currency: 'USD' });
+  await runAdminCommand(gateway.services, { command: 'users.create', email: 'owner@example.com', password: PASSWORD, role: 'owner' });
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: gateway.baseUrl });
+  page = await context.newPage();
+  errors = collectErrors(page);
+});
+afterAll(async () => {
+  if (!enabled) return;
+  await browser?.close();
+  await gateway?.close();
+  folders.remove();
+});
+
+describe.skipIf(!enabled)('feedback in Chromium', () => {
+  it('rates a playground answer with a thumb and a comment, shown on its run page', async () => {
+    await page.goto('/sign-in');
+    await page.getByLabel('Email').fill('owner@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+
+    await page.goto('/agents/parrot');
+    const playground = page.getByRole('region', { name: 'Playground' });
+    await playground.getByLabel('Message', { exact: true }).fill('polly wants feedback');
+    await playground.getByRole('button', { name: 'Send' }).click();
+    const rating = playground.getByRole('form', { name: 'Feedback on this answer' });
+    const up = rating.getByRole('button', { name: 'Good answer' });
+    await up.waitFor();
+    expect(await up.getAttribute('aria-pressed')).toBe('false');
+    await up.click();
+    expect(await up.getAttribute('aria-pressed')).toBe('true');
+    await rating.getByLabel('Comment (optional)').fill('Repeated it word for word.');
+    await rating.getByRole('button', { name: 'Send feedback' }).click();
+    await playground.getByRole('status').filter({ hasText: 'Feedback sent: good answer, with a comment.' }).waitFor();
+
+    await playground.getByRole('link', { name: 'See the run' }).click();
+    const feedback = page.getByRole('region', { name: 'Feedback', exact: true });
+    const row = feedback.getByRole('table', { name: 'Feedback', exact: true }).getByRole('row').filter({ hasText: 'Repeated it word for word.' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('👍 up');
+    expect(errors).toEqual([]);
+  });
+
+  it('lists the rated run by its rating, and sums the feedback for the version on the agent page', async () => {
+    await page.goto('/runs');
+    const rated = page.getByRole('region', { name: 'Rated runs' });
+    await rated.getByLabel('Rating').selectOption('down');
+    await rated.getByText('No feedback matches.').waitFor();
+    await rated.getByLabel('Rating').selectOption('up');
+    await rated.getByLabel('Agent').selectOption('parrot');
+    await rated.getByRole('link', { name: /^Run rated 👍 up: / }).click();
+    await page.getByRole('table', { name: 'Feedback', exact: true }).getByRole('row').filter({ hasText: 'Repeated it word for word.' }).waitFor();
+
+    await page.goto('/agents/parrot');
+    const summary = page.getByRole('table', { name: 'Feedback by version' });
+    const versionRow = summary.getByRole('row').nth(1);
+    await versionRow.waitFor();
+    const cells = await versionRow.getByRole('cell').allTextContents();
+    // Version (the file's content hash), entries, mean score, up, down.
+    expect(cells.slice(1, 5)).toEqual(['1', '1.00', '1', '0']);
+    expect(cells[0]).toMatch(/^[0-9a-f]{16}$/);
+    expect(errors).toEqual([]);
+  });
+});
