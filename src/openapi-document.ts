@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentChatRequestSchema } from './agents/api/agent-chat-request.ts';
 import { FeedbackInputSchema } from './agents/feedback/feedback-schemas.ts';
+import { StartEvaluationSchema, StartExperimentSchema } from './console/contract/evaluations.ts';
 import { CompactRequestSchema, CreateResponseSchema } from './agents/responses/response-request-schema.ts';
 import { ChatRequestSchema } from './gateway/chat-completions/chat-request-schema.ts';
 import {
@@ -41,6 +42,8 @@ const BODIES = {
   CreateResponseRequest: CreateResponseSchema,
   CompactRequest: CompactRequestSchema,
   FeedbackRequest: FeedbackInputSchema,
+  StartEvaluationRequest: StartEvaluationSchema,
+  StartExperimentRequest: StartExperimentSchema,
 } satisfies Record<string, z.ZodType>;
 
 type BodyName = keyof typeof BODIES;
@@ -181,6 +184,10 @@ export function openApiDocument(): Record<string, unknown> {
         post: agents('Feedback on a chat answer, by the message_id its reply carried', { body: 'FeedbackRequest', pathParams: ['message_id'] }),
         get: agents("A chat answer's feedback, newest first", { pathParams: ['message_id'] }),
       },
+      '/agents/v1/evaluations': { post: agents('Evaluate an agent version over a dataset, billed to this key (202; runs in the background)', { body: 'StartEvaluationRequest' }) },
+      '/agents/v1/evaluations/{id}': { get: agents("An evaluation's progress, per-case results and scores", { pathParams: ['id'] }) },
+      '/agents/v1/experiments': { post: agents('Compare two versions on one dataset, case by case (202)', { body: 'StartExperimentRequest' }) },
+      '/agents/v1/experiments/{id}': { get: agents('An experiment: scores with 95% intervals, regressions first', { pathParams: ['id'] }) },
       '/agents/v1/conversations': { get: agents("This key's conversations") },
       '/agents/v1/conversations/{id}': { get: agents('A conversation tree', { pathParams: ['id'] }), delete: agents('Delete a conversation', { pathParams: ['id'] }) },
     },
