@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { runtimeFolders } from '../support/runtime-fixtures.ts';
  */
 const enabled = browserAvailable();
 const PASSWORD = 'studio browser password';
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = process.env.JUNCTION_SCREENSHOTS ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
 const folders = runtimeFolders({
   helper: 'name: Helper\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\nknowledge: [handbook]\nmax_steps: 4\n',
@@ -43,9 +45,15 @@ beforeAll(async () => {
   }
   const published = await owner.request('POST', '/console/api/agents/studio/publish', { version: 2 });
   expect(published.statusCode).toBe(200);
+  // A console agent that searches its knowledge and calls a tool, as the docs' screenshot shows it.
+  const kettle = await owner.request('PUT', '/console/api/agents/kettle', {
+    definition: { name: 'Kettle support', model: 'openai/test-tool', instructions: 'Answer from the handbook; use your tool.', tools: ['echo_upper'], knowledge: ['handbook'], max_steps: 4 },
+  });
+  expect(kettle.statusCode, kettle.body).toBeLessThan(300);
 
   browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: gateway.baseUrl })).newPage();
+  // axe-core goes in as an inline script, which the console's CSP rightly refuses.
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: gateway.baseUrl, bypassCSP: true })).newPage();
   errors = collectErrors(page);
   await page.goto('/sign-in');
   await page.getByLabel('Email').fill('studio@example.com');
@@ -64,6 +72,13 @@ async function box(locator: Locator): Promise<{ x: number; y: number; width: num
   const found = await locator.boundingBox();
   if (!found) throw new Error('not laid out');
   return found;
+}
+
+/** axe-core's violations on the page as it is drawn now (a string: it runs in the page, where axe and the DOM are). */
+async function axeViolations(): Promise<Array<{ id: string; nodes: string[] }>> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations.map((violation) => ({ id: violation.id, nodes: violation.nodes.slice(0, 5).map((node) => JSON.stringify(node.target)) })))`);
 }
 
 /** What the fake upstream was last asked: the model and the system prompt. */
@@ -130,10 +145,14 @@ describe.skipIf(!enabled)('the agent studio', () => {
     expect(lastUpstreamCall().system).toContain('Version three rules.');
     // Saving opened the versions: the draft is listed there, the published version unchanged.
     await page.getByRole('table', { name: 'Versions' }).getByRole('cell', { name: 'draft', exact: true }).waitFor();
+    // The studio with its version selector, an answer and the versions open: nothing axe-core finds.
+    await page.getByRole('region', { name: 'Compare versions' }).waitFor();
+    await page.getByRole('table', { name: 'History' }).waitFor();
+    await expect(axeViolations()).resolves.toEqual([]);
   });
 
   it("draws a knowledge agent's retrieved passage and its tool step inside the answer, collapsed until opened", async () => {
-    await page.goto('/agents/helper');
+    await page.goto('/agents/kettle');
     const playground = page.getByRole('region', { name: 'Playground' });
     await playground.getByLabel('Message', { exact: true }).fill('Can I return a kettle?');
     await playground.getByRole('button', { name: 'Send' }).click();
@@ -155,6 +174,7 @@ describe.skipIf(!enabled)('the agent studio', () => {
     await expect(tool.getByRole('figure', { name: 'Arguments' }).textContent()).resolves.toContain('"text": "fake"');
     await expect(tool.getByRole('figure', { name: 'Result' }).textContent()).resolves.toContain('FAKE');
     await playground.getByRole('link', { name: 'See the run' }).waitFor();
+    await expect(axeViolations()).resolves.toEqual([]);
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, 'agent-studio.png') });

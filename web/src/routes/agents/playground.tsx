@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Button } from '../../components/ui/button.tsx';
-import { SelectField, TextAreaField } from '../../components/ui/field.tsx';
+import { TextAreaField } from '../../components/ui/field.tsx';
 import { usePlaygroundConversation } from './playground-conversation.ts';
 import { PlaygroundExchange } from './playground-exchange.tsx';
 import type { Exchange } from './playground-history.ts';
@@ -26,28 +26,21 @@ function chosenPath(exchanges: readonly Exchange[], chosen: ReadonlyMap<string |
 /** The version selector's state (a console agent's); a file agent has one version and no selector. */
 export type PlaygroundVersion = { choices: Array<{ value: VersionChoice; label: string }>; current: VersionChoice | undefined; choose(choice: VersionChoice): void };
 
-/** Which version answers: switching starts a new conversation, and says so. */
-function VersionPicker({ version, busy, switched }: { version: PlaygroundVersion; busy: boolean; switched: string | undefined }) {
+/** Which version answers, beside the playground's title: switching starts a new conversation. */
+function VersionPicker({ version, busy }: { version: PlaygroundVersion; busy: boolean }) {
+  const id = useId();
   if (version.choices.length === 0 || version.current === undefined) return null;
   return (
-    <>
-      <SelectField
-        label="Version to chat with"
-        value={choiceValue(version.current)}
-        disabled={busy}
-        aria-describedby="playground-version-hint"
-        onChange={(event) => version.choose(parseChoice(event.target.value))}
-      >
+    <div className="playground-version">
+      <label htmlFor={id}>Version to chat with</label>
+      <select id={id} value={choiceValue(version.current)} disabled={busy} aria-describedby="playground-version-hint" onChange={(event) => version.choose(parseChoice(event.target.value))}>
         {version.choices.map((choice) => (
           <option key={choiceValue(choice.value)} value={choiceValue(choice.value)}>
             {choice.label}
           </option>
         ))}
-      </SelectField>
-      <p id="playground-version-hint" className="muted small" role="status">
-        {switched ?? 'Switching versions starts a new conversation.'}
-      </p>
-    </>
+      </select>
+    </div>
   );
 }
 
@@ -155,11 +148,18 @@ export function Playground({ agentId, version }: { agentId: string; version: Pla
     <section id="playground" tabIndex={-1} className="card playground" aria-label="Playground">
       <div className="section-header">
         <h2>Playground</h2>
-        <Button onClick={() => startOver()} disabled={busy || exchanges.length === 0}>
-          New conversation
-        </Button>
+        <div className="playground-controls">
+          <VersionPicker version={version} busy={busy} />
+          <Button onClick={() => startOver()} disabled={busy || exchanges.length === 0}>
+            New conversation
+          </Button>
+        </div>
       </div>
-      <VersionPicker version={version} busy={busy} switched={switched} />
+      {version.choices.length > 0 && (
+        <p id="playground-version-hint" className="muted small playground-hint" role="status">
+          {switched ?? 'Switching versions starts a new conversation.'}
+        </p>
+      )}
       {conversation.loading && (
         <p className="muted" role="status">
           Loading the conversation…
