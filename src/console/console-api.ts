@@ -5,8 +5,12 @@ import { systemKeyFor } from '../keys/system-key.ts';
 import type { Services } from '../assembly/services.ts';
 import { consoleAgentsRoutes } from './agents-routes.ts';
 import { consoleConversationsRoutes } from './conversations-routes.ts';
+import { consoleFeedbackRoutes } from './feedback-routes.ts';
+import { consoleEvaluationsRoutes } from './evaluations-routes.ts';
+import { consoleDatasetsRoutes } from './datasets-routes.ts';
 import { catalogRoutes } from './catalog-routes.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
+import { creditsRoutes } from './credits-routes.ts';
 import { consoleKeysRoutes } from './keys-routes.ts';
 import { consoleKnowledgeRoutes } from './knowledge-routes.ts';
 import { invitationAcceptRoutes } from './invitation-accept-routes.ts';
@@ -37,6 +41,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
   await app.register(invitationAcceptRoutes, { db, now });
   await app.register(consoleUsageRoutes, { db, now, settle });
   await app.register(overviewRoutes, { db, now, settle });
+  await app.register(creditsRoutes, { db, now, settle, defaultAccountId: () => services.defaultAccount.id, usdRates: () => services.config.usdRates });
   // The run page reads steps the writer may still hold: they are written first.
   const stepsWritten = async () => {
     await services.agentRuntime?.runSteps?.flush();
@@ -44,6 +49,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
   };
   await app.register(consoleRunsRoutes, { db, now, settle: stepsWritten });
   await app.register(consoleConversationsRoutes, { db, now, settle });
+  await app.register(consoleDatasetsRoutes, { db, now, settle: stepsWritten });
   // "Try" on the Models page: the same image and speech routes as /v1, run as the
   // session's account (billed to its credit, logged without a key), members included.
   const asAccount = requireConsoleUser(db, now);
@@ -70,6 +76,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
       extractor: services.knowledge.extractor,
     });
   }
+  if (services.agentDirectory) await app.register(consoleFeedbackRoutes, { db, now, agents: services.agentDirectory });
   if (services.agentDirectory) {
     await app.register(consoleAgentsRoutes, {
       db,
@@ -81,5 +88,9 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
       knowledgeDir: services.config.knowledgeDir,
       ...(services.agentRuntime?.mcpPolicy && { mcpPolicy: services.agentRuntime.mcpPolicy }),
     });
+  }
+  if (services.agentDirectory && runtime) {
+    const onError = (error: unknown, evaluationId: string) => services.logger.error({ err: error, evaluationId }, 'an evaluation failed');
+    await app.register(consoleEvaluationsRoutes, { db, now, agents: services.agentDirectory, runtime, chat: services.chat, settle: stepsWritten, onError });
   }
 }
