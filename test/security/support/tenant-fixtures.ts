@@ -44,6 +44,8 @@ export type Tenant = {
   backgroundResponseId: string;
   playgroundConversationId: string;
   passthrough: { fileId: string; responseId: string };
+  /** A dataset with a case written by hand and one taken from the stored response. */
+  dataset: { id: string; name: string; caseId: string };
   /** Strings only this account may ever see (ids, names, emails, key labels, texts). */
   markers: string[];
 };
@@ -194,6 +196,11 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     'pass-through file',
   );
 
+  const dataset = ok<{ id: string; name: string }>(await admin.session.request('POST', '/console/api/datasets', { name: tag(label, 'dataset') }), 'create dataset');
+  const datasetText = tag(label, 'dataset-case-text');
+  const datasetCase = ok<{ id: string }>(await admin.session.request('POST', `/console/api/datasets/${dataset.id}/cases`, { input: datasetText, tags: [tag(label, 'case-tag')] }), 'add case');
+  ok(await admin.session.request('POST', `/console/api/datasets/${dataset.id}/cases/from-run`, { response_id: response.id }), 'add case from run');
+
   const stored = await services.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 AND name LIKE $2', [accountId, 'Console playground%']);
   const markers = [
     accountId,
@@ -219,6 +226,10 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     playground.conversation_id,
     passthroughResponse.id,
     passthroughFile.id,
+    dataset.id,
+    dataset.name,
+    datasetText,
+    datasetCase.id,
   ];
   return {
     label,
@@ -236,6 +247,7 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     backgroundResponseId: background.id,
     playgroundConversationId: playground.conversation_id,
     passthrough: { fileId: passthroughFile.id, responseId: passthroughResponse.id },
+    dataset: { id: dataset.id, name: dataset.name, caseId: datasetCase.id },
     markers,
   };
 }
