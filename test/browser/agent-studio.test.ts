@@ -75,10 +75,17 @@ async function box(locator: Locator): Promise<{ x: number; y: number; width: num
 }
 
 /** axe-core's violations on the page as it is drawn now (a string: it runs in the page, where axe and the DOM are). */
-async function axeViolations(): Promise<Array<{ id: string; nodes: string[] }>> {
+async function axeViolations(): Promise<Array<{ id: string; scheme: string; nodes: string[] }>> {
   await page.addScriptTag({ content: AXE_SOURCE });
-  return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((violation) => ({ id: violation.id, nodes: violation.nodes.slice(0, 5).map((node) => JSON.stringify(node.target)) })))`);
+  const found: Array<{ id: string; scheme: string; nodes: string[] }> = [];
+  // In the light and the dark theme (the console follows the system's setting until one is picked).
+  for (const scheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const violations = await page.evaluate<Array<{ id: string; nodes: string[] }>>(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+      result.violations.map((violation) => ({ id: violation.id, nodes: violation.nodes.slice(0, 5).map((node) => JSON.stringify(node.target)) })))`);
+    found.push(...violations.map((violation) => ({ ...violation, scheme })));
+  }
+  return found;
 }
 
 /** What the fake upstream was last asked: the model and the system prompt. */
@@ -102,6 +109,10 @@ describe.skipIf(!enabled)('the agent studio', () => {
     expect(playground.y).toBeLessThan(900);
     const message = await box(page.getByRole('region', { name: 'Playground' }).getByRole('textbox', { name: 'Message' }));
     expect(message.y + message.height).toBeLessThanOrEqual(900);
+    // From the editor's last control the next Tab is the playground's first.
+    await page.getByRole('button', { name: 'Save draft' }).focus();
+    await page.keyboard.press('Tab');
+    await expect(page.locator(':focus').getAttribute('aria-describedby')).resolves.toBe('playground-version-hint');
     // The versions wait behind their panel.
     await expect(page.getByRole('button', { name: 'Versions' }).getAttribute('aria-expanded')).resolves.toBe('false');
     await expect(page.getByRole('table', { name: 'Versions' }).count()).resolves.toBe(0);
