@@ -8,6 +8,8 @@ export type Access =
   | { kind: 'public' }
   /** The operator's, not a tenant's: `/metrics` (loopback or JUNCTION_METRICS_TOKEN). */
   | { kind: 'operator' }
+  /** Console routes for the server's operators (owners of the default account): no tenant of the matrix is one. */
+  | { kind: 'console-operator' }
   | { kind: 'key'; kinds: readonly KeyKind[] }
   /** `/agents/v1`: an agent key, or a console session of any role (the playground). */
   | { kind: 'agents' }
@@ -50,6 +52,8 @@ export function isAllowed(access: Access, caller: CallerKind): boolean {
     case 'public':
     case 'operator':
       return true;
+    case 'console-operator':
+      return false;
     case 'key':
       return caller.credential === 'key' && access.kinds.includes(caller.kind);
     case 'agents':
