@@ -10,6 +10,7 @@ const admin: Access = { kind: 'session', role: 'admin' };
 const modelKey: Access = { kind: 'key', kinds: ['model'] };
 const provisioningKey: Access = { kind: 'key', kinds: ['provisioning'] };
 const agents: Access = { kind: 'agents' };
+const agentKey: Access = { kind: 'key', kinds: ['agent'] };
 
 const keyIds = (victim: Tenant) => [victim.keys.model.id, victim.keys.provisioning.id, victim.keys.agent.id];
 const userIds = (victim: Tenant) => [victim.users.owner.id, victim.users.admin.id, victim.users.member.id];
@@ -313,7 +314,121 @@ export const ROUTE_TABLE: RouteTable = {
       denied('playground conversation', `/console/api/conversations/${victim.playgroundConversationId}`),
     ],
   },
+  'GET /console/api/datasets': { access: member, baseline: { url: '/console/api/datasets' } },
+  'POST /console/api/datasets': { access: admin, baseline: { url: '/console/api/datasets', payload: { name: `matrix-${MISSING_UUID.slice(0, 8)}` } } },
+  'GET /console/api/datasets/:id': {
+    access: member,
+    baseline: { url: '/console/api/datasets/ds_missing' },
+    probes: (victim) => [denied('dataset', `/console/api/datasets/${victim.dataset.id}`), denied('dataset, by its name', `/console/api/datasets/${victim.dataset.name}`)],
+  },
+  'DELETE /console/api/datasets/:id': {
+    access: admin,
+    baseline: { url: '/console/api/datasets/ds_missing' },
+    probes: (victim) => [denied('dataset', `/console/api/datasets/${victim.dataset.id}`), denied('dataset, by its name', `/console/api/datasets/${victim.dataset.name}`)],
+  },
+  'GET /console/api/datasets/:id/cases': {
+    access: member,
+    baseline: { url: '/console/api/datasets/ds_missing/cases' },
+    probes: (victim, self) => [
+      denied('dataset cases', `/console/api/datasets/${victim.dataset.id}/cases`),
+      scanned('case, as the page cursor', `/console/api/datasets/${self.dataset.id}/cases?cursor=${victim.dataset.caseId}`),
+    ],
+  },
+  'POST /console/api/datasets/:id/cases': {
+    access: admin,
+    baseline: { url: '/console/api/datasets/ds_missing/cases', payload: { input: 'tenant matrix' } },
+    probes: (victim) => [denied('dataset, added to', `/console/api/datasets/${victim.dataset.id}/cases`, { input: 'tenant matrix' })],
+  },
+  'PATCH /console/api/datasets/:id/cases/:caseId': {
+    access: admin,
+    baseline: { url: '/console/api/datasets/ds_missing/cases/case_missing', payload: { reference: 'tenant matrix' } },
+    probes: (victim, self) => [
+      denied('case', `/console/api/datasets/${victim.dataset.id}/cases/${victim.dataset.caseId}`, { reference: 'tenant matrix' }),
+      denied('case, under the caller’s own dataset', `/console/api/datasets/${self.dataset.id}/cases/${victim.dataset.caseId}`, { reference: 'tenant matrix' }),
+    ],
+  },
+  'DELETE /console/api/datasets/:id/cases/:caseId': {
+    access: admin,
+    baseline: { url: '/console/api/datasets/ds_missing/cases/case_missing' },
+    probes: (victim, self) => [
+      denied('case', `/console/api/datasets/${victim.dataset.id}/cases/${victim.dataset.caseId}`),
+      denied('case, under the caller’s own dataset', `/console/api/datasets/${self.dataset.id}/cases/${victim.dataset.caseId}`),
+    ],
+  },
+  'POST /console/api/datasets/:id/cases/from-run': {
+    access: admin,
+    baseline: { url: '/console/api/datasets/ds_missing/cases/from-run', payload: { run_id: 'run_missing' } },
+    probes: (victim, self) => [
+      denied('stored response, taken as a case', `/console/api/datasets/${self.dataset.id}/cases/from-run`, { response_id: victim.responseId }),
+      denied('background response, taken as a case', `/console/api/datasets/${self.dataset.id}/cases/from-run`, { response_id: victim.backgroundResponseId }),
+      denied('conversation item, taken as a case', `/console/api/datasets/${self.dataset.id}/cases/from-run`, { item_id: victim.conversation.messageId }),
+      denied('conversation item, named with its conversation', `/console/api/datasets/${self.dataset.id}/cases/from-run`, {
+        conversation_id: victim.conversation.id,
+        item_id: victim.conversation.messageId,
+      }),
+      denied('dataset, added to from the caller’s run', `/console/api/datasets/${victim.dataset.id}/cases/from-run`, { response_id: self.responseId }),
+    ],
+  },
+  'GET /console/api/datasets/:id/export': {
+    access: member,
+    baseline: { url: '/console/api/datasets/ds_missing/export' },
+    probes: (victim) => [denied('dataset export', `/console/api/datasets/${victim.dataset.id}/export`)],
+  },
+  'POST /console/api/datasets/:id/import': {
+    access: admin,
+    baseline: { url: '/console/api/datasets/ds_missing/import', payload: '{"input": "tenant matrix"}', headers: { 'content-type': 'application/x-ndjson' } },
+    probes: (victim) => [
+      { ...denied('dataset, imported into', `/console/api/datasets/${victim.dataset.id}/import`, '{"input": "tenant matrix"}'), headers: { 'content-type': 'application/x-ndjson' } },
+    ],
+  },
   'GET /console/api/overview': { access: member, baseline: { url: '/console/api/overview' } },
+  'GET /console/api/credits': { access: member, baseline: { url: '/console/api/credits' } },
+  'GET /console/api/credits/accounts': { access: { kind: 'console-operator' }, baseline: { url: '/console/api/credits/accounts' } },
+  'POST /console/api/credits/grants': {
+    access: { kind: 'console-operator' },
+    baseline: { url: '/console/api/credits/grants', payload: { account_id: MISSING_UUID, amount: '1', currency: 'USD' } },
+    probes: (victim, self) => [
+      denied('account, granted credit', '/console/api/credits/grants', { account_id: victim.accountId, amount: '1', currency: 'USD' }),
+      denied('own account, granted credit', '/console/api/credits/grants', { account_id: self.accountId, amount: '1', currency: 'USD' }),
+    ],
+  },
+  'POST /console/api/evaluations': {
+    access: admin,
+    baseline: { url: '/console/api/evaluations', payload: { agent: 'matrix-missing', dataset: 'matrix-missing' } },
+    probes: (victim, self) => [
+      denied('console agent, evaluated', '/console/api/evaluations', { agent: victim.consoleAgent.id, dataset: 'matrix-missing' }),
+      denied('dataset by id, evaluated', '/console/api/evaluations', { agent: self.consoleAgent.id, dataset: victim.dataset.id }),
+      denied('dataset by name, evaluated', '/console/api/evaluations', { agent: self.consoleAgent.id, dataset: victim.dataset.name }),
+    ],
+  },
+  'GET /console/api/evaluations': { access: member, baseline: { url: '/console/api/evaluations' } },
+  'GET /console/api/evaluations/:id': { access: member, baseline: { url: '/console/api/evaluations/eval_missing' } },
+  'POST /console/api/experiments': {
+    access: admin,
+    baseline: { url: '/console/api/experiments', payload: { agent: 'matrix-missing', dataset: 'matrix-missing' } },
+    probes: (victim, self) => [
+      denied('console agent, compared', '/console/api/experiments', { agent: victim.consoleAgent.id, dataset: 'matrix-missing' }),
+      denied('dataset by id, compared', '/console/api/experiments', { agent: self.consoleAgent.id, dataset: victim.dataset.id }),
+      denied('dataset by name, compared', '/console/api/experiments', { agent: self.consoleAgent.id, dataset: victim.dataset.name }),
+    ],
+  },
+  'GET /console/api/experiments': { access: member, baseline: { url: '/console/api/experiments' } },
+  'GET /console/api/experiments/:id': { access: member, baseline: { url: '/console/api/experiments/exp_missing' } },
+  'GET /console/api/agents/:id/feedback-summary': {
+    access: member,
+    baseline: { url: '/console/api/agents/matrix-missing/feedback-summary' },
+    probes: (victim) => [denied('console agent’s feedback', `/console/api/agents/${victim.consoleAgent.id}/feedback-summary`)],
+  },
+  'GET /console/api/feedback': {
+    access: member,
+    baseline: { url: '/console/api/feedback' },
+    probes: (victim) => [scanned('feedback filtered by the other account’s agent', `/console/api/feedback?agent_id=${victim.consoleAgent.id}`)],
+  },
+  'GET /console/api/runs/:id/feedback': {
+    access: member,
+    baseline: { url: '/console/api/runs/run_missing/feedback' },
+    probes: (victim) => [scanned('stored response’s feedback on its run page', `/console/api/runs/${victim.responseId}/feedback`)],
+  },
   'GET /console/api/runs/:id': {
     access: member,
     baseline: { url: '/console/api/runs/run_missing' },
@@ -324,6 +439,26 @@ export const ROUTE_TABLE: RouteTable = {
   'POST /console/api/try/images/generations': { access: member, baseline: { url: '/console/api/try/images/generations', payload: { model: 'openai/none', prompt: 'x' } } },
   'POST /console/api/try/audio/speech': { access: member, baseline: { url: '/console/api/try/audio/speech', payload: { model: 'openai/none', input: 'x', voice: 'alloy' } } },
 
+  'POST /agents/v1/evaluations': {
+    access: agentKey,
+    baseline: { url: '/agents/v1/evaluations', payload: { agent: 'matrix-missing', dataset: 'matrix-missing' } },
+    probes: (victim, self) => [
+      denied('console agent, evaluated', '/agents/v1/evaluations', { agent: victim.consoleAgent.id, dataset: 'matrix-missing' }),
+      denied('dataset by id, evaluated', '/agents/v1/evaluations', { agent: self.consoleAgent.id, dataset: victim.dataset.id }),
+      denied('dataset by name, evaluated', '/agents/v1/evaluations', { agent: self.consoleAgent.id, dataset: victim.dataset.name }),
+    ],
+  },
+  'GET /agents/v1/evaluations/:id': { access: agentKey, baseline: { url: '/agents/v1/evaluations/eval_missing' } },
+  'POST /agents/v1/experiments': {
+    access: agentKey,
+    baseline: { url: '/agents/v1/experiments', payload: { agent: 'matrix-missing', dataset: 'matrix-missing' } },
+    probes: (victim, self) => [
+      denied('console agent, compared', '/agents/v1/experiments', { agent: victim.consoleAgent.id, dataset: 'matrix-missing' }),
+      denied('dataset by id, compared', '/agents/v1/experiments', { agent: self.consoleAgent.id, dataset: victim.dataset.id }),
+      denied('dataset by name, compared', '/agents/v1/experiments', { agent: self.consoleAgent.id, dataset: victim.dataset.name }),
+    ],
+  },
+  'GET /agents/v1/experiments/:id': { access: agentKey, baseline: { url: '/agents/v1/experiments/exp_missing' } },
   'GET /agents/v1/models': { access: agents, baseline: { url: '/agents/v1/models' } },
   'GET /agents/v1/models/:id': {
     access: agents,
@@ -382,6 +517,26 @@ export const ROUTE_TABLE: RouteTable = {
     access: agents,
     baseline: { url: '/agents/v1/responses/resp_missing/input_items' },
     probes: (victim) => [victim.responseId, victim.backgroundResponseId].map((id) => denied('stored response', `/agents/v1/responses/${id}/input_items`)),
+  },
+  'POST /agents/v1/responses/:id/feedback': {
+    access: agents,
+    baseline: { url: '/agents/v1/responses/resp_missing/feedback', payload: { score: 'up' } },
+    probes: (victim) => [victim.responseId, victim.backgroundResponseId].map((id) => denied('stored response, rated', `/agents/v1/responses/${id}/feedback`, { score: 'down' })),
+  },
+  'GET /agents/v1/responses/:id/feedback': {
+    access: agents,
+    baseline: { url: '/agents/v1/responses/resp_missing/feedback' },
+    probes: (victim) => [denied('stored response’s feedback', `/agents/v1/responses/${victim.responseId}/feedback`)],
+  },
+  'POST /agents/v1/chat/completions/:id/feedback': {
+    access: agents,
+    baseline: { url: '/agents/v1/chat/completions/msg_missing/feedback', payload: { score: 'up' } },
+    probes: (victim) => [denied('chat answer, rated', `/agents/v1/chat/completions/${victim.conversation.messageId}/feedback`, { score: 'down' })],
+  },
+  'GET /agents/v1/chat/completions/:id/feedback': {
+    access: agents,
+    baseline: { url: '/agents/v1/chat/completions/msg_missing/feedback' },
+    probes: (victim) => [denied('chat answer’s feedback', `/agents/v1/chat/completions/${victim.conversation.messageId}/feedback`)],
   },
   'POST /agents/v1/responses/input_tokens': {
     access: agents,
