@@ -73,6 +73,8 @@ export class DeploymentRouter {
     const sort = preferences?.sort;
     if (sort === 'latency') return [...ready].sort((a, b) => this.#latency(model, a) - this.#latency(model, b));
     if (sort === 'throughput') return [...ready].sort((a, b) => this.healthOf(model, a).inFlight - this.healthOf(model, b).inFlight);
+    // Deployments may bill differently (Bedrock's regional prices); equal prices keep the configured order.
+    if (sort === 'price') return [...ready].sort((a, b) => tokenPrice(a) - tokenPrice(b));
     const groups = new Map<number, ModelDeployment[]>();
     for (const deployment of ready) groups.set(deployment.priority, [...(groups.get(deployment.priority) ?? []), deployment]);
     const ranked: ModelDeployment[] = [];
@@ -135,3 +137,6 @@ function preferred(tries: readonly ModelDeployment[], order: readonly string[], 
   const named = tries.filter((deployment) => rank(deployment) !== Number.POSITIVE_INFINITY).sort((a, b) => rank(a) - rank(b));
   return allowFallbacks ? [...named, ...tries.filter((deployment) => rank(deployment) === Number.POSITIVE_INFINITY)] : named;
 }
+
+/** A deployment's price for ranking: its input and output rates per million tokens, added. */
+const tokenPrice = (deployment: ModelDeployment): number => (deployment.served.prices.inputPerMillion ?? 0) + (deployment.served.prices.outputPerMillion ?? 0);

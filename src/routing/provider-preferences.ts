@@ -12,7 +12,7 @@ export const ProviderPreferencesSchema = z.strictObject({
   only: Names.optional().describe('The only deployments that may serve the call.'),
   ignore: Names.optional().describe('Deployments that must not serve the call.'),
   allow_fallbacks: z.boolean().optional().describe('false: no deployment beyond the first choice (or beyond `order`).'),
-  sort: z.enum(['price', 'latency', 'throughput']).optional().describe('Rank the deployments by measured latency or load instead of the configured strategy.'),
+  sort: z.enum(['price', 'latency', 'throughput']).optional().describe('Rank the deployments by price, measured latency or load instead of the configured strategy.'),
 });
 export type ProviderPreferencesBody = z.infer<typeof ProviderPreferencesSchema>;
 
