@@ -159,7 +159,7 @@ export class ChatPipeline {
       // The consumer stopped early (client gone): the upstream was stopped, bill what was produced.
       abandon: () => finish('client_closed', 499, 'client_closed_request'),
     });
-    return { generationId: call.generationId, model, rateLimit: call.rateLimit, events, outcome: () => outcome, ...(probe && { cache: 'miss' as const }) };
+    return { generationId: call.generationId, model, rateLimit: call.rateLimit, events, outcome: () => outcome, cache: probe && 'miss' };
   }
 
   async generate(context: CallContext, input: ChatInput): Promise<ChatResult> {
@@ -193,7 +193,7 @@ export class ChatPipeline {
     const costMicros = computeChatCost(result.model, usage);
     this.#settle({ context, call, model: result.model, status: 'success', httpStatus: 200, usage, costMicros, attempts: result.attempts, streamed: false });
     if (probe) void probe.cache.store(context.key.accountId, probe.hash, result.model.id, { kind: 'response', response: result.value }, probe.ttlSeconds);
-    return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit, ...(probe && { cache: 'miss' as const }) };
+    return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit, cache: probe && 'miss' };
   }
 
   /**
@@ -320,7 +320,7 @@ export class ChatPipeline {
       startedAt: call.startedAt,
       attempts,
       streamed,
-      ...(cacheHit && { cacheHit }),
+      cacheHit,
     });
     this.#deps.budgets.settle(call.reservation, costMicros, entry, context.key);
   }
