@@ -1,0 +1,88 @@
+import { Link, useParams } from '@tanstack/react-router';
+import { usd } from '../../api/client.ts';
+import { DataTable } from '../../components/ui/data-table.tsx';
+import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { AgentTabs } from '../agents/agent-tabs.tsx';
+import { caseInputText } from './case-input.ts';
+import { useEvaluation } from './evaluation-queries.ts';
+import { scoreText } from './score-text.ts';
+import './evaluations.css';
+
+/** One evaluation: its progress while it runs, then each case's answer, scores and the reasons, cost and time. */
+export function EvaluationPage() {
+  const { agentId, evaluationId } = useParams({ from: '/app/agents/$agentId/evaluations/$evaluationId' });
+  const evaluation = useEvaluation(evaluationId);
+  return (
+    <>
+      <div className="section-header">
+        <h1>
+          Agent <code>{agentId}</code>
+        </h1>
+      </div>
+      <AgentTabs agentId={agentId} current="evaluations" />
+      {evaluation.isPending ? (
+        <Loading what="the evaluation" />
+      ) : evaluation.error ? (
+        <ErrorNote error={evaluation.error} />
+      ) : (
+        <>
+          <section className="card" aria-labelledby="evaluation-heading">
+            <h2 id="evaluation-heading">
+              Evaluation of {evaluation.data.version} <span className="muted small">{evaluation.data.agent_version}</span> on {evaluation.data.dataset.name}
+            </h2>
+            <p role="status">
+              {evaluation.data.status === 'running' ? 'Running: ' : `${statusText(evaluation.data.status, evaluation.data.stop_reason)}: `}
+              {evaluation.data.cases_done} of {evaluation.data.cases} cases, mean score {scoreText(evaluation.data.mean_score)}, cost {usd(evaluation.data.cost_usd)}
+            </p>
+            {evaluation.data.error && <p className="field-error">{evaluation.data.error}</p>}
+            <DataTable label="Scorers" columns={['Scorer', 'Mean', 'Cases scored', 'Errors']}>
+              {evaluation.data.scorer_summary.map((entry) => (
+                <tr key={entry.scorer}>
+                  <td>{entry.scorer}</td>
+                  <td>{scoreText(entry.mean)}</td>
+                  <td>{entry.scored}</td>
+                  <td>{entry.errors}</td>
+                </tr>
+              ))}
+            </DataTable>
+          </section>
+          <section className="card" aria-labelledby="results-heading">
+            <h2 id="results-heading">Cases</h2>
+            <DataTable label="Case results" columns={['Input', 'Answer', 'Score', 'Scorers', 'Cost', 'Time', 'Run']}>
+              {evaluation.data.results.map((result) => (
+                <tr key={result.case_id}>
+                  <td>{caseInputText(result.input)}</td>
+                  <td className="eval-answer">{result.answer ?? <span className="muted">{result.error}</span>}</td>
+                  <td>{scoreText(result.score)}</td>
+                  <td>
+                    <ul className="eval-scores">
+                      {result.scores.map((score) => (
+                        <li key={score.scorer}>
+                          {score.scorer}: {scoreText(score.score)} <span className="muted small">{score.reason}</span>
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>{usd(result.cost_usd)}</td>
+                  <td>{result.latency_ms === null ? '—' : `${result.latency_ms} ms`}</td>
+                  <td>
+                    {result.run_id && (
+                      <Link to="/runs/$runId" params={{ runId: result.run_id }}>
+                        Open run
+                      </Link>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+function statusText(status: string, stopReason: string | null): string {
+  if (status === 'stopped' && stopReason === 'max_cost_usd') return 'Stopped at the cost ceiling';
+  return status === 'completed' ? 'Completed' : status === 'failed' ? 'Failed' : 'Stopped';
+}
