@@ -52,6 +52,12 @@ const usage = createRoute({
   staticData: { title: 'Usage' },
   component: lazyRouteComponent(() => import('./routes/usage/usage-page.tsx'), 'UsagePage'),
 });
+const credits = createRoute({
+  getParentRoute: () => app,
+  path: '/credits',
+  staticData: { title: 'Credits' },
+  component: lazyRouteComponent(() => import('./routes/credits/credits-page.tsx'), 'CreditsPage'),
+});
 const models = createRoute({
   getParentRoute: () => app,
   path: '/models',
@@ -88,6 +94,24 @@ const conversation = createRoute({
   staticData: { title: 'Conversation' },
   component: lazyRouteComponent(() => import('./routes/agents/conversation-page.tsx'), 'ConversationPage'),
 });
+const agentEvaluations = createRoute({
+  getParentRoute: () => app,
+  path: '/agents/$agentId/evaluations',
+  staticData: { title: 'Evaluations' },
+  component: lazyRouteComponent(() => import('./routes/evaluations/agent-evaluations-page.tsx'), 'AgentEvaluationsPage'),
+});
+const evaluation = createRoute({
+  getParentRoute: () => app,
+  path: '/agents/$agentId/evaluations/$evaluationId',
+  staticData: { title: 'Evaluation' },
+  component: lazyRouteComponent(() => import('./routes/evaluations/evaluation-page.tsx'), 'EvaluationPage'),
+});
+const experiment = createRoute({
+  getParentRoute: () => app,
+  path: '/agents/$agentId/experiments/$experimentId',
+  staticData: { title: 'Experiment' },
+  component: lazyRouteComponent(() => import('./routes/evaluations/experiment-page.tsx'), 'ExperimentPage'),
+});
 const runs = createRoute({ getParentRoute: () => app, path: '/runs', staticData: { title: 'Runs' }, component: lazyRouteComponent(() => import('./routes/runs/run-page.tsx'), 'RunsPage') });
 const run = createRoute({ getParentRoute: () => app, path: '/runs/$runId', staticData: { title: 'Run' }, component: lazyRouteComponent(() => import('./routes/runs/run-page.tsx'), 'RunPage') });
 const knowledge = createRoute({
@@ -95,6 +119,18 @@ const knowledge = createRoute({
   path: '/knowledge',
   staticData: { title: 'Knowledge' },
   component: lazyRouteComponent(() => import('./routes/knowledge/knowledge-page.tsx'), 'KnowledgePage'),
+});
+const datasets = createRoute({
+  getParentRoute: () => app,
+  path: '/datasets',
+  staticData: { title: 'Datasets' },
+  component: lazyRouteComponent(() => import('./routes/datasets/datasets-page.tsx'), 'DatasetsPage'),
+});
+const dataset = createRoute({
+  getParentRoute: () => app,
+  path: '/datasets/$datasetId',
+  staticData: { title: 'Dataset' },
+  component: lazyRouteComponent(() => import('./routes/datasets/dataset-page.tsx'), 'DatasetPage'),
 });
 const settings = createRoute({
   getParentRoute: () => app,
@@ -109,7 +145,27 @@ export const router = createRouter({
     setup,
     setPassword,
     invite,
-    app.addChildren([overview, keys, usage, models, agents, newAgent, agent, agentConversations, conversation, runs, run, knowledge, settings]),
+    app.addChildren([
+      overview,
+      keys,
+      usage,
+      credits,
+      models,
+      agents,
+      newAgent,
+      agent,
+      agentConversations,
+      conversation,
+      agentEvaluations,
+      evaluation,
+      experiment,
+      runs,
+      run,
+      knowledge,
+      datasets,
+      dataset,
+      settings,
+    ]),
   ]),
   defaultPreload: 'intent',
 });
