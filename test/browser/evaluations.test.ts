@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { type GatewayHarness, startGateway } from '../support/gateway-harness.ts
 /** The Evaluations tab of an agent: start an experiment of the draft against the published version, read it side by side, the regression first. */
 const enabled = browserAvailable();
 const PASSWORD = 'a browser password';
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = process.env.JUNCTION_SCREENSHOTS ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
 let gateway: GatewayHarness;
 let browser: Browser;
@@ -35,7 +37,7 @@ beforeAll(async () => {
     { input: 'cancel my plan', expect: { must_contain: ['cancel'] } },
   ]);
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, baseURL: gateway.baseUrl });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, baseURL: gateway.baseUrl, bypassCSP: true });
   page = await context.newPage();
   errors = collectErrors(page);
 }, 60_000);
@@ -44,6 +46,18 @@ afterAll(async () => {
   await browser?.close();
   await gateway?.close();
 });
+
+/** axe-core's violations on the page in view, in the light and the dark theme (injected inline: the context bypasses the CSP for it). */
+async function axeViolations(): Promise<unknown[]> {
+  const found: unknown[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.addScriptTag({ content: AXE_SOURCE });
+    // A string: it runs in the page (this file is compiled without DOM types).
+    found.push(...(await page.evaluate<unknown[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations.map((violation) => violation.id + ': ' + violation.help))`)));
+  }
+  return found;
+}
 
 describe.skipIf(!enabled)('evaluations in Chromium', () => {
   it('starts an experiment from the agent’s Evaluations tab and lists the regression first', async () => {
@@ -57,6 +71,8 @@ describe.skipIf(!enabled)('evaluations in Chromium', () => {
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Evaluations' }).waitFor();
     expect(await page.getByRole('link', { name: 'Evaluations' }).getAttribute('aria-current')).toBe('page');
     const form = page.getByRole('form', { name: 'Start an evaluation' });
+    await form.getByLabel('Dataset').getByRole('option', { name: 'refunds (3 cases)' }).waitFor({ state: 'attached' });
+    expect(await axeViolations()).toEqual([]);
     await form.getByLabel('Version').fill('draft');
     await form.getByLabel('Compare with').selectOption({ label: 'The published version' });
     await form.getByLabel('Dataset').selectOption({ label: 'refunds (3 cases)' });
@@ -79,6 +95,7 @@ describe.skipIf(!enabled)('evaluations in Chromium', () => {
     await first.getByText('Line diff').click();
     expect(await first.getByLabel('Answer changes from baseline to candidate').textContent()).toBe('- where is my order\n+ where\n');
     await first.getByRole('link', { name: 'Open run' }).first().waitFor();
+    expect(await axeViolations()).toEqual([]);
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, 'experiment.png'), fullPage: true });
