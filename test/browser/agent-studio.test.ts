@@ -173,9 +173,10 @@ describe.skipIf(!enabled)('the agent studio', () => {
     await retrieval.getByText('Knowledge: 1 passage for “Can I return a kettle?”').waitFor();
     await expect(retrieval.getByText(/45 days/).isVisible()).resolves.toBe(false);
     await retrieval.getByText(/^Knowledge:/).click();
-    await retrieval.getByText('A kettle may be returned within 45 days of delivery for a full refund.').waitFor();
-    await retrieval.getByText('handbook/returns.md').waitFor();
-    await retrieval.getByText(/How closely it matched: the closest match of this search/).waitFor();
+    // One passage: its document, its own text and how closely it matched, in words.
+    const passage = retrieval.getByRole('listitem').filter({ hasText: 'handbook/returns.md' });
+    await passage.getByText('A kettle may be returned within 45 days of delivery for a full refund.', { exact: true }).waitFor();
+    await passage.getByText(/How closely it matched: the closest match of this search/).waitFor();
 
     const tool = playground.getByRole('group', { name: 'Tool call echo_upper' });
     // Collapsed: its name, how long it took and what it cost, from the run's record.
