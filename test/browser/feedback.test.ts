@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
@@ -8,6 +10,7 @@ import { runtimeFolders } from '../support/runtime-fixtures.ts';
 /** Thumbs on a playground answer, then the feedback on the run page, in the rated runs and summed on the agent page. */
 const enabled = browserAvailable();
 const PASSWORD = 'a browser password';
+const SCREENSHOTS = process.env.JUNCTION_SCREENSHOTS ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
 const folders = runtimeFolders({ parrot: 'name: Parrot\nmodel: openai/test-echo\ninstructions: Repeat what you hear.\n' });
 let gateway: GatewayHarness;
 let browser: Browser;
@@ -50,6 +53,10 @@ describe.skipIf(!enabled)('feedback in Chromium', () => {
     await up.click();
     expect(await up.getAttribute('aria-pressed')).toBe('true');
     await rating.getByLabel('Comment (optional)').fill('Repeated it word for word.');
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await playground.screenshot({ path: join(SCREENSHOTS, 'playground-feedback.png') });
+    }
     await rating.getByRole('button', { name: 'Send feedback' }).click();
     await playground.getByRole('status').filter({ hasText: 'Feedback sent: good answer, with a comment.' }).waitFor();
 
@@ -57,7 +64,7 @@ describe.skipIf(!enabled)('feedback in Chromium', () => {
     const feedback = page.getByRole('region', { name: 'Feedback', exact: true });
     const row = feedback.getByRole('table', { name: 'Feedback', exact: true }).getByRole('row').filter({ hasText: 'Repeated it word for word.' });
     await row.waitFor();
-    expect(await row.textContent()).toContain('👍 up');
+    expect(await row.textContent()).toContain('Thumbs up');
     expect(errors).toEqual([]);
   });
 
@@ -68,7 +75,7 @@ describe.skipIf(!enabled)('feedback in Chromium', () => {
     await rated.getByText('No feedback matches.').waitFor();
     await rated.getByLabel('Rating').selectOption('up');
     await rated.getByLabel('Agent').selectOption('parrot');
-    await rated.getByRole('link', { name: /^Run rated 👍 up: / }).click();
+    await rated.getByRole('link', { name: /^Run rated Thumbs up: / }).click();
     await page.getByRole('table', { name: 'Feedback', exact: true }).getByRole('row').filter({ hasText: 'Repeated it word for word.' }).waitFor();
 
     await page.goto('/agents/parrot');

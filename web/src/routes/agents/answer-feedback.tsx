@@ -3,8 +3,17 @@ import { type FormEvent, useState } from 'react';
 import { useGiveFeedback } from '../../api/feedback-queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { TextAreaField } from '../../components/ui/field.tsx';
+import './answer-feedback.css';
 
 type Thumb = 'up' | 'down';
+
+/** A thumb drawn as an outline (the down one is the same turned over), so it shows without an emoji font. */
+const ThumbIcon = () => (
+  <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+    <path d="M7 10v12" />
+    <path d="M15 5.88 14 10h5.83a2 2 0 0 1 1.92 2.56l-2.33 8A2 2 0 0 1 17.5 22H4a2 2 0 0 1-2-2v-8a2 2 0 0 1 2-2h2.76a2 2 0 0 0 1.79-1.11L12 2a3.13 3.13 0 0 1 3 3.88Z" />
+  </svg>
+);
 
 /**
  * Thumbs up or down on a playground answer, with an optional comment: sent as feedback
@@ -29,11 +38,13 @@ export function AnswerFeedback({ responseId }: { responseId: string }) {
   return (
     <form className="answer-feedback" aria-label="Feedback on this answer" onSubmit={submit}>
       <div role="group" aria-label="Rate this answer" className="answer-feedback-thumbs">
-        <Button variant="ghost" aria-label="Good answer" title="Good answer" aria-pressed={thumb === 'up'} onClick={() => setThumb('up')}>
-          <span aria-hidden="true">👍</span>
+        <Button aria-pressed={thumb === 'up'} onClick={() => setThumb('up')}>
+          <ThumbIcon />
+          Good answer
         </Button>
-        <Button variant="ghost" aria-label="Bad answer" title="Bad answer" aria-pressed={thumb === 'down'} onClick={() => setThumb('down')}>
-          <span aria-hidden="true">👎</span>
+        <Button className="thumb-down" aria-pressed={thumb === 'down'} onClick={() => setThumb('down')}>
+          <ThumbIcon />
+          Bad answer
         </Button>
       </div>
       {thumb && (
