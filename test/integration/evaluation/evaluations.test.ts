@@ -42,9 +42,17 @@ beforeAll(async () => {
   const graded = { ...agent, name: 'Graded', scorers: [{ type: 'contains', name: 'mentions-order', value: 'order' }] };
   expect((await owner.request('PUT', '/console/api/agents/graded', { definition: graded })).json()).toMatchObject({ version: 1 });
 
+  const calculating = { name: 'Calculating', model: 'openai/test-tool', instructions: 'Use the calculator.', tools: ['calculator'] };
+  expect((await owner.request('PUT', '/console/api/agents/calculating', { definition: calculating })).json()).toMatchObject({ version: 1 });
+
   const datasets = createDatasetRepository(services.db);
   const dataset = await datasets.create(services.defaultAccount.id, { name: 'refunds' });
   await datasets.addCases(services.defaultAccount.id, dataset.id, CASES);
+  const tools = await datasets.create(services.defaultAccount.id, { name: 'tools' });
+  await datasets.addCases(services.defaultAccount.id, tools.id, [
+    { input: 'compute it', expect: { tool_calls: [{ name: 'calculator', arguments: { expression: 'fake' } }] } },
+    { input: 'compute again', expect: { tool_calls: [{ name: 'calculator', arguments: { expression: 'other' } }, { name: 'http_fetch' }] } },
+  ]);
 }, 60_000);
 afterAll(async () => gateway?.close());
 
@@ -97,6 +105,22 @@ describe('an evaluation', () => {
     // The judge read the whole run in the fake's tags, the user's question among it.
     const judgeRequest = gateway.openai.requests.find((request) => (request.body as { model?: string }).model === 'test-judge');
     expect(JSON.stringify(judgeRequest?.body)).toContain('<run>');
+  });
+
+  it('scores the tool calls of the run’s steps, and the judge reads them', async () => {
+    const started = await owner.request('POST', '/console/api/evaluations', {
+      agent: 'calculating',
+      dataset: 'tools',
+      scorers: [{ type: 'tool_calls' }, { type: 'judge', rubric: 'Uses the "calculator".', model: 'openai/test-judge' }],
+    });
+    const evaluation = await ended<EvaluationDetail>(`/console/api/evaluations/${started.json<{ id: string }>().id}`);
+    expect(evaluation.results.map((result) => result.scores.map((score) => score.score))).toEqual([
+      [1, 1],
+      [0, 1],
+    ]);
+    expect(evaluation.results[1]?.scores[0]?.reason).toBe('calculator was called with other arguments: {"expression":"fake"}; no call of http_fetch (called calculator)');
+    const judged = gateway.openai.requests.filter((request) => (request.body as { model?: string }).model === 'test-judge').at(-1);
+    expect(JSON.stringify(judged?.body)).toContain('[tool call] calculator({\\\"expression\\\":\\\"fake\\\"})');
   });
 
   it('keeps going when the judge answers out of format: the scorer errs on each case', async () => {
