@@ -7,8 +7,11 @@ import { SelectField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { useDatasetMutations, useDatasets } from '../datasets/dataset-queries.ts';
 
-/** "Add to dataset" on a run page: the run's input (and the conversation so far) becomes a case, its answer the reference. */
-export function AddToDataset({ runId }: { runId: string }) {
+/** What a case is taken from: a run, or a turn of a conversation (its last item). */
+export type CaseOrigin = { run_id: string } | { conversation_id: string; item_id: string };
+
+/** "Add to dataset" on a run page or a conversation turn: the input (and the conversation so far) becomes a case, the answer the reference. */
+export function AddToDataset({ origin, accessibleName }: { origin: CaseOrigin; accessibleName?: string }) {
   const me = useSignedIn();
   const [open, setOpen] = useState(false);
   const [added, setAdded] = useState<{ id: string; name: string }>();
@@ -22,7 +25,7 @@ export function AddToDataset({ runId }: { runId: string }) {
     const id = String(new FormData(event.currentTarget).get('dataset') ?? '');
     setError(undefined);
     try {
-      await fromRun.mutateAsync({ id, input: { run_id: runId } });
+      await fromRun.mutateAsync({ id, input: origin });
       setAdded({ id, name: datasets.data?.data.find((dataset) => dataset.id === id)?.name ?? id });
     } catch (caught) {
       setError((caught as Error).message);
@@ -32,6 +35,7 @@ export function AddToDataset({ runId }: { runId: string }) {
   return (
     <>
       <Button
+        aria-label={accessibleName}
         onClick={() => {
           setAdded(undefined);
           setError(undefined);

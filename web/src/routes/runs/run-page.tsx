@@ -41,7 +41,7 @@ export function RunPage() {
           <section className="card" aria-labelledby="run-summary-title">
             <div className="section-header">
               <h2 id="run-summary-title">Summary</h2>
-              <AddToDataset runId={found.data.run.run_id} />
+              <AddToDataset origin={{ run_id: found.data.run.run_id }} />
             </div>
             <RunSummary run={found.data.run} />
           </section>
