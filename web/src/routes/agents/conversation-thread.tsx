@@ -3,6 +3,7 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { dateTime, usd } from '../../api/client.ts';
 import { Button } from '../../components/ui/button.tsx';
+import { AddToDataset } from '../runs/add-to-dataset.tsx';
 import { type AnswerStep, answerSteps, branchPath, indexTree, runsOf, siblingsOf, type Tree, turnsOf } from './conversation-tree.ts';
 
 /** The ‹ n/m › control at a fork: which of a message's versions (edits, regenerations) the branch shows. */
@@ -98,7 +99,7 @@ export function ConversationThread({ conversation }: { conversation: Conversatio
   if (turns.length === 0) return <p className="muted">No messages yet.</p>;
   return (
     <ol className="plain exchanges" aria-label="Turns">
-      {turns.map((turn) => (
+      {turns.map((turn, index) => (
         <li key={turn.opening.id} className="exchange">
           <NodeFork tree={tree} node={turn.opening} onChoose={choose} />
           {turn.opening.role === 'user' && (
@@ -121,6 +122,9 @@ export function ConversationThread({ conversation }: { conversation: Conversatio
               </div>
             ))}
             <TurnUsage answer={turn.answer} runs={runs} />
+            {turn.answer.length > 0 && (
+              <AddToDataset origin={{ conversation_id: conversation.id, item_id: turn.answer.at(-1)?.id ?? turn.opening.id }} accessibleName={`Add turn ${index + 1} to dataset`} />
+            )}
           </div>
         </li>
       ))}
