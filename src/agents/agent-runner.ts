@@ -126,6 +126,8 @@ export type AgentRun = {
   result(): AgentRunResult | undefined;
   /** What the run has used so far; once `events` ended (or threw), every step it billed, cancelled ones included. */
   totals(): RunTotals | undefined;
+  /** A run resumed after its process died: the totals of the checkpoint it went on from (empty when it had none). */
+  resumedTotals(): RunTotals | undefined;
 };
 
 /** How long a stopped run waits for its model calls to settle (they were aborted with it, so they end at once). */
@@ -150,6 +152,7 @@ type RunScope = {
   threadId: string;
   startedAt: number;
   totals: { current: RunTotals };
+  resumedTotals?: RunTotals;
   inFlight: Set<Promise<unknown>>;
 };
 
@@ -207,7 +210,7 @@ export function runAgentGraph(deps: AgentRuntimeDeps, request: AgentRunRequest):
       await requestMcp?.close();
     }
   };
-  return { runId, events: events(), result: () => result, totals: () => scope.totals.current };
+  return { runId, events: events(), result: () => result, totals: () => scope.totals.current, resumedTotals: () => scope.resumedTotals };
 }
 
 /** The hooks of the run's own agent: its tools, its file and request MCP servers, the agents it may call. */
@@ -253,7 +256,10 @@ async function* graphTurn(scope: RunScope, hooks: RunHooks, saver: StoreSaver | 
   if (request.resume) {
     const saved = (await graph.getState(config)).values as Partial<AgentGraphState>;
     // A run resumed after its process died goes on counting; one resumed after a pause is a new response, billed from zero.
-    if (saved.totals && request.resume.from === 'start') scope.totals.current = structuredClone(saved.totals);
+    if (request.resume.from === 'start') {
+      if (saved.totals) scope.totals.current = structuredClone(saved.totals);
+      scope.resumedTotals = structuredClone(scope.totals.current);
+    }
     if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
   }
   const pendingApprovals: ApprovalInterrupt['calls'] = [];

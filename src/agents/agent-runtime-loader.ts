@@ -22,5 +22,5 @@ export function runAgent(deps: AgentRuntimeDeps, request: AgentRunRequest): Agen
     run = runner.runAgentGraph(deps, { ...request, runId });
     yield* run.events;
   };
-  return { runId, events: events(), result: () => run?.result(), totals: () => run?.totals() };
+  return { runId, events: events(), result: () => run?.result(), totals: () => run?.totals(), resumedTotals: () => run?.resumedTotals() };
 }

@@ -11,7 +11,7 @@ import { addUsage, type RunTotals } from '../run-totals.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
 import { settleAbandonedRunCalls } from '../../billing/lease-sql.ts';
 import type { StopReason } from '../durable/background-runs.ts';
-import { type InterruptedSteps, interruptedSteps } from '../durable/interrupted-step-repository.ts';
+import { type BilledUsage, billedBeyondCheckpoint, billedUsageOfRun, withEarlierAttempts } from '../durable/earlier-attempt-usage.ts';
 import { dropEventsAfter, finishRun, type RunRow, type RunSnapshot, RunSnapshotSchema, saveProgress } from '../durable/run-repository.ts';
 import { asJunctionFailure, type StoredRunRequest, StoredRunRequestSchema } from './background-response.ts';
 import type { McpToolOf } from './mcp-tool-names.ts';
@@ -63,6 +63,12 @@ type RunSession = {
   mcpToolOf: McpToolOf | undefined;
   /** Set once the runner started: what it used so far. */
   runTotals: (() => RunTotals | undefined) | undefined;
+  /** Set once the runner started: the totals of the checkpoint a run taken over went on from. */
+  resumedTotals: (() => RunTotals | undefined) | undefined;
+  /** A run taken over: what its usage rows held when this process took it (earlier attempts' bill). */
+  earlierAttempts: BilledUsage | undefined;
+  /** The totals of the snapshot the response went on from, if any. */
+  snapshotTotals: BilledUsage | undefined;
   state(fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState;
   send(events: StreamEvent[]): void;
   /** Writes the pending events (and the response as it stands, with a snapshot); a lost lease stops the run. */
@@ -80,6 +86,7 @@ async function openRunSession(deps: BackgroundExecutionDeps, row: RunRow, stop: 
     // The step the dead process had under way is billed now, so this response can count it.
     await settleAbandonedRunCalls(db, row.id, holderId);
   }
+  const earlierAttempts = resumed ? await billedUsageOfRun(db, row.id) : undefined;
 
   const state = (fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState => ({ id: row.response_id, createdAt: request.created_at, ...fields });
   // The run stops on cancel, shutdown or a lost lease (from BackgroundRuns), or when a write finds the lease gone.
@@ -98,6 +105,9 @@ async function openRunSession(deps: BackgroundExecutionDeps, row: RunRow, stop: 
     controller,
     mcpToolOf: undefined,
     runTotals: undefined,
+    resumedTotals: undefined,
+    earlierAttempts,
+    snapshotTotals: snapshot?.totals,
     state,
     encoder: new ResponseEventEncoder({
       isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name),
@@ -155,10 +165,11 @@ async function runToEnd(session: RunSession): Promise<void> {
     onStepSaved: () => session.flush(true),
   });
   session.runTotals = run.totals;
+  session.resumedTotals = run.resumedTotals;
   for await (const event of run.events) send(encoder.encode(event));
   const ran = run.result();
   if (!ran) throw new JunctionError('internal_error', 'The agent run ended without a result.');
-  const result = withInterrupted(ran, await interruptedOf(session));
+  const result = withEarlierAttempts(ran, beyondCheckpoint(session, session.resumedTotals?.()));
   send([...encoder.approvalRequests(result.pendingApprovals ?? []), ...encoder.closeAll()]);
   const { status, incompleteReason } = runOutcome(result);
   const usage = wireUsage(result.usage, { modelCostMicros: result.modelCostMicros, toolCostMicros: result.toolCostMicros });
@@ -190,7 +201,8 @@ async function finishFailedRun(session: RunSession, error: unknown): Promise<voi
   // The runner's totals include a step cut short by the stop, whose usage event never streamed (the pipeline billed it).
   const ran = session.runTotals?.();
   const chosen = ran && ran.modelCostMicros + ran.toolCostMicros >= encoder.totals.modelCostMicros + encoder.totals.toolCostMicros ? ran : encoder.totals;
-  const totals = withInterrupted(chosen, await interruptedOf(session).catch(() => undefined));
+  // The encoder's totals went on from the snapshot, the runner's from its checkpoint.
+  const totals = withEarlierAttempts(chosen, beyondCheckpoint(session, chosen === ran ? session.resumedTotals?.() : session.snapshotTotals));
   const usage = wireUsage(totals.usage, totals);
   const resource = responseResource(
     request.settings,
@@ -225,17 +237,7 @@ async function failedEntry(session: RunSession, resource: ResponseResource, cost
 
 class LeaseLost extends Error {}
 
-/** Steps of this run that a process died in (only a run taken over has any). */
-const interruptedOf = (session: RunSession): Promise<InterruptedSteps | undefined> => (session.row.attempts > 1 ? interruptedSteps(session.deps.db, session.row.id) : Promise.resolve(undefined));
-
-type Billed = { usage: RunTotals['usage']; modelCostMicros: number; toolCostMicros: number };
-
-/** A run's totals with its interrupted steps added: the response's usage is then the sum of the run's usage rows. */
-function withInterrupted<T extends Billed & { costMicros?: number }>(totals: T, lost: InterruptedSteps | undefined): T {
-  if (!lost || lost.modelCostMicros + lost.usage.inputTokens + lost.usage.outputTokens === 0) return totals;
-  // addUsage fills every field, so the sum has whatever shape of Usage the totals had.
-  const added = { ...totals, usage: addUsage(totals.usage, lost.usage), modelCostMicros: totals.modelCostMicros + lost.modelCostMicros } as T;
-  return totals.costMicros === undefined ? added : { ...added, costMicros: totals.costMicros + lost.modelCostMicros };
-}
+/** What a run taken over was billed by earlier attempts beyond the checkpoint it went on from (nothing for a run that was not). */
+const beyondCheckpoint = (session: RunSession, from: BilledUsage | undefined): BilledUsage | undefined => session.earlierAttempts && billedBeyondCheckpoint(session.earlierAttempts, from);
 
 const emptyEncoderTotals = () => ({ usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 }, modelCostMicros: 0, toolCostMicros: 0 });
