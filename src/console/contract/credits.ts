@@ -45,9 +45,10 @@ export const CreditAccountListSchema = z.object({ data: z.array(CreditAccountSch
 /** `POST /console/api/credits/grants` (operators): the same fields as `junction credits grant`. */
 export const GrantInputSchema = z.strictObject({
   account_id: z.uuid('an account of this server'),
-  amount: GrantAmountSchema,
-  currency: CurrencyCodeSchema,
-  note: GrantNoteSchema.optional(),
+  amount: z.string().trim().pipe(GrantAmountSchema),
+  // The console takes `eur` for EUR; the CLI upper-cases what is typed itself.
+  currency: z.string().trim().toUpperCase().pipe(CurrencyCodeSchema),
+  note: z.string().trim().pipe(GrantNoteSchema).optional(),
 });
 export type GrantInput = z.input<typeof GrantInputSchema>;
 
