@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { createAccount, findAccount, listAccounts, setAccountPlan } from '../accounts/account-repository.ts';
 import { microsToUsd } from '../core/money.ts';
-import { grantCredits, getCreditSummary } from '../credits/credit-repository.ts';
+import { getCreditSummary } from '../credits/credit-repository.ts';
+import { grantInCurrency } from '../credits/grant-in-currency.ts';
+import { CurrencyCodeSchema, GrantAmountSchema, GrantNoteSchema } from '../credits/grant-input.ts';
 import { toKeyObject } from '../gateway/keys/key-view.ts';
 import { listKeys, updateKey } from '../keys/key-repository.ts';
 import { createKey } from '../keys/key-service.ts';
@@ -10,6 +12,7 @@ import { EmailSchema, PasswordSchema, RoleSchema } from '../console/contract/ses
 import { hashPassword } from '../console/password-hash.ts';
 import { addMembership, upsertUser } from '../console/user-repository.ts';
 import type { Services } from '../assembly/services.ts';
+import { DATASET_COMMAND_SCHEMAS, runDatasetCommand } from './dataset-commands.ts';
 
 /**
  * Operator commands, as data. The CLI runs them against the store directly, or, when
@@ -44,9 +47,9 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({
     command: z.literal('credits.grant'),
     account,
-    amount: z.string().regex(/^\d+(\.\d{1,6})?$/, 'an amount such as 12 or 9.99 (digits, at most 6 decimals)'),
-    currency: z.string().regex(/^[A-Z]{3}$/, 'a three-letter currency code such as USD or EUR'),
-    note: z.string().optional(),
+    amount: GrantAmountSchema,
+    currency: CurrencyCodeSchema,
+    note: GrantNoteSchema.optional(),
   }),
   z.object({ command: z.literal('credits.show'), account }),
   z.object({ command: z.literal('accounts.create'), name: z.string().min(1, 'a name that is not empty'), plan: z.string().default('default') }),
@@ -54,6 +57,7 @@ export const AdminCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('users.create'), account, email: EmailSchema, password: PasswordSchema, role: RoleSchema.default('owner') }),
   z.object({ command: z.literal('accounts.set-plan'), account: z.string(), plan: z.string().min(1, 'a plan name') }),
   z.object({ command: z.literal('knowledge.index'), account, allAccounts: z.boolean().default(false) }),
+  ...DATASET_COMMAND_SCHEMAS,
 ]);
 export type AdminCommand = z.input<typeof AdminCommandSchema>;
 
@@ -120,13 +124,11 @@ export async function runAdminCommand(services: Services, input: AdminCommand, o
     }
     case 'credits.grant': {
       const accountId = await resolveAccountId(services, command.account);
-      const usdRate = services.config.usdRates[command.currency];
-      if (!usdRate) {
-        throw new AdminError(
-          `no conversion rate for ${command.currency}; configure one (JUNCTION_FX_RATES or currencies: in the config file). Known: ${Object.keys(services.config.usdRates).join(', ')}`,
-        );
+      const outcome = await grantInCurrency(services.db, services.config.usdRates, { accountId, currency: command.currency, amount: command.amount, note: command.note });
+      if (outcome.kind === 'unknown_currency') {
+        throw new AdminError(`no conversion rate for ${command.currency}; configure one (JUNCTION_FX_RATES or currencies: in the config file). Known: ${outcome.known.join(', ')}`);
       }
-      const grant = await grantCredits(services.db, { accountId, currency: command.currency, amount: command.amount, usdRate, note: command.note });
+      const grant = outcome.grant;
       return { data: { id: grant.id, currency: grant.currency, amount: grant.amount, usd_rate: grant.usdRate, usd_equivalent: microsToUsd(grant.usdMicros) } };
     }
     case 'credits.show': {
@@ -177,6 +179,10 @@ export async function runAdminCommand(services: Services, input: AdminCommand, o
       await services.plans.changed(accountId, updated.changeId);
       return { data: { id: updated.account.id, name: updated.account.name, plan: updated.account.plan } };
     }
+    case 'datasets.list':
+    case 'datasets.import':
+    case 'datasets.export':
+      return runDatasetCommand(services.db, await resolveAccountId(services, command.account), command);
     case 'accounts.list': {
       const accounts = await listAccounts(services.db);
       return { data: accounts.map((entry) => ({ id: entry.id, name: entry.name, plan: entry.plan, default: entry.isDefault })) };
