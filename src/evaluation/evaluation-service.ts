@@ -10,6 +10,7 @@ import type { ChatPipeline } from '../pipeline/chat-pipeline.ts';
 import type { Database } from '../store/database.ts';
 import { evaluatedVersion } from './agent-version.ts';
 import { runCase } from './case-runner.ts';
+import { CostCeiling, scheduleCases } from './case-scheduler.ts';
 import { createDatasetRepository, type EvalCase } from './dataset-repository.ts';
 import { type EvaluationRun, failAbandoned, finishEvaluation, getEvaluation, insertEvaluation, insertResult } from './evaluation-repository.ts';
 import { buildScorers, caseScore, DEFAULT_SCORERS } from './scorers/build-scorers.ts';
@@ -130,14 +131,12 @@ export class EvaluationService {
       return { text, costMicros: result.costMicros };
     };
     const scorers = buildScorers(evaluation.scorers, { judge, defaultJudgeModel: agent.config.model });
-    const budget = new CostCeiling(evaluation.maxCostMicros, agent.config.maxRunCostMicros ?? 0);
 
     const runOne = async (testCase: EvalCase, position: number) => {
       const outcome = await runCase(runtime, agent, context, testCase.input);
       const scored = outcome.error === null ? await Promise.all(scorers.map((scorer) => scorer.score(outcome.run, testCase))) : [];
       const results = scored.map((entry) => entry.result);
       const costMicros = outcome.run.costMicros + scored.reduce((sum, entry) => sum + entry.costMicros, 0);
-      budget.finished(costMicros);
       await insertResult(db, evaluation.accountId, {
         evaluationId: evaluation.id,
         caseId: testCase.id,
@@ -154,20 +153,11 @@ export class EvaluationService {
         latencyMs: outcome.run.latencyMs,
         error: outcome.error,
       });
+      return costMicros;
     };
 
-    let next = 0;
-    const worker = async () => {
-      while (next < cases.length && !signal.aborted && budget.mayStart()) {
-        const position = next;
-        next += 1;
-        const testCase = cases[position];
-        if (!testCase) return;
-        budget.started();
-        await runOne(testCase, position);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(evaluation.concurrency, cases.length) }, worker));
+    const ceiling = new CostCeiling(evaluation.maxCostMicros, agent.config.maxRunCostMicros);
+    const next = await scheduleCases(cases, { concurrency: evaluation.concurrency, ceiling, signal }, runOne);
     if (signal.aborted) return;
     const skipped = cases.slice(next);
     for (const [offset, testCase] of skipped.entries()) {
@@ -209,36 +199,4 @@ function scorersFor(requested: unknown, agent: OwnedAgent): ScorerDeclaration[] 
   }
   const declared = agent.config.scorers ?? [];
   return declared.length > 0 ? declared : DEFAULT_SCORERS;
-}
-
-/**
- * The evaluation's cost ceiling: a case starts only when what was spent, plus an estimate
- * for each case in flight and for this one, stays within it. The estimate is the dearest
- * case so far (before the first ends: the agent's own max_run_cost_usd, else nothing).
- */
-class CostCeiling {
-  readonly #maxMicros: number | null;
-  #estimateMicros: number;
-  #spentMicros = 0;
-  #inFlight = 0;
-
-  constructor(maxMicros: number | null, firstEstimateMicros: number) {
-    this.#maxMicros = maxMicros;
-    this.#estimateMicros = firstEstimateMicros;
-  }
-
-  mayStart(): boolean {
-    if (this.#maxMicros === null) return true;
-    return this.#spentMicros + (this.#inFlight + 1) * this.#estimateMicros <= this.#maxMicros && this.#spentMicros < this.#maxMicros;
-  }
-
-  started(): void {
-    this.#inFlight += 1;
-  }
-
-  finished(costMicros: number): void {
-    this.#inFlight -= 1;
-    this.#spentMicros += costMicros;
-    this.#estimateMicros = Math.max(this.#estimateMicros, costMicros);
-  }
 }
