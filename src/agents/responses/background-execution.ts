@@ -7,7 +7,7 @@ import type { Database } from '../../store/database.ts';
 import type { AgentDirectory } from '../agent-directory.ts';
 import { findAnnounced } from '../agent-pinning.ts';
 import type { AgentRuntimeDeps } from '../agent-runner.ts';
-import { addUsage, type RunTotals } from '../run-totals.ts';
+import type { RunTotals } from '../run-totals.ts';
 import { runAgent } from '../agent-runtime-loader.ts';
 import { settleAbandonedRunCalls } from '../../billing/lease-sql.ts';
 import type { StopReason } from '../durable/background-runs.ts';
