@@ -168,6 +168,22 @@ describe('response cache', () => {
     expect(await other.lookup((await fundedKey(t, 'stranger')).accountId, hash)).toBeUndefined();
   });
 
+  it('keeps no answer beyond the entry bound, and none that did not end on its own', async () => {
+    const { accountId } = await fundedKey(t, 'bounded');
+    const { ResponseCache } = await import('../../../src/pipeline/response-cache.ts');
+    const cache = new ResponseCache({ db: t.services.db, now, hitPriceFraction: 0, maxEntryBytes: 2_000 });
+    const answer = (text: string, finish: 'stop' | 'error' = 'stop') => ({
+      kind: 'response' as const,
+      response: { id: 'r', model: 'm', content: [{ type: 'text' as const, text }], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: { unified: finish, raw: undefined } },
+    });
+    expect(await cache.store(accountId, 'small', MODEL, answer('fits'), 60)).toBe(true);
+    expect(await cache.store(accountId, 'large', MODEL, answer('x'.repeat(2_000)), 60)).toBe(false);
+    expect(await cache.store(accountId, 'failed', MODEL, answer('cut', 'error'), 60)).toBe(false);
+    const kept = await t.services.db.query<{ request_hash: string }>('SELECT request_hash FROM response_cache WHERE account_id = $1', [accountId]);
+    expect(kept.rows.map((row) => row.request_hash)).toEqual(['small']);
+    expect(await cache.lookup(accountId, 'large')).toBeUndefined();
+  });
+
   it('serves a plain call from a streamed answer and a stream from a plain one', async () => {
     const { key } = await fundedKey(t, 'cross-mode');
     const cache = { ttl_seconds: 60 };
