@@ -167,6 +167,7 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     background: tag(label, 'background-text'),
     passthroughResponse: tag(label, 'passthrough-response-text'),
     passthroughFile: tag(label, 'passthrough-file-text'),
+    feedback: tag(label, 'feedback-comment'),
   };
   const agentKey = bearer(keys.agent.plain);
   const chatted = ok<{ conversation_id: string; message_id: string }>(
@@ -177,6 +178,8 @@ async function makeTenant(gateway: GatewayHarness, label: 'A' | 'B', accountName
     await app.inject({ method: 'POST', url: '/agents/v1/responses', headers: agentKey, payload: { model: consoleAgent.id, input: texts.response } }),
     'agent response',
   );
+  // Feedback with a comment, so the routes that list feedback are searched for it.
+  ok(await app.inject({ method: 'POST', url: `/agents/v1/responses/${response.id}/feedback`, headers: agentKey, payload: { score: 'up', comment: texts.feedback } }), 'feedback');
   const background = ok<{ id: string }>(
     await app.inject({ method: 'POST', url: '/agents/v1/responses', headers: agentKey, payload: { model: consoleAgent.id, input: texts.background, background: true } }),
     'background response',
