@@ -4,6 +4,8 @@ import { readEnvConfig } from '../config/env-config.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDatabase } from '../store/open-database.ts';
 import { checkCommand } from './check-command.ts';
+import { addDatasetCommands } from './datasets-command.ts';
+import { addEvalCommand } from './eval-cli.ts';
 import { formatIndexResult, indexProgressWriter } from './knowledge-index-output.ts';
 import { printResult } from './print-result.ts';
 import { runCommand } from './run-command.ts';
@@ -33,6 +35,8 @@ export function buildCli(): Command {
   addCreditCommands(program);
   const accounts = addAccountCommands(program);
   addKnowledgeCommand(program);
+  addDatasetCommands(program);
+  addEvalCommand(program);
   accounts
     .command('set-plan <id>')
     .description("change an account's plan (a plan name from the config file)")
