@@ -1,5 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, SystemMessage, type ToolMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Annotation, END, interrupt, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import type { RunEvent } from './run-events.ts';

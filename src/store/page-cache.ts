@@ -59,7 +59,7 @@ export class PageCache {
     let slot = this.#slotOfPage.get(key);
     if (slot === undefined) slot = this.#freeSlot();
     else this.#slotOfPage.delete(key);
-    this.#slots[slot]!.set(content);
+    this.#slots[slot]?.set(content);
     this.#slotOfPage.set(key, slot);
     if (page > (this.#highestPage.get(file) ?? -1)) this.#highestPage.set(file, page);
   }

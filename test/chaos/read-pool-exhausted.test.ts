@@ -46,7 +46,7 @@ describe('every reading connection held', () => {
     expect((await owner.request('GET', '/console/api/overview')).statusCode).toBe(200);
     const slots = reads.stats().max;
     expect(slots).toBeGreaterThan(0);
-    let release = () => undefined as void;
+    let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     const holders = Array.from({ length: slots }, () =>
       reads.session(async (db) => {

@@ -67,8 +67,9 @@ describe('chat completions through the official openai client', () => {
       const call = first.choices[0]?.message.tool_calls?.[0];
       expect(first.choices[0]?.finish_reason, model).toBe('tool_calls');
       expect(call?.type === 'function' && call.function.name).toBe('lookup_order');
-      if (!call || call.type !== 'function') throw new Error('no tool call');
-      messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'shipped yesterday' });
+      const answer = first.choices[0]?.message;
+      if (call?.type !== 'function' || !answer) throw new Error('no tool call');
+      messages.push(answer, { role: 'tool', tool_call_id: call.id, content: 'shipped yesterday' });
       const second = await client.chat.completions.create({ model, messages, tools });
       expect(second.choices[0]?.message.content, model).toContain('shipped yesterday');
     }

@@ -27,7 +27,8 @@ afterAll(async () => {
 describe.skipIf(!enabled)('lock order of lease top-ups and group commits', () => {
   it('never deadlocks a top-up against its own process settling the same key and account', async () => {
     const services: Services = app.services;
-    const holderId = services.registration!.id;
+    const holderId = services.registration?.id;
+    if (!holderId) throw new Error('the app registered no process');
     const accountId = services.defaultAccount.id;
     const { record: key } = await createKey(services.db, services.hasher, {
       accountId,

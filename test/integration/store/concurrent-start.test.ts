@@ -15,7 +15,7 @@ let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
 
 describe.skipIf(!baseUrl)('concurrent start-ups on an empty PostgreSQL database', () => {
   beforeAll(async () => {
-    scratch = await createScratchDatabase(baseUrl!, 'junction_concurrent');
+    scratch = await createScratchDatabase(baseUrl ?? '', 'junction_concurrent');
   });
   afterAll(async () => {
     await scratch.drop();

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** A promise and the function that settles it, to hold a step open. */
 function gate(): { opened: Promise<void>; open(): void } {
-  let open = () => undefined as void;
+  let open: () => void = () => {};
   const opened = new Promise<void>((resolve) => (open = resolve));
   return { opened, open };
 }

@@ -41,7 +41,7 @@ afterAll(async () => {
 
 describe.skipIf(!baseUrl)('PostgreSQL connection outages', () => {
   it('fails a statement waiting on a full pool as "busy" within the connect timeout, and serves it once a connection is free', async () => {
-    let release = () => undefined as void;
+    let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });

@@ -6,6 +6,13 @@ import { runTool } from '../../../src/tools/run-tool.ts';
 import { createToolRegistry, type ToolLoadError, type ToolRegistry } from '../../../src/tools/tool-registry.ts';
 import { DEFINE_TOOL_URL, toolContext, withTempDir, ZOD_URL } from './tool-test-helpers.ts';
 
+/** A tool the registry must hold. */
+const toolNamed = (registry: ToolRegistry, name: string) => {
+  const tool = registry.get(name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return tool;
+};
+
 const plainObjectTool = (name: string, reply: string) => `
 export default {
   name: '${name}',
@@ -69,8 +76,8 @@ describe('tool registry', () => {
         required: ['a'],
       },
     });
-    expect(await runTool(registry.get('add')!, '{"a":2}', toolContext())).toMatchObject({ ok: true, content: '{"sum":3}' });
-    expect(await runTool(registry.get('greet')!, { who: 'Ada' }, toolContext())).toMatchObject({ ok: true, content: 'Hello Ada', costMicros: 1_000 });
+    expect(await runTool(toolNamed(registry, 'add'), '{"a":2}', toolContext())).toMatchObject({ ok: true, content: '{"sum":3}' });
+    expect(await runTool(toolNamed(registry, 'greet'), { who: 'Ada' }, toolContext())).toMatchObject({ ok: true, content: 'Hello Ada', costMicros: 1_000 });
   });
 
   it('refuses a bad export, naming the file and the field', async () => {
@@ -92,7 +99,7 @@ describe('tool registry', () => {
     const { registry, errors } = await setup({ 'calc.ts': plainObjectTool('calculator', 'Calc'), 'clock.ts': plainObjectTool('current_time', 'Tick') });
     expect(registry.get('calculator')?.source).toBe('builtin');
     expect(registry.get('current_time')?.source).toBe('builtin');
-    expect(await runTool(registry.get('calculator')!, { expression: '2 + 3' }, toolContext())).toMatchObject({ ok: true, content: expect.stringContaining('5') });
+    expect(await runTool(toolNamed(registry, 'calculator'), { expression: '2 + 3' }, toolContext())).toMatchObject({ ok: true, content: expect.stringContaining('5') });
     expect(errors.map((error) => error.message)).toEqual([
       expect.stringMatching(/calc\.ts: name: "calculator" is the name of a built-in tool: this file is not loaded and the built-in calculator stays/),
       expect.stringMatching(/clock\.ts: name: "current_time" is the name of a built-in tool/),
@@ -115,7 +122,7 @@ describe('tool registry', () => {
     const { dir, registry, errors } = await setup({ 'greet.ts': plainObjectTool('greet', 'Hello') }, true);
     const changes = vi.fn();
     registry.onChange(changes);
-    const greet = async () => (await runTool(registry.get('greet')!, { who: 'Ada' }, toolContext())).content;
+    const greet = async () => (await runTool(toolNamed(registry, 'greet'), { who: 'Ada' }, toolContext())).content;
 
     await writeFile(join(dir, 'greet.ts'), plainObjectTool('greet', 'Bonjour'));
     await vi.waitFor(async () => expect(await greet()).toBe('Bonjour Ada'), { timeout: 5_000, interval: 20 });
@@ -137,13 +144,13 @@ describe('tool registry', () => {
     const errors: ToolLoadError[] = [];
     const registry = await createToolRegistry({ toolsDir: 'tools', builtins: createBuiltinTools(), watch: false, onError: (error) => errors.push(error) });
     expect(errors).toEqual([]);
-    const quote = await runTool(registry.get('shipping_quote')!, { weight_kg: 2.2, destination: 'europe' }, toolContext());
+    const quote = await runTool(toolNamed(registry, 'shipping_quote'), { weight_kg: 2.2, destination: 'europe' }, toolContext());
     expect(quote).toMatchObject({ ok: true, costMicros: 1_000 });
     expect(JSON.parse(quote.content)).toEqual({ destination: 'europe', billed_weight_kg: 2.5, price: '22.00', currency: 'EUR', delivery_days: '3-5' });
-    expect((await runTool(registry.get('shipping_quote')!, { weight_kg: 2, destination: 'mars' }, toolContext())).ok).toBe(false);
-    const miles = await runTool(registry.get('unit_convert')!, { value: 10, from: 'km', to: 'mi' }, toolContext());
+    expect((await runTool(toolNamed(registry, 'shipping_quote'), { weight_kg: 2, destination: 'mars' }, toolContext())).ok).toBe(false);
+    const miles = await runTool(toolNamed(registry, 'unit_convert'), { value: 10, from: 'km', to: 'mi' }, toolContext());
     expect(JSON.parse(miles.content)).toMatchObject({ result: 6.21371192237 });
-    const celsius = await runTool(registry.get('unit_convert')!, { value: 212, from: 'F', to: 'C' }, toolContext());
+    const celsius = await runTool(toolNamed(registry, 'unit_convert'), { value: 212, from: 'F', to: 'C' }, toolContext());
     expect(JSON.parse(celsius.content)).toMatchObject({ result: 100 });
   });
 });
