@@ -93,7 +93,8 @@ export class ResponseCache {
     if (bytes > this.#maxEntryBytes) return Promise.resolve(false);
     const now = this.#options.now();
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-    this.#remember(memoryId(accountId, requestHash), { model, answer, expiresAt: expiresAt.getTime(), bytes });
+    // A copy, from the text just written: the caller keeps using its own answer object.
+    this.#remember(memoryId(accountId, requestHash), { model, answer: JSON.parse(entry) as CachedAnswer, expiresAt: expiresAt.getTime(), bytes });
     return saveCachedEntry(this.#options.db, accountId, requestHash, { model, entry, expiresAt }, now).then(
       () => true,
       (error: unknown) => {
