@@ -8,7 +8,7 @@ export type ProviderConfig = {
   /** The `provider` part of `provider/model` ids, e.g. `openai`, `ollama`. */
   id: string;
   /** Which wire format the upstream speaks. */
-  kind: 'openai' | 'anthropic' | 'gemini' | 'openai-compatible' | 'bedrock';
+  kind: 'openai' | 'anthropic' | 'gemini' | 'openai-compatible' | 'bedrock' | 'cohere' | 'mistral';
   /** Base URL including the version segment, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;
   apiKey?: string;
