@@ -2,7 +2,9 @@ import type { ProviderAdapter, ProviderConfig } from './adapter.ts';
 import { createAnthropicAdapter } from './anthropic/anthropic-adapter.ts';
 import { createAzureAdapter } from './azure/azure-adapter.ts';
 import { createBedrockAdapter } from './bedrock/bedrock-adapter.ts';
+import { createCohereAdapter } from './cohere/cohere-adapter.ts';
 import { createGeminiAdapter } from './gemini/gemini-adapter.ts';
+import { createMistralAdapter } from './mistral/mistral-adapter.ts';
 import { createOpenAIAdapter } from './openai/openai-adapter.ts';
 import { createVertexAdapter } from './vertex/vertex-adapter.ts';
 
@@ -43,6 +45,10 @@ export function createAdapter(config: ProviderConfig): ProviderAdapter {
       return createGeminiAdapter(config);
     case 'bedrock':
       return createBedrockAdapter(config);
+    case 'cohere':
+      return createCohereAdapter(config);
+    case 'mistral':
+      return createMistralAdapter(config);
     default:
       return config.azure ? createAzureAdapter(config) : createOpenAIAdapter(config);
   }
