@@ -265,9 +265,65 @@ const AWS: ProviderFacts = {
   extras: [],
 };
 
+/** The price data's entries named as Cohere's API takes them, where the entry is a family rather than a model name. */
+const COHERE_NAMES: Readonly<Record<string, string>> = { 'command-a': 'command-a-03-2025', 'command-r7b': 'command-r7b-12-2024' };
+
+/** Cohere through its v2 Chat API. */
+const COHERE: ProviderFacts = {
+  include: ['*'],
+  exclude: [
+    { match: ['command', 'command-light*'], reason: 'legacy generation models, retired from the v2 Chat API' },
+    { match: ['embed-*'], reason: "embedding models, reached through Cohere's /v2/embed, which the adapter does not speak" },
+  ],
+  upstreamNames: {},
+  catalogName: (name) => COHERE_NAMES[name] ?? name,
+  rules: [
+    { match: ['command-a*'], facts: { capabilities: CHAT, contextLength: 256_000, maxOutputTokens: 8_000 } },
+    { match: ['command-r*'], facts: { capabilities: CHAT, contextLength: 128_000, maxOutputTokens: 4_000 } },
+    { match: ['*'], facts: { capabilities: ['chat'] } },
+  ],
+  extras: [],
+};
+
+/** The price data's Mistral families as Mistral's API names them (its `-latest` aliases, its `open-` names). */
+const MISTRAL_NAMES: Readonly<Record<string, string>> = {
+  'mistral-large': 'mistral-large-latest',
+  codestral: 'codestral-latest',
+  'mistral-7b': 'open-mistral-7b',
+  'mistral-nemo': 'open-mistral-nemo',
+  'mistral-medium-3-1': 'mistral-medium-2508',
+  'pixtral-large': 'pixtral-large-latest',
+  'pixtral-12b': 'pixtral-12b-latest',
+  'magistral-medium': 'magistral-medium-latest',
+  'magistral-small': 'magistral-small-latest',
+  'mixtral-8x7b': 'open-mixtral-8x7b',
+  'mixtral-8x22b-instruct': 'open-mixtral-8x22b',
+};
+
+/** Mistral's chat API (mistral-request.ts); names are those its API takes. */
+const MISTRAL: ProviderFacts = {
+  include: ['*'],
+  exclude: [
+    { match: ['*:free', '*-instruct-2501', 'mistral-small-3.*-instruct'], reason: 'open-weight listings priced by other hosts, not Mistral API names' },
+    { match: ['mistral-ocr-*'], reason: 'the OCR API, not chat' },
+    { match: ['voxtral-*'], reason: 'audio models, not on the chat API the adapter speaks' },
+  ],
+  upstreamNames: {},
+  catalogName: (name) => MISTRAL_NAMES[name] ?? name,
+  rules: [
+    { match: ['mistral-embed'], facts: { capabilities: ['embeddings'] } },
+    { match: ['magistral-*'], facts: { capabilities: ['chat', 'tools', 'reasoning', 'json_output'] } },
+    { match: ['pixtral-*', 'mistral-medium-*', 'mistral-small-*', 'mistral-large-2512', 'ministral-*-2512'], facts: { capabilities: CHAT_VISION } },
+    { match: ['*'], facts: { capabilities: CHAT } },
+  ],
+  extras: [],
+};
+
 export const BUILTIN_FACTS: Readonly<Record<PublishedProviderId, ProviderFacts>> = {
   openai: OPENAI,
   anthropic: ANTHROPIC,
   google: GOOGLE,
   aws: AWS,
+  cohere: COHERE,
+  mistral: MISTRAL,
 };

@@ -9,6 +9,7 @@ import { CurrencyRatesSchema } from '../credits/currency-rates.ts';
 import { z } from 'zod';
 import { scaleDecimal, toSafeNumber } from './money.ts';
 import { CAPABILITIES, type ModelPrices, type PriceTier } from './types.ts';
+import { isNativeProviderId } from '../providers/native-providers.ts';
 import { isPresetId } from '../providers/provider-presets.ts';
 import { DeploymentSchema, deploymentLabels, RoutingSchema } from './deployment-schema.ts';
 
@@ -224,9 +225,9 @@ export const CatalogConfigSchema = z
     }
   });
 
-/** Providers a deployment may name: the built-in ones, Azure, Vertex AI, the presets and the file's own. */
+/** Providers a deployment may name: the built-in ones, Azure, Vertex AI, Bedrock, Cohere, Mistral, the presets and the file's own. */
 export const isDeploymentProvider = (id: string, providers: Readonly<Record<string, unknown>>): boolean =>
-  (RESERVED_PROVIDER_IDS as readonly string[]).includes(id) || id === 'azure' || id === 'vertex' || id === 'bedrock' || isPresetId(id) || Object.hasOwn(providers, id);
+  (RESERVED_PROVIDER_IDS as readonly string[]).includes(id) || id === 'azure' || id === 'vertex' || id === 'bedrock' || isNativeProviderId(id) || isPresetId(id) || Object.hasOwn(providers, id);
 
 export type CatalogConfig = z.output<typeof CatalogConfigSchema>;
 export type CatalogConfigInput = z.input<typeof CatalogConfigSchema>;

@@ -1,13 +1,15 @@
 /**
  * The providers the config file and the environment add beside openai, anthropic and google
  * (providersFromEnv): the file's `providers:`, the presets whose key variable is set, Azure
- * OpenAI from its AZURE_OPENAI_* variables, Amazon Bedrock from its AWS variables, and one
+ * OpenAI from its AZURE_OPENAI_* variables, Amazon Bedrock from its AWS variables, Cohere and
+ * Mistral from their key variables (native-providers.ts), and one
  * adapter config per model deployment (Vertex AI's from its service account, project and
  * location: see vertex-env.ts; Bedrock's from its key or AWS credentials: see bedrock-env.ts).
  */
 import type { ProviderConfig } from '../providers/adapter.ts';
 import { DEFAULT_AZURE_API_VERSION } from '../providers/azure/azure-adapter.ts';
 import { bedrockConfiguredInEnv, bedrockProviderConfig } from '../providers/bedrock/bedrock-env.ts';
+import { NATIVE_PROVIDERS, type NativeProvider, nativeProviderOf } from '../providers/native-providers.ts';
 import { PROVIDER_PRESETS, presetBaseUrl, presetOf } from '../providers/provider-presets.ts';
 import { vertexProviderConfig } from '../providers/vertex/vertex-env.ts';
 import type { CatalogConfig, CompatibleProviderConfig } from './config-schema.ts';
@@ -32,6 +34,9 @@ const BUILTIN_BASES: Record<string, (env: Env) => ProviderBase> = {
   anthropic: (env) => ({ kind: 'anthropic', baseUrl: env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com/v1', keyEnv: 'ANTHROPIC_API_KEY', ...upstreamTimeout(env) }),
   google: (env) => ({ kind: 'gemini', baseUrl: env.GEMINI_BASE_URL ?? 'https://generativelanguage.googleapis.com/v1beta', keyEnv: 'GEMINI_API_KEY', ...upstreamTimeout(env) }),
 };
+
+/** A native provider (Cohere, Mistral) as its variables reach it. */
+const nativeBase = (native: NativeProvider, env: Env): ProviderBase => ({ kind: native.kind, baseUrl: env[native.baseUrlEnv] || native.baseUrl, keyEnv: native.apiKeyEnv, ...upstreamTimeout(env) });
 
 const upstreamTimeout = (env: Env): { timeoutMs?: number } => (env.JUNCTION_UPSTREAM_TIMEOUT_MS ? { timeoutMs: Number(env.JUNCTION_UPSTREAM_TIMEOUT_MS) } : {});
 
@@ -70,6 +75,8 @@ function providerBase(providerId: string, config: CatalogConfig, env: Env): Prov
   const builtin = BUILTIN_BASES[providerId];
   if (builtin) return builtin(env);
   if (providerId === 'azure') return azureFromEnv(env);
+  const native = nativeProviderOf(providerId);
+  if (native) return nativeBase(native, env);
   const preset = presetOf(providerId);
   return preset ? { kind: 'openai-compatible', baseUrl: presetBaseUrl(preset, env), keyEnv: preset.apiKeyEnv } : undefined;
 }
@@ -100,6 +107,9 @@ export function configuredProviders(config: CatalogConfig, env: Env): Configured
   for (const [id, preset] of Object.entries(PROVIDER_PRESETS)) {
     // A hosted preset is on once its key is set; a local one once the file names it.
     if ('apiKeyEnv' in preset && env[preset.apiKeyEnv] && !config.providers[id]) add(id, { kind: 'openai-compatible', baseUrl: presetBaseUrl(preset, env), keyEnv: preset.apiKeyEnv });
+  }
+  for (const [id, native] of Object.entries(NATIVE_PROVIDERS)) {
+    if (env[native.apiKeyEnv] && !config.providers[id]) add(id, nativeBase(native, env));
   }
   const azure = azureFromEnv(env);
   if (azure && !config.providers.azure) add('azure', azure);

@@ -12,7 +12,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const DeploymentSchema = z
   .strictObject({
-    provider: z.string().min(1).describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, `vertex`, `bedrock`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
+    provider: z.string().min(1).describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, `vertex`, `bedrock`, `cohere`, `mistral`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
     name: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_.-]*$/, 'deployment names are lowercase letters, digits, ".", "-" and "_"')

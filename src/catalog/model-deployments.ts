@@ -5,10 +5,11 @@
 import { DEFAULT_ROUTING, deploymentAdapterKey, deploymentLabels, type DeploymentConfig, type RoutingSettings } from './deployment-schema.ts';
 import { findPublishedModel } from './published-prices.ts';
 import type { CatalogModel, ModelDeployment, ModelPrices, ProviderKind } from './types.ts';
+import { nativeProviderOf } from '../providers/native-providers.ts';
 import { vertexPublisher } from '../providers/vertex/vertex-call.ts';
 
 /**
- * The wire kind of a deployment's provider: the three built-in ones, Bedrock's Converse, Vertex AI's by the model
+ * The wire kind of a deployment's provider: the three built-in ones, Bedrock's Converse, Cohere's and Mistral's, Vertex AI's by the model
  * it serves (Claude speaks Anthropic's format there, the rest Gemini's), else OpenAI's
  * format (Azure, presets, the file's providers).
  */
@@ -18,6 +19,8 @@ export function deploymentProviderKind(providerId: string, upstreamName: string)
   if (providerId === 'anthropic') return 'anthropic';
   if (providerId === 'google') return 'gemini';
   if (providerId === 'bedrock') return 'bedrock';
+  const native = nativeProviderOf(providerId);
+  if (native) return native.kind;
   return 'openai-compatible';
 }
 

@@ -1,7 +1,7 @@
 /**
  * The models one configured provider contributes before config overrides:
  * published entries (filtered and completed by the built-in table) for openai,
- * anthropic, gemini and bedrock kinds, the config's own list for openai-compatible ones.
+ * anthropic, gemini, bedrock, cohere and mistral kinds, the config's own list for openai-compatible ones.
  */
 import { BUILTIN_FACTS, type ModelFacts, type ProviderFacts } from './builtin-facts.ts';
 import type { CompatibleProviderConfig, ModelOverride } from './config-schema.ts';

@@ -8,8 +8,8 @@ import { PROJECT_ROOT } from '../core/project-root.ts';
 /**
  * The published models of the providers the catalog reads, as @pydantic/genai-prices lists
  * them. The package is one module holding every provider's data as code (800 KB): importing
- * it took 85-103 ms of the server's thread at every start. The four providers read here are
- * 118 KB of JSON, read and parsed in a few ms. So the first use after an install loads the
+ * it took 85-103 ms of the server's thread at every start. The providers read here are
+ * a small part of it as JSON, read and parsed in a few ms. So the first use after an install loads the
  * package once and keeps those providers' models as a snapshot in
  * node_modules/.cache/junction/genai-prices, named by the package's version (a new version
  * is a new snapshot; a snapshot is only ever written whole, by a rename).
@@ -17,7 +17,7 @@ import { PROJECT_ROOT } from '../core/project-root.ts';
 export const DEFAULT_PRICE_SNAPSHOT_DIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'junction', 'genai-prices');
 
 /** The package's provider ids the catalog reads (published-prices.ts maps provider kinds to them). */
-export const SNAPSHOT_PROVIDERS = ['openai', 'anthropic', 'google', 'aws'] as const;
+export const SNAPSHOT_PROVIDERS = ['openai', 'anthropic', 'google', 'aws', 'cohere', 'mistral'] as const;
 export type SnapshotProviderId = (typeof SNAPSHOT_PROVIDERS)[number];
 
 type Snapshot = Record<SnapshotProviderId, unknown[]>;

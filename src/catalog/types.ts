@@ -9,7 +9,7 @@ import type { RoutingSettings } from './deployment-schema.ts';
 export const CAPABILITIES = ['chat', 'tools', 'vision', 'reasoning', 'json_output', 'embeddings', 'image_generation', 'moderation', 'audio_speech', 'audio_transcription'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
-export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible' | 'bedrock';
+export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible' | 'bedrock' | 'cohere' | 'mistral';
 
 /** A provider the caller has credentials for; only these contribute models. */
 export type CatalogProvider = { id: string; kind: ProviderKind };

@@ -7,7 +7,8 @@ export type CheckResult = { name: string; ok: boolean; detail: string; fix?: str
 function listModelsRequest(config: ProviderConfig): { url: string; headers: Record<string, string> } {
   const query = new URLSearchParams(config.query ?? {});
   if (config.kind === 'gemini' && config.apiKey) query.set('key', config.apiKey);
-  const url = `${config.baseUrl}/models${query.size > 0 ? `?${query}` : ''}`;
+  // Cohere's base URL is its origin, and its model list is on v1.
+  const url = `${config.baseUrl}${config.kind === 'cohere' ? '/v1/models' : '/models'}${query.size > 0 ? `?${query}` : ''}`;
   const headers: Record<string, string> = { ...(config.headers ?? {}) };
   if (config.kind === 'anthropic') {
     if (config.apiKey) headers['x-api-key'] = config.apiKey;

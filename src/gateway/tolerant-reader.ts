@@ -85,10 +85,10 @@ export function carryUnknownFields(request: Omit<ModelRequest, 'model'>, format:
   request.providerOptions = { ...request.providerOptions, [key]: options };
 }
 
-/** Bedrock speaks no front-end's format: fields set aside for one never reach it. */
+/** Bedrock and Cohere speak no front-end's format: fields set aside for one never reach them. Mistral's is OpenAI's. */
 function formatOf(kind: ProviderKind): WireFormat | undefined {
-  if (kind === 'bedrock') return undefined;
-  return kind === 'openai-compatible' ? 'openai' : kind;
+  if (kind === 'bedrock' || kind === 'cohere') return undefined;
+  return kind === 'openai-compatible' || kind === 'mistral' ? 'openai' : kind;
 }
 
 /**
