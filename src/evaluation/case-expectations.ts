@@ -17,15 +17,23 @@ const compiles = (pattern: string): boolean => {
 /** A JavaScript regular expression (Unicode mode) that must compile, so a bad one is refused where it is written. */
 export const ExpectationPatternSchema = z.string().min(1).max(EXPECTATION_PATTERN_LIMIT).refine(compiles, 'not a valid regular expression');
 
-/** Arguments a tool call must match: a pattern over the arguments' JSON text. */
-export const ArgumentsPatternSchema = z.strictObject({ regex: ExpectationPatternSchema });
+/** Arguments given as `{"regex": "…"}` alone are a pattern over the arguments' JSON text (scorers read them so). */
+export const isArgumentsPattern = (value: Record<string, unknown>): value is { regex: string } => Object.keys(value).length === 1 && typeof value['regex'] === 'string';
 
-/** Otherwise an object whose fields the call's arguments must hold (a subset match). */
-export const ArgumentsSubsetSchema = z.record(z.string(), z.unknown());
+/**
+ * The arguments a tool call must match: a pattern (above), otherwise an object whose fields
+ * the call's arguments must hold (a subset match). A pattern that does not compile is
+ * refused here rather than taken as a field named "regex".
+ */
+export const ToolCallArgumentsSchema = z.record(z.string(), z.unknown()).superRefine((value, context) => {
+  if (!isArgumentsPattern(value)) return;
+  const pattern = ExpectationPatternSchema.safeParse(value.regex);
+  for (const issue of pattern.error?.issues ?? []) context.addIssue({ code: 'custom', message: issue.message, path: ['regex'] });
+});
 
 export const ToolCallExpectationSchema = z.strictObject({
   name: z.string().min(1).max(200),
-  arguments: z.union([ArgumentsPatternSchema, ArgumentsSubsetSchema]).optional(),
+  arguments: ToolCallArgumentsSchema.optional(),
 });
 export type ToolCallExpectation = z.infer<typeof ToolCallExpectationSchema>;
 
