@@ -94,7 +94,7 @@ describe.skipIf(!enabled)('evaluations in Chromium', () => {
     expect(await rows.nth(2).getByRole('rowheader').textContent()).toContain('refund please');
     await first.getByText('Line diff').click();
     expect(await first.getByLabel('Answer changes from baseline to candidate').textContent()).toBe('- where is my order\n+ where\n');
-    await first.getByRole('link', { name: 'Open run' }).first().waitFor();
+    await first.getByRole('link', { name: 'Open run of the candidate for “where is my order”' }).waitFor();
     expect(await axeViolations()).toEqual([]);
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });

@@ -67,7 +67,7 @@ export function EvaluationPage() {
                   <td>{result.latency_ms === null ? '—' : `${result.latency_ms} ms`}</td>
                   <td>
                     {result.run_id && (
-                      <Link to="/runs/$runId" params={{ runId: result.run_id }}>
+                      <Link to="/runs/$runId" params={{ runId: result.run_id }} aria-label={`Open run of “${caseInputText(result.input)}”`}>
                         Open run
                       </Link>
                     )}

@@ -76,9 +76,9 @@ function CaseRow({ entry }: { entry: ComparedCaseView }) {
       <th scope="row">
         {entry.regression && <span className="eval-badge">Regression</span>} {caseInputText(entry.input)}
       </th>
-      <td className="eval-answer">{answerCell(baseline)}</td>
+      <td className="eval-answer">{answerCell(baseline, `of the baseline for “${caseInputText(entry.input)}”`)}</td>
       <td className="eval-answer">
-        {answerCell(candidate)}
+        {answerCell(candidate, `of the candidate for “${caseInputText(entry.input)}”`)}
         {changed && (
           <details>
             <summary>Line diff</summary>
@@ -106,14 +106,15 @@ function CaseRow({ entry }: { entry: ComparedCaseView }) {
   );
 }
 
-function answerCell(side: ComparedCaseView['baseline']) {
+/** A side's answer (or why there is none) and a link to its run, named apart (`run`) for readers that list links. */
+function answerCell(side: ComparedCaseView['baseline'], run: string) {
   if (!side) return <span className="muted">not run</span>;
   return (
     <>
       {side.answer ?? <span className="muted">{side.error ?? side.status}</span>}
       {side.run_id && (
         <div className="small">
-          <Link to="/runs/$runId" params={{ runId: side.run_id }}>
+          <Link to="/runs/$runId" params={{ runId: side.run_id }} aria-label={`Open run ${run}`}>
             Open run
           </Link>
         </div>
