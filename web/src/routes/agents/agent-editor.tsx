@@ -22,7 +22,7 @@ const approvalTools = (value: unknown): Set<string> =>
       : [],
   );
 /** Fields of the agent file this form does not edit: kept as they are. */
-const KEPT_FIELDS = ['max_output_tokens', 'agents', 'handoffs', 'max_run_seconds', 'max_run_cost_usd'];
+const KEPT_FIELDS = ['max_output_tokens', 'agents', 'handoffs', 'max_run_seconds', 'max_run_cost_usd', 'scorers'];
 
 /** The fields the form shows, each with its own error line; the other issues are listed together. */
 const FORM_FIELDS = ['name', 'description', 'model', 'fallback_models', 'instructions', 'tools', 'knowledge', 'temperature', 'reasoning', 'max_steps'];
