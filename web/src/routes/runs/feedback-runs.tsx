@@ -55,8 +55,8 @@ export function FeedbackRuns() {
                 <td>{entry.comment ?? '—'}</td>
                 <td>
                   {runId ? (
-                    <Link to="/runs/$runId" params={{ runId }} aria-label={`Run rated ${feedbackScore(entry)}: ${runId}`}>
-                      Open
+                    <Link to="/runs/$runId" params={{ runId }}>
+                      {runId}
                     </Link>
                   ) : (
                     '—'
