@@ -91,6 +91,8 @@ describe.skipIf(!enabled)('feedback in Chromium', () => {
     await page.getByRole('table', { name: 'Feedback', exact: true }).getByRole('row').filter({ hasText: 'Repeated it word for word.' }).waitFor();
 
     await page.goto('/agents/parrot');
+    // The playground brings the conversation back, and the answer says how it was rated.
+    await page.getByRole('region', { name: 'Playground' }).getByRole('status').filter({ hasText: 'Rated: good answer, with a comment.' }).waitFor();
     const summary = page.getByRole('table', { name: 'Feedback by version' });
     const versionRow = summary.getByRole('row').nth(1);
     await versionRow.waitFor();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FEEDBACK_RATINGS, FeedbackEntrySchema } from '../../agents/feedback/feedback-schemas.ts';
 
-export { FEEDBACK_COMMENT_MAX, FEEDBACK_RATINGS, type FeedbackEntry, FeedbackEntrySchema, type FeedbackRating } from '../../agents/feedback/feedback-schemas.ts';
+export { FEEDBACK_COMMENT_MAX, FEEDBACK_RATINGS, type FeedbackEntry, FeedbackEntrySchema, FeedbackListSchema, type FeedbackRating } from '../../agents/feedback/feedback-schemas.ts';
 
 /** One version's feedback on the agent page: how many entries, their mean score, how many rated up (0.5 or more) and down. */
 export const VersionFeedbackSchema = z.object({

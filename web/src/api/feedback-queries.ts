@@ -1,4 +1,4 @@
-import { type FeedbackEntry, FeedbackEntrySchema, FeedbackPageSchema, type FeedbackRating, FeedbackSummarySchema } from '@contract/feedback.ts';
+import { type FeedbackEntry, FeedbackEntrySchema, FeedbackListSchema, FeedbackPageSchema, type FeedbackRating, FeedbackSummarySchema } from '@contract/feedback.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, currentCsrfToken } from './client.ts';
 import { plainMessage } from './plain-messages.ts';
@@ -20,6 +20,18 @@ export const useFeedbackSearch = (search: FeedbackSearch) =>
       const query = new URLSearchParams({ limit: '50', ...(search.agentId && { agent_id: search.agentId }), ...(search.rating && { rating: search.rating }) });
       return api(FeedbackPageSchema, `/feedback?${query}`);
     },
+  });
+
+/** The newest feedback on a playground answer, so a reloaded page shows what was said. */
+export const useAnswerFeedback = (responseId: string) =>
+  useQuery({
+    queryKey: ['feedback', 'answer', responseId],
+    queryFn: async () => {
+      const response = await fetch(`/agents/v1/responses/${encodeURIComponent(responseId)}/feedback?limit=1`, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      if (!response.ok) throw new ApiError(response.status, `Feedback could not be read (${response.status})`, null);
+      return FeedbackListSchema.parse(await response.json()).data[0] ?? null;
+    },
+    retry: false,
   });
 
 export type FeedbackGiven = { score: 'up' | 'down'; comment: string };

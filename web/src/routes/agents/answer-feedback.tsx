@@ -1,11 +1,17 @@
-import { FEEDBACK_COMMENT_MAX } from '@contract/feedback.ts';
+import { FEEDBACK_COMMENT_MAX, type FeedbackEntry } from '@contract/feedback.ts';
 import { type FormEvent, useState } from 'react';
-import { useGiveFeedback } from '../../api/feedback-queries.ts';
+import { useAnswerFeedback, useGiveFeedback } from '../../api/feedback-queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { TextAreaField } from '../../components/ui/field.tsx';
 import './answer-feedback.css';
 
 type Thumb = 'up' | 'down';
+
+const rating = (entry: Pick<FeedbackEntry, 'score' | 'thumb'>): string => {
+  if (entry.thumb === 'up') return 'good answer';
+  if (entry.thumb === 'down') return 'bad answer';
+  return `score ${entry.score.toFixed(2)}`;
+};
 
 /** A thumb drawn as an outline (the down one is the same turned over), so it shows without an emoji font. */
 const ThumbIcon = () => (
@@ -22,18 +28,33 @@ const ThumbIcon = () => (
 export function AnswerFeedback({ responseId }: { responseId: string }) {
   const [thumb, setThumb] = useState<Thumb | null>(null);
   const [comment, setComment] = useState('');
+  const [again, setAgain] = useState(false);
+  const given = useAnswerFeedback(responseId);
   const give = useGiveFeedback(responseId);
-  if (give.data) {
+  if (given.isPending) return null;
+  const latest = give.data ?? given.data;
+  if (latest && !again) {
     return (
       <p className="muted small answer-feedback" role="status">
-        Feedback sent: {give.data.thumb === 'up' ? 'good answer' : 'bad answer'}
-        {give.data.comment ? ', with a comment' : ''}.
+        {give.data ? 'Feedback sent' : 'Rated'}: {rating(latest)}
+        {latest.comment ? ', with a comment' : ''}.{' '}
+        <Button
+          variant="ghost"
+          onClick={() => {
+            give.reset();
+            setThumb(null);
+            setComment('');
+            setAgain(true);
+          }}
+        >
+          Rate again
+        </Button>
       </p>
     );
   }
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (thumb) give.mutate({ score: thumb, comment: comment.trim() });
+    if (thumb) give.mutate({ score: thumb, comment: comment.trim() }, { onSuccess: () => setAgain(false) });
   };
   return (
     <form className="answer-feedback" aria-label="Feedback on this answer" onSubmit={submit}>
