@@ -28,29 +28,6 @@ let conversationId = '';
 
 type Violation = { id: string; help: string; nodes: string[] };
 
-/**
- * Violations this suite found in files other helpers own, left out of the assertion until
- * their fix lands (each is printed when it shows up). Empty this list when they do.
- */
-const KNOWN_OPEN_IN_OTHER_AREAS: Array<{ page: RegExp; rule: string; owner: string; what: string }> = [
-  {
-    page: /^\/agents\/helper\/conversations\/conv_/,
-    rule: 'label-content-name-mismatch',
-    owner: 'web/src/routes/agents/conversation-thread.tsx',
-    what: 'the "Add to dataset" button is named "Add turn N to dataset": its visible words must be in its name, as in "Add to dataset: turn N"',
-  },
-];
-
-/** The violations not yet known to be open elsewhere; the known ones are printed. */
-function unknownOf(page: string, list: Violation[]): Violation[] {
-  const known = (violation: Violation) => KNOWN_OPEN_IN_OTHER_AREAS.find((entry) => entry.page.test(page) && entry.rule === violation.id);
-  for (const violation of list) {
-    const entry = known(violation);
-    if (entry) console.warn(`known open (KNOWN_OPEN_IN_OTHER_AREAS) on ${page}: ${violation.id} in ${entry.owner}: ${entry.what}`);
-  }
-  return list.filter((violation) => !known(violation));
-}
-
 beforeAll(async () => {
   if (!enabled) return;
   gateway = await startGateway(folders.env);
@@ -116,7 +93,7 @@ async function inBothThemes(path: string): Promise<Record<string, Violation[]>> 
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await expect.poll(theme).toBe(scheme);
-    const list = unknownOf(path, await violations());
+    const list = await violations();
     if (list.length > 0) found[`${path} (${scheme})`] = list;
   }
   return found;

@@ -113,7 +113,7 @@ describe.skipIf(!enabled)('datasets in Chromium', () => {
   it('adds a conversation turn to the dataset from the conversation page', async () => {
     const stored = await gateway.services.db.query<{ id: string }>('SELECT id FROM conversations ORDER BY position LIMIT 1');
     await page.goto(`/agents/echo/conversations/${stored.rows[0]?.id}`);
-    await page.getByRole('button', { name: 'Add turn 1 to dataset' }).click();
+    await page.getByRole('button', { name: 'Add to dataset: turn 1' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add to dataset' });
     await dialog.getByRole('button', { name: 'Add case' }).click();
     await dialog.getByRole('status').filter({ hasText: 'Added to refunds' }).waitFor();

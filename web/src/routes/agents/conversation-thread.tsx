@@ -123,7 +123,7 @@ export function ConversationThread({ conversation }: { conversation: Conversatio
             ))}
             <TurnUsage answer={turn.answer} runs={runs} />
             {turn.answer.length > 0 && (
-              <AddToDataset origin={{ conversation_id: conversation.id, item_id: turn.answer.at(-1)?.id ?? turn.opening.id }} accessibleName={`Add turn ${index + 1} to dataset`} />
+              <AddToDataset origin={{ conversation_id: conversation.id, item_id: turn.answer.at(-1)?.id ?? turn.opening.id }} accessibleName={`Add to dataset: turn ${index + 1}`} />
             )}
           </div>
         </li>
