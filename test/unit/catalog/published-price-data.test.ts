@@ -28,7 +28,7 @@ describe('published price data', () => {
   it('is read from the snapshot when there is one (the package is not consulted)', () => {
     const folder = newFolder();
     mkdirSync(folder, { recursive: true });
-    const marked = { openai: [{ id: 'only-in-the-snapshot' }], anthropic: [], google: [], aws: [] };
+    const marked = { openai: [{ id: 'only-in-the-snapshot' }], anthropic: [], google: [], aws: [], cohere: [], mistral: [] };
     writeFileSync(snapshotFile(folder), JSON.stringify(marked));
     expect(publishedProviderModels('openai', folder)).toEqual([{ id: 'only-in-the-snapshot' }]);
     expect(publishedProviderModels('google', folder)).toEqual([]);
