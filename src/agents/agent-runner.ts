@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../tools/tool-registry.ts';
 import { type AgentGraphState, type ApprovalInterrupt, agentGraph, checkpointedAgentGraph, type RunHooks } from './agent-graph.ts';
 import type { LoadedAgent } from './agent-registry.ts';
 import type { AgentCheckpointer } from './durable/agent-checkpointer.ts';
+import { replayedEvents } from './durable/checkpoint-replay.ts';
 import { SYNC_CHECKPOINTS } from './durable/store-checkpoint-saver.ts';
 import { toCanonicalMessage } from './langchain-messages.ts';
 import type { RunEvent } from './run-events.ts';
@@ -84,8 +85,10 @@ export type AgentRunRequest = {
    * Go on from the last checkpoint of `threadId` instead of starting: a run whose process
    * died (`from: 'start'`: everything the thread produced belongs to this run), or a
    * paused run given its interrupt's answer (`from: 'pause'`: only what follows is new).
+   * `shown` (with `from: 'start'`): how many of the checkpoint's messages the caller's response
+   * already shows; the run's messages after them are streamed again before it goes on.
    */
-  resume?: { threadId: string; from: 'start' | 'pause'; value?: unknown };
+  resume?: { threadId: string; from: 'start' | 'pause'; value?: unknown; shown?: number };
   /** Wall-clock start (a resumed run keeps its first start) and the run's bounds. */
   startedAt?: number;
   /** 'sync' waits for each step's checkpoint before the next (background runs); default 'async'. */
@@ -259,6 +262,7 @@ async function* graphTurn(scope: RunScope, hooks: RunHooks, saver: StoreSaver | 
     if (request.resume.from === 'start') {
       if (saved.totals) scope.totals.current = structuredClone(saved.totals);
       scope.resumedTotals = structuredClone(scope.totals.current);
+      yield* replayUnshown(saved, request.resume.shown, request.onStepSaved);
     }
     if (request.resume.from === 'pause') producedFrom = saved.messages?.length;
   }
@@ -277,6 +281,19 @@ async function* graphTurn(scope: RunScope, hooks: RunHooks, saver: StoreSaver | 
     await saver.written();
   }
   return { state: turn.state, produced: turn.produced, producedBy: turn.producedBy, versions: turn.versions, pendingApprovals };
+}
+
+/**
+ * A run taken over re-sends what its checkpoint produced after the messages its response
+ * shows (the dead process may have checkpointed a step but died before its response took
+ * it in), then reports the checkpoint as saved: the response now shows all of it.
+ */
+async function* replayUnshown(saved: Partial<AgentGraphState>, shown: number | undefined, onStepSaved: AgentRunRequest['onStepSaved']): AsyncGenerator<RunEvent, void> {
+  const messages = saved.messages ?? [];
+  const from = Math.max(shown ?? messages.length, saved.initialCount ?? 0);
+  if (from >= messages.length) return;
+  yield* replayedEvents({ messages, steps: saved.steps ?? 0, finish: saved.totals?.finish }, from);
+  await onStepSaved?.({ steps: saved.steps ?? 0, messages: messages.length });
 }
 
 type Drive = (input: unknown, runConfig: GraphConfig, maxSteps: number) => AsyncGenerator<RunEvent, Partial<AgentGraphState>>;

@@ -20,6 +20,8 @@ export const RunSnapshotSchema = z.object({
     modelCostMicros: z.number(),
     toolCostMicros: z.number(),
   }),
+  /** How many messages the run's checkpoint held when `output` was taken: a process taking the run over streams the rest again. */
+  messages: z.number().int().optional(),
 });
 export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;
 

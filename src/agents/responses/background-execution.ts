@@ -69,6 +69,8 @@ type RunSession = {
   earlierAttempts: BilledUsage | undefined;
   /** The totals of the snapshot the response went on from, if any. */
   snapshotTotals: BilledUsage | undefined;
+  /** How many of the run's checkpointed messages `encoder.output` shows (unknown for a snapshot that did not say). */
+  shownMessages: number | undefined;
   state(fields: Omit<ResponseState, 'id' | 'createdAt'>): ResponseState;
   send(events: StreamEvent[]): void;
   /** Writes the pending events (and the response as it stands, with a snapshot); a lost lease stops the run. */
@@ -108,6 +110,8 @@ async function openRunSession(deps: BackgroundExecutionDeps, row: RunRow, stop: 
     resumedTotals: undefined,
     earlierAttempts,
     snapshotTotals: snapshot?.totals,
+    // Without a snapshot the response shows none of what the run produced.
+    shownMessages: snapshot ? snapshot.messages : 0,
     state,
     encoder: new ResponseEventEncoder({
       isClientTool: (name) => (request.body.tools ?? []).some((tool) => tool.type === 'function' && tool.name === name),
@@ -120,7 +124,10 @@ async function openRunSession(deps: BackgroundExecutionDeps, row: RunRow, stop: 
       const events = pending;
       pending = [];
       const { encoder } = session;
-      const progress: RunSnapshot | undefined = withSnapshot ? { sequence: encoder.nextSequence - 1, output: structuredClone(encoder.output), totals: structuredClone(encoder.totals) } : undefined;
+      const shown = session.shownMessages === undefined ? {} : { messages: session.shownMessages };
+      const progress: RunSnapshot | undefined = withSnapshot
+        ? { sequence: encoder.nextSequence - 1, output: structuredClone(encoder.output), totals: structuredClone(encoder.totals), ...shown }
+        : undefined;
       writing = writing.then(async () => {
         if (!(await saveProgress(db, row.id, holderId, events, progress))) abort('lease-lost');
       });
@@ -158,11 +165,15 @@ async function runToEnd(session: RunSession): Promise<void> {
     input: prepared.turn.messages,
     overrides: prepared.overrides,
     runId: row.id,
-    ...(checkpointed && { resume: { threadId: row.id, from: 'start' as const } }),
+    // What the checkpoint holds beyond what the response shows is streamed again (a process that died between the two).
+    ...(checkpointed && { resume: { threadId: row.id, from: 'start' as const, ...(session.shownMessages !== undefined && { shown: session.shownMessages }) } }),
     startedAt: row.created_at.getTime(),
     durability: 'sync',
     keepThread: true,
-    onStepSaved: () => session.flush(true),
+    onStepSaved: (saved) => {
+      session.shownMessages = saved.messages;
+      return session.flush(true);
+    },
   });
   session.runTotals = run.totals;
   session.resumedTotals = run.resumedTotals;
