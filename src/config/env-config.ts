@@ -110,12 +110,13 @@ export const EnvSchema = z.object({
   // Parsed in src/assembly/services.ts.
   JUNCTION_RUN_LEASE_SECONDS: z.coerce.number().positive().optional().describe("How long a background run's lease lasts before another process may take the run over (default 30)."),
   // Parsed by src/pipeline/response-cache.ts.
-  JUNCTION_CACHE_HIT_PRICE_FRACTION: z.coerce
-    .number()
-    .min(0)
-    .max(1)
+  JUNCTION_CACHE_HIT_PRICE_FRACTION: z.coerce.number().min(0).max(1).optional().describe("What a response-cache hit costs, as a fraction of the cached answer's price (default 0: hits are free)."),
+  JUNCTION_SEMANTIC_CACHE_MODEL: z
+    .string()
+    .min(1)
     .optional()
-    .describe("What a response-cache hit costs, as a fraction of the cached answer's price (default 0: hits are free)."),
+    .describe('Catalog id of the embedding model that lets requests with `"cache": {"semantic": true}` match similar earlier prompts; unset, the response cache matches exactly only.'),
+  JUNCTION_SEMANTIC_CACHE_THRESHOLD: z.coerce.number().min(0).max(1).optional().describe('The cosine similarity at or above which a semantic-cache lookup is a hit (default 0.95).'),
   // Parsed in src/runs/run-retention.ts.
   JUNCTION_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).optional().describe("How many days the steps of agent runs (the console's run pages) are kept (default 30)."),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
