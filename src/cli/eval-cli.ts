@@ -1,10 +1,20 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import type { EvalRunOptions } from './eval-command.ts';
 
 const number = (name: string, check: (value: number) => boolean, expects: string) => (text: string) => {
   const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
   if (!check(value)) throw new InvalidArgumentError(`${name} expects ${expects}, not '${text}'`);
   return value;
 };
+
+/** On a server: the agent key comes from the environment, never the command line (where `ps` shows it). */
+async function remotely(options: EvalRunOptions & { url: string; account?: string }) {
+  const key = process.env.JUNCTION_AGENT_KEY;
+  if (!key) throw new InvalidArgumentError('--url needs an agent key in JUNCTION_AGENT_KEY');
+  if (options.account !== undefined) throw new InvalidArgumentError('--account does not go with --url: the agent key decides the account');
+  const { runEvalRemote } = await import('./eval-remote.ts');
+  return runEvalRemote({ ...options, key });
+}
 
 /** `junction eval run`: the exit code is the gate (0 passes, 1 fails), for a team's CI. */
 export function addEvalCommand(program: Command): void {
@@ -33,12 +43,23 @@ export function addEvalCommand(program: Command): void {
       number('--max-cost-usd', (value) => value > 0, 'a USD amount above 0'),
     )
     .option('--account <id>', 'account id (default account when omitted)')
+    .option('--url <url>', 'run it on this Junction server instead, with the agent key in JUNCTION_AGENT_KEY (for CI without the store)')
     .option('--json', 'print the report as JSON')
     .action(
-      async (options: { agent: string; dataset: string; version: string; baseline?: string; failBelow?: number; concurrency?: number; maxCostUsd?: number; account?: string; json?: boolean }) => {
-        const { runEval } = await import('./eval-command.ts');
+      async (options: {
+        agent: string;
+        dataset: string;
+        version: string;
+        baseline?: string;
+        failBelow?: number;
+        concurrency?: number;
+        maxCostUsd?: number;
+        account?: string;
+        url?: string;
+        json?: boolean;
+      }) => {
         const { formatEvalReport } = await import('./eval-output.ts');
-        const report = await runEval(options);
+        const report = options.url === undefined ? await (await import('./eval-command.ts')).runEval(options) : await remotely({ ...options, url: options.url });
         process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatEvalReport(report));
         if (!report.passed) process.exitCode = 1;
       },

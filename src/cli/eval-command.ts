@@ -101,7 +101,7 @@ async function evaluate(services: Services, options: EvalRunOptions): Promise<Ev
 }
 
 /** Why the gate fails, one sentence each; none when it passes. */
-function gateReasons(evaluation: EvaluationDetail, experiment: ExperimentView | undefined, failBelow: number | undefined): string[] {
+export function gateReasons(evaluation: EvaluationDetail, experiment: ExperimentView | undefined, failBelow: number | undefined): string[] {
   const reasons: string[] = [];
   if (evaluation.status === 'failed') reasons.push(`the evaluation failed: ${evaluation.error ?? 'no reason recorded'}`);
   if (failBelow !== undefined) {
