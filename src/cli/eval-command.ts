@@ -41,7 +41,9 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunReport> {
   if (embeddedDir) {
     const socket = adminSocketPath(embeddedDir);
     if (existsSync(socket) && (await isServing(socket))) {
-      throw new CliUsageError('A running server holds this embedded store: stop it for the evaluation, or run Junction on PostgreSQL (DATABASE_URL), where the CLI and servers share the store.');
+      throw new CliUsageError(
+        'A running server holds this embedded store: run the evaluation on it with --url and an agent key in JUNCTION_AGENT_KEY, stop it for the evaluation, or run Junction on PostgreSQL (DATABASE_URL).',
+      );
     }
   }
   // Runs spend: their budget leases hang off a registered process.
