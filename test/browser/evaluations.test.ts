@@ -100,6 +100,15 @@ describe.skipIf(!enabled)('evaluations in Chromium', () => {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, 'experiment.png'), fullPage: true });
     }
+
+    // The candidate's evaluation, and from it the usage log, where its calls are evaluation traffic.
+    await page.getByRole('link', { name: 'Candidate evaluation' }).click();
+    await page.getByRole('status').filter({ hasText: 'Completed: 3 of 3 cases' }).waitFor();
+    expect(await page.getByRole('table', { name: 'Case results' }).getByRole('row').count()).toBe(4);
+    await page.getByRole('link', { name: 'evaluation usage of this agent' }).click();
+    await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+    expect(await page.getByLabel('Endpoint').inputValue()).toBe('agents.evaluation');
+    await page.getByRole('cell', { name: 'agents.evaluation', exact: true }).first().waitFor();
     expect(errors).toEqual([]);
   }, 60_000);
 });

@@ -35,6 +35,13 @@ export function EvaluationPage() {
               {evaluation.data.cases_done} of {evaluation.data.cases} cases, mean score {scoreText(evaluation.data.mean_score)}, cost {usd(evaluation.data.cost_usd)}
             </p>
             {evaluation.data.error && <p className="field-error">{evaluation.data.error}</p>}
+            <p className="muted small">
+              Its calls are in the usage log as evaluation traffic:{' '}
+              <Link to="/usage" search={{ endpoint: 'agents.evaluation', agent: agentId }}>
+                evaluation usage of this agent
+              </Link>
+              .
+            </p>
             <DataTable label="Scorers" columns={['Scorer', 'Mean', 'Cases scored', 'Errors']}>
               {evaluation.data.scorer_summary.map((entry) => (
                 <tr key={entry.scorer}>

@@ -55,6 +55,15 @@ function ExperimentResults({ experiment }: { experiment: ExperimentView }) {
         <p className="muted small">
           Intervals: percentile bootstrap over the cases, 95%. Cost: baseline {usd(baseline.cost_usd)}, candidate {usd(candidate.cost_usd)}.
         </p>
+        <p className="small">
+          <Link to="/agents/$agentId/evaluations/$evaluationId" params={{ agentId: experiment.agent, evaluationId: baseline.id }}>
+            Baseline evaluation
+          </Link>
+          {' · '}
+          <Link to="/agents/$agentId/evaluations/$evaluationId" params={{ agentId: experiment.agent, evaluationId: candidate.id }}>
+            Candidate evaluation
+          </Link>
+        </p>
       </section>
       <section className="card" aria-labelledby="cases-heading">
         <h2 id="cases-heading">Cases, regressions first</h2>
