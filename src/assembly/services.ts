@@ -59,6 +59,8 @@ export type Services = {
   rateLimiter: KeyRateLimiter;
   chat: ChatPipeline;
   unary: UnaryPipeline;
+  /** Deployment health and rpm/tpm windows of this process (the console's Models page reads it). */
+  router: DeploymentRouter;
   /** Absent in short-lived tools that do not serve agents (the CLI). */
   agents: AgentRegistry | undefined;
   /** Prometheus metrics of this process (GET /metrics). */
@@ -249,6 +251,7 @@ async function buildServices(
     rateLimiter,
     chat,
     unary,
+    router,
     agents,
     metrics,
     drain: new DrainState(),
