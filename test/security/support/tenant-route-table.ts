@@ -140,6 +140,7 @@ export const ROUTE_TABLE: RouteTable = {
     probes: (victim) => userIds(victim).map((id) => denied(`member ${id}`, `/console/api/members/${id}`)),
   },
   'GET /console/api/models': { access: member, baseline: { url: '/console/api/models' } },
+  'GET /console/api/model-deployments': { access: member, baseline: { url: '/console/api/model-deployments' } },
   'GET /console/api/keys': {
     access: member,
     baseline: { url: '/console/api/keys' },
