@@ -47,6 +47,11 @@ models:
     prices: { input: 10, output: 20 }
     deployments:
       - { provider: mistral, model: mistral-tool-test }
+  team/magistral:
+    capabilities: [chat, reasoning]
+    prices: { input: 10, output: 20 }
+    deployments:
+      - { provider: mistral, model: magistral-test }
   team/le-echo:
     prices: { input: 10, output: 20 }
     deployments:
@@ -398,6 +403,23 @@ describe('Mistral', () => {
     expect(after.content[0]).toMatchObject({ type: 'text', text: 'The tool said: delivered' });
     const gemini = await google.models.generateContent({ model: 'team/le-echo', contents: 'mistral through gemini' });
     expect(gemini.text).toBe('mistral through gemini');
+  });
+
+  it("reads a reasoning model's chunk lists as thinking and text, whole and streamed", async () => {
+    const message = await anthropic.messages.create({ model: 'team/magistral', max_tokens: 100, messages: [{ role: 'user', content: 'think first' }] });
+    expect(message.content.map((block) => block.type)).toEqual(['thinking', 'text']);
+    expect(message.content[0]).toMatchObject({ thinking: 'Let me think.' });
+    expect(message.content[1]).toMatchObject({ text: 'think first' });
+    const stream = await openai.chat.completions.create({ model: 'team/magistral', stream: true, messages: [{ role: 'user', content: 'stream a thought' }] });
+    let text = '';
+    let reasoning = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning?: string } | undefined;
+      text += delta?.content ?? '';
+      reasoning += delta?.reasoning ?? '';
+    }
+    expect(reasoning).toBe('Let me think.');
+    expect(text).toBe('stream a thought');
   });
 
   it("serves Mistral's own model ids at Mistral's published prices", async () => {

@@ -15,7 +15,8 @@
  * user text) until a tool message follows the last user turn, then answers
  * `The tool said: <its content>`; `fail-429` is a 429 with `Retry-After: 30`; anything
  * else echoes the last user text, prefixed by the text of a final assistant message sent
- * with `prefix: true`. Usage: prompt tokens = ceil(characters of message text / 4),
+ * with `prefix: true`; `magistral` answers as Mistral's reasoning models do, `content` a list
+ * of chunks ("Let me think." as a `thinking` chunk, then the text), streamed as such lists too. Usage: prompt tokens = ceil(characters of message text / 4),
  * completion tokens = words emitted.
  */
 import { randomUUID } from 'node:crypto';
@@ -145,6 +146,7 @@ function answer(response: ServerResponse, model: string, body: Json): void {
   const completion = (text ?? `${call?.name} ${call?.arguments}`).split(/\s+/).filter(Boolean).length;
   const usage = { prompt_tokens: Math.ceil(characters / 4), completion_tokens: completion, total_tokens: Math.ceil(characters / 4) + completion };
   const finish = call === undefined ? 'stop' : 'tool_calls';
+  const thinking = model.includes('magistral') ? { type: 'thinking', thinking: [{ type: 'text', text: 'Let me think.' }] } : undefined;
   const id = randomUUID().replaceAll('-', '');
   const created = Math.floor(Date.now() / 1000);
   const toolCalls = call === undefined ? undefined : [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments }, index: 0 }];
@@ -156,7 +158,13 @@ function answer(response: ServerResponse, model: string, body: Json): void {
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text ?? '', tool_calls: toolCalls ?? null, prefix: false }, finish_reason: finish }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: thinking === undefined ? (text ?? '') : [thinking, { type: 'text', text: text ?? '' }], tool_calls: toolCalls ?? null, prefix: false },
+            finish_reason: finish,
+          },
+        ],
         usage,
       }),
     );
@@ -166,7 +174,8 @@ function answer(response: ServerResponse, model: string, body: Json): void {
   const chunk = (delta: Json, finishReason: string | null, extra: Json = {}) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
   const parts = [chunk({ role: 'assistant', content: '' }, null)];
-  if (text !== undefined) for (const piece of text.split(/(?= )/)) parts.push(chunk({ content: piece }, null));
+  if (thinking !== undefined) parts.push(chunk({ content: [thinking] }, null));
+  if (text !== undefined) for (const piece of text.split(/(?= )/)) parts.push(chunk({ content: thinking === undefined ? piece : [{ type: 'text', text: piece }] }, null));
   if (toolCalls !== undefined) parts.push(chunk({ tool_calls: toolCalls }, null));
   parts.push(chunk({ content: '' }, finish, { usage }), 'data: [DONE]\n\n');
   const write = (index: number) => {
