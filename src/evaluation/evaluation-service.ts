@@ -66,6 +66,11 @@ export class EvaluationService {
     this.#deps = deps;
   }
 
+  /** Throws as `start` would when the account has no such agent version: an experiment checks both sides before it starts either. */
+  async checkVersion(accountId: string, agentId: string, version: string): Promise<void> {
+    await evaluatedVersion(this.#deps.agents, accountId, agentId, version);
+  }
+
   /** Checks the request, stores the evaluation and starts it; resolves once it is stored. */
   async start(request: EvaluationRequest): Promise<EvaluationRun> {
     const { db, agents } = this.#deps;

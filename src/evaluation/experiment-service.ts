@@ -1,6 +1,7 @@
 import { JunctionError } from '../core/errors.ts';
 import { randomHex } from '../core/random-hex.ts';
 import type { Database } from '../store/database.ts';
+import { createDatasetRepository } from './dataset-repository.ts';
 import { type EvaluationRun, type Experiment, getEvaluation, getExperiment, insertExperiment, listResults } from './evaluation-repository.ts';
 import type { EvaluationRequest, EvaluationService } from './evaluation-service.ts';
 import { compareEvaluations, type ExperimentComparison } from './experiment-comparison.ts';
@@ -29,12 +30,22 @@ export async function startExperiment(db: Database, evaluations: EvaluationServi
   };
   const baselineReused = await reused(request.baseline, 'baseline');
   const candidateReused = await reused(request.candidate, 'candidate');
+  // Both sides are checked before either starts: a refused candidate must not leave a billed baseline running.
+  const dataset = await createDatasetRepository(db).find(request.accountId, request.dataset);
+  if (!dataset) throw new JunctionError('not_found', `No dataset '${request.dataset}' in this account.`, { param: 'dataset' });
+  const sides = [
+    { side: request.baseline, found: baselineReused, param: 'baseline' },
+    { side: request.candidate, found: candidateReused, param: 'candidate' },
+  ];
+  for (const { side, found, param } of sides) {
+    if (found && found.datasetId !== dataset.id) throw new JunctionError('invalid_request', `Evaluation '${found.id}' ran dataset '${found.datasetName}', not '${dataset.name}'.`, { param });
+    if ('version' in side) await evaluations.checkVersion(request.accountId, request.agentId, side.version);
+  }
   const scorers = request.scorers ?? baselineReused?.scorers ?? candidateReused?.scorers;
   const run = (side: ExperimentSide, found: EvaluationRun | undefined): Promise<EvaluationRun> =>
     found ? Promise.resolve(found) : evaluations.start({ ...request, ...(scorers !== undefined && { scorers }), version: 'version' in side ? side.version : 'published' });
   const baseline = await run(request.baseline, baselineReused);
   const candidate = await run(request.candidate, candidateReused);
-  if (baseline.datasetId !== candidate.datasetId) throw new JunctionError('invalid_request', 'The two evaluations ran different datasets: an experiment compares one dataset.', { param: 'candidate' });
   const experiment = await insertExperiment(db, {
     id: newExperimentId(),
     accountId: request.accountId,

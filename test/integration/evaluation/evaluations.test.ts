@@ -188,6 +188,13 @@ describe('an experiment', () => {
       candidate: { evaluation_id: experiment.candidate.id },
     });
     expect(reused.json<ExperimentView>()).toMatchObject({ status: 'completed', regressions: 1, baseline: { id: experiment.baseline.id } });
+    // A side that cannot run refuses the experiment before the other side starts.
+    const before = (await owner.request('GET', '/console/api/evaluations')).json<{ data: unknown[] }>().data.length;
+    const refused = await owner.request('POST', '/console/api/experiments', { agent: 'support', dataset: 'refunds', candidate: { version: '9' } });
+    expect(refused.json()).toMatchObject({ error: { code: 'not_found', param: 'agent' } });
+    const otherDataset = await owner.request('POST', '/console/api/experiments', { agent: 'support', dataset: 'tools', baseline: { evaluation_id: experiment.baseline.id } });
+    expect(otherDataset.json()).toMatchObject({ error: { code: 'invalid_request', param: 'baseline' } });
+    expect((await owner.request('GET', '/console/api/evaluations')).json<{ data: unknown[] }>().data).toHaveLength(before);
     const list = (await member.request('GET', '/console/api/experiments')).json<{ data: Array<{ id: string }> }>();
     expect(list.data.map((entry) => entry.id)).toContain(experiment.id);
   });
