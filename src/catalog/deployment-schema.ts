@@ -12,7 +12,10 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const DeploymentSchema = z
   .strictObject({
-    provider: z.string().min(1).describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, `vertex`, `bedrock`, `cohere`, `mistral`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
+    provider: z
+      .string()
+      .min(1)
+      .describe('The provider id serving this deployment: `openai`, `anthropic`, `google`, `azure`, `vertex`, `bedrock`, `cohere`, `mistral`, a preset (`groq`, `ollama`…) or a `providers:` id.'),
     name: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_.-]*$/, 'deployment names are lowercase letters, digits, ".", "-" and "_"')
@@ -31,6 +34,13 @@ export const DeploymentSchema = z
       .describe("The cloud region serving this deployment (Vertex AI's location, e.g. `us-east5`; Bedrock's region, e.g. `eu-west-1`); the provider's when unset."),
     weight: z.number().positive().default(1).describe('Share of the calls among the deployments of the same priority (`weighted` strategy).'),
     priority: z.number().int().nonnegative().default(0).describe('Lower priorities are tried first; the next priority takes over on a retryable failure.'),
+    rpm: z.number().int().positive().optional().describe("Requests per minute this deployment's provider account allows; a full minute sends calls to the next deployment."),
+    tpm: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Tokens per minute this deployment's provider account allows, counted as each call's input estimate plus its output cap, corrected by the tokens used."),
   })
   .transform((deployment) => ({
     provider: deployment.provider,
@@ -41,6 +51,8 @@ export const DeploymentSchema = z
     region: deployment.region,
     weight: deployment.weight,
     priority: deployment.priority,
+    rpm: deployment.rpm,
+    tpm: deployment.tpm,
   }));
 export type DeploymentConfig = z.output<typeof DeploymentSchema>;
 

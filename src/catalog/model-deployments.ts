@@ -34,6 +34,9 @@ export function withDeployments(model: CatalogModel, deployments: readonly Deplo
       adapterKey: deploymentAdapterKey(model.id, label),
       weight: deployment.weight,
       priority: deployment.priority,
+      rpm: deployment.rpm,
+      tpm: deployment.tpm,
+      region: deployment.region,
       served: {
         ...model,
         providerId: label,

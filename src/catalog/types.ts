@@ -106,6 +106,11 @@ export type ModelDeployment = {
   adapterKey: string;
   weight: number;
   priority: number;
+  /** The provider account's requests and tokens per minute, kept before sending; unset: no limit. */
+  rpm?: number | undefined;
+  tpm?: number | undefined;
+  /** The cloud region it names in the config, shown on the console's Models page. */
+  region?: string | undefined;
   /** The model as this deployment serves it (provider = label, its wire kind and upstream name): what a served call records. */
   served: CatalogModel;
 };

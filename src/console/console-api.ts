@@ -64,7 +64,7 @@ export async function consoleApi(app: FastifyInstance, services: Services): Prom
     },
     { prefix: '/try' },
   );
-  await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans });
+  await app.register(catalogRoutes, { db, now, catalog: services.catalog, plans: services.plans, router: services.router });
   const runtime = services.agentRuntime;
   if (runtime) {
     await app.register(consoleKnowledgeRoutes, {

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   request_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The body or an upload is larger than the route accepts.' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', meaning: "The body's content type is not one the route reads." },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', meaning: "The key's `rate_limit_rpm` is reached; `Retry-After` says when to retry." },
+  deployment_limits_reached: { status: 429, type: 'rate_limit_error', meaning: 'Every deployment of the model has used its `rpm` or `tpm` for this minute; `Retry-After` says when one frees.' },
   upstream_rate_limited: { status: 429, type: 'rate_limit_error', meaning: 'The provider still answered 429 after the retries; `Retry-After` carries its wait.' },
   client_closed_request: { status: 499, type: 'api_error', meaning: 'The client went away before the answer (logged, never sent).' },
   internal_error: { status: 500, type: 'api_error', meaning: 'A bug: the request could not be served. Logged with its request id.' },

@@ -2,7 +2,8 @@
  * One candidate model tried over its deployments, in the router's order. A retryable
  * failure (connect error, timeout, 5xx, refused credentials) counts against that deployment's
  * breaker and moves on to the next deployment; a 429 parks the deployment for its
- * Retry-After and moves on; any other 4xx is the request's fault and ends the call. Only a
+ * Retry-After and moves on; a deployment whose rpm/tpm window is full is passed over before
+ * sending; any other 4xx is the request's fault and ends the call. Only a
  * model left with a single deployment retries it with backoff, as a model without
  * deployments does.
  */
@@ -12,7 +13,7 @@ import { JunctionError } from '../core/errors.ts';
 import type { ProviderAdapter } from '../providers/adapter.ts';
 import type { ProviderRegistry } from '../providers/provider-registry.ts';
 import { UpstreamError } from '../providers/upstream-error.ts';
-import type { DeploymentRouter } from '../routing/deployment-router.ts';
+import type { DeploymentRouter, RoutePlan } from '../routing/deployment-router.ts';
 import type { ProviderPreferences } from '../routing/provider-preferences.ts';
 import { sleep } from './cancellable-sleep.ts';
 
@@ -31,9 +32,16 @@ export type DeploymentAttempt<T> = {
   defaultRetryAfterSeconds: number;
   /** A stream: the deployment stays in flight until the result's `release`. */
   holdInFlight: boolean;
+  /** The call's input estimate plus its output cap, counted against the deployments' `tpm`. */
+  tokens: number;
 };
 
-export type DeploymentOutcome<T> = { result?: { value: T; model: CatalogModel; attempts: number; release?: () => void }; error?: unknown; attempts: number };
+/** `reckon` replaces the call's token estimate in its deployment's window with the tokens it used. */
+export type DeploymentOutcome<T> = {
+  result?: { value: T; model: CatalogModel; attempts: number; release?: () => void; reckon?: (tokens: number) => void };
+  error?: unknown;
+  attempts: number;
+};
 
 /** How a failed attempt counts: a verdict on the deployment, and whether the call may go on elsewhere. */
 type Verdict = 'failure' | 'rate_limited' | 'request_fault' | 'other';
@@ -48,22 +56,32 @@ const verdictOf = (error: unknown): Verdict => {
 export async function tryDeployments<T>(input: DeploymentAttempt<T>): Promise<DeploymentOutcome<T>> {
   const { model, providers, policy, signal, attempt, router, preferences } = input;
   let attempts = input.attemptsBefore;
-  const plan = router.plan(model, input.deployments, preferences);
+  const { tokens } = input;
+  const plan = router.plan(model, input.deployments, preferences, tokens);
   const tries = plan.tries.filter((deployment) => providers.has(deployment.adapterKey));
-  if (tries.length === 0) return { error: nothingToTry(model, plan, preferences !== undefined), attempts };
+  if (tries.length === 0) return { error: nothingToTry(model, plan, preferences !== undefined, tokens), attempts };
   let lastError: unknown;
   for (const deployment of tries) {
     const adapter = providers.get(deployment.adapterKey) as ProviderAdapter;
     const health = router.healthOf(model, deployment);
+    const window = router.windowOf(model, deployment);
     const retries = tries.length === 1 ? policy.retries : 0;
     for (let retry = 0; retry <= retries; retry += 1) {
+      // Calls running alongside may have filled the window since the plan.
+      const wait = window?.waitMs(router.now(), tokens) ?? 0;
+      if (wait > 0) {
+        lastError ??= limitsReached(model, wait);
+        break;
+      }
       attempts += 1;
       const startedAt = router.now();
+      const place = window?.take(startedAt, tokens);
       health.begin();
       try {
         const value = await attempt(adapter, deployment.served);
         health.succeed(router.now() - startedAt, input.holdInFlight);
-        return { result: { value, model: deployment.served, attempts, ...(input.holdInFlight && { release: once(() => health.release()) }) }, attempts };
+        const reckon = place && ((used: number) => void (place.tokens = used));
+        return { result: { value, model: deployment.served, attempts, ...(input.holdInFlight && { release: once(() => health.release()) }), ...(reckon && { reckon }) }, attempts };
       } catch (error) {
         if (signal.aborted) {
           health.abandon();
@@ -111,11 +129,25 @@ export function excludedByPreferences(model: CatalogModel, preferences: Provider
 
 const excluded = (model: CatalogModel) => new JunctionError('invalid_request', `The request's provider preferences leave no provider of ${model.id}.`, { param: 'provider' });
 
-function nothingToTry(model: CatalogModel, plan: { waitMs: number | undefined; parked: boolean; tries: ModelDeployment[] }, steered: boolean): JunctionError {
+const retryAfter = (waitMs: number): string => String(Math.max(1, Math.ceil(waitMs / 1000)));
+
+const limitsReached = (model: CatalogModel, waitMs: number): JunctionError =>
+  new JunctionError('deployment_limits_reached', `Every deployment of ${model.id} has used its requests or tokens per minute; retry after ${retryAfter(waitMs)} s.`, {
+    headers: { 'retry-after': retryAfter(waitMs) },
+  });
+
+function nothingToTry(model: CatalogModel, plan: RoutePlan, steered: boolean, tokens: number): JunctionError {
   if (plan.waitMs !== undefined) {
-    const seconds = String(Math.max(1, Math.ceil(plan.waitMs / 1000)));
+    const seconds = retryAfter(plan.waitMs);
+    // A full window is the gateway's own count: it says when a place frees, whatever else waits.
+    if (plan.full && !plan.parked) return limitsReached(model, plan.waitMs);
     if (plan.parked) return new JunctionError('upstream_rate_limited', `Every deployment of ${model.id} is rate limited; retry after ${seconds} s.`, { headers: { 'retry-after': seconds } });
     return new JunctionError('deployments_unavailable', `Every deployment of ${model.id} is cooling down after failures; retry after ${seconds} s.`, { headers: { 'retry-after': seconds } });
+  }
+  if (plan.tooLarge > 0 && plan.tries.length === 0) {
+    return new JunctionError('invalid_request', `The call may use ${tokens} tokens (its input and output cap), more than the tokens per minute of every deployment of ${model.id}; lower max_tokens.`, {
+      param: 'max_tokens',
+    });
   }
   if (steered && plan.tries.length === 0) return excluded(model);
   return new JunctionError('provider_not_configured', `No deployment of ${model.id} has its provider configured.`);

@@ -19,8 +19,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 2, baseDelayMs: 250,
  */
 export const DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS = 5;
 
-/** `release`, set for a stream served by a deployment, ends its time in flight. */
-export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number; release?: () => void };
+/**
+ * `release`, set for a stream served by a deployment, ends its time in flight; `reckon`, set
+ * when that deployment has a `tpm`, counts the tokens the call really used in its window.
+ */
+export type AttemptResult<T> = { value: T; model: CatalogModel; attempts: number; release?: () => void; reckon?: (tokens: number) => void };
 
 /**
  * Tries each candidate model in order; on each, retries retryable upstream errors
@@ -39,6 +42,7 @@ export async function withRetriesAndFallbacks<T>(
   router?: DeploymentRouter,
   preferences?: ProviderPreferences,
   holdInFlight = false,
+  tokensOf: (model: CatalogModel) => number = () => 0,
 ): Promise<AttemptResult<T>> {
   let attempts = 0;
   let lastError: unknown;
@@ -58,6 +62,7 @@ export async function withRetriesAndFallbacks<T>(
         attemptsBefore: attempts,
         defaultRetryAfterSeconds: DEFAULT_UPSTREAM_RETRY_AFTER_SECONDS,
         holdInFlight,
+        tokens: tokensOf(model),
       });
       attempts = routed.attempts;
       if (routed.result) return routed.result;

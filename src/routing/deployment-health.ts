@@ -42,6 +42,16 @@ export class DeploymentHealth {
     return Math.max(0, this.#parkedUntil - now, breaker);
   }
 
+  /** Milliseconds an open breaker still keeps the deployment out (0 once a probe may go). */
+  breakerWaitMs(now: number): number {
+    return this.state === 'open' ? Math.max(0, this.#openUntil - now) : 0;
+  }
+
+  /** When a 429's park ends (epoch ms), undefined when not parked. */
+  parkedUntil(now: number): number | undefined {
+    return now < this.#parkedUntil ? this.#parkedUntil : undefined;
+  }
+
   parked(now: number): boolean {
     return now < this.#parkedUntil;
   }

@@ -1,27 +1,31 @@
 /**
  * Chooses, per call, the order in which a model's deployments are tried: the best priority
  * first, spread within it by the model's strategy, then the next priorities (ordered
- * fallback); deployments whose breaker is open or that a 429 parked are left out. Health is
- * per process, like the retries it steers.
+ * fallback); deployments whose breaker is open, that a 429 parked or whose own rpm/tpm
+ * window is full are left out. Health and windows are per process, like the retries they steer.
  */
 import type { CatalogModel, ModelDeployment } from '../catalog/types.ts';
 import { DEFAULT_ROUTING } from '../catalog/deployment-schema.ts';
 import { DeploymentHealth } from './deployment-health.ts';
+import { DeploymentWindow } from './deployment-window.ts';
 import type { ProviderPreferences } from './provider-preferences.ts';
 
 export type RoutePlan = {
   /** Deployments to try, in order. */
   tries: ModelDeployment[];
-  /** Left out now (breaker open or parked): the soonest wait, and whether a 429 is the reason. */
+  /** Left out now (breaker open, parked or window full): the soonest wait, and whether a 429 or a full window is the reason. */
   waitMs: number | undefined;
   parked: boolean;
+  full: boolean;
+  /** Deployments whose `tpm` is below the call's tokens on its own. */
+  tooLarge: number;
 };
 
-export type HealthSnapshot = { model: string; deployment: string; health: DeploymentHealth };
+export type HealthSnapshot = { model: string; deployment: string; health: DeploymentHealth; window: DeploymentWindow | undefined };
 
 export class DeploymentRouter {
   readonly #now: () => number;
-  readonly #health = new Map<string, { model: string; deployment: string; health: DeploymentHealth }>();
+  readonly #health = new Map<string, HealthSnapshot>();
   /** Smooth weighted round-robin credit per deployment (nginx's): exact shares, no randomness. */
   readonly #credit = new Map<string, number>();
 
@@ -34,38 +38,67 @@ export class DeploymentRouter {
   }
 
   healthOf(model: CatalogModel, deployment: ModelDeployment): DeploymentHealth {
+    return this.#entry(model, deployment).health;
+  }
+
+  /** The deployment's rpm/tpm window, undefined when it has no limits. */
+  windowOf(model: CatalogModel, deployment: ModelDeployment): DeploymentWindow | undefined {
+    return this.#entry(model, deployment).window;
+  }
+
+  #entry(model: CatalogModel, deployment: ModelDeployment): HealthSnapshot {
     let entry = this.#health.get(deployment.adapterKey);
     if (!entry) {
-      entry = { model: model.id, deployment: deployment.label, health: new DeploymentHealth(model.routing ?? DEFAULT_ROUTING) };
+      const limited = deployment.rpm !== undefined || deployment.tpm !== undefined;
+      entry = {
+        model: model.id,
+        deployment: deployment.label,
+        health: new DeploymentHealth(model.routing ?? DEFAULT_ROUTING),
+        window: limited ? new DeploymentWindow({ rpm: deployment.rpm, tpm: deployment.tpm }) : undefined,
+      };
       this.#health.set(deployment.adapterKey, entry);
     }
-    return entry.health;
+    return entry;
+  }
+
+  /** The model's deployments as this process sees them, whether or not a call has reached them yet. */
+  healthOfModel(model: CatalogModel): HealthSnapshot[] {
+    return (model.deployments ?? []).map((deployment) => this.#entry(model, deployment));
   }
 
   snapshot(): HealthSnapshot[] {
     return [...this.#health.values()];
   }
 
-  plan(model: CatalogModel, deployments: readonly ModelDeployment[], preferences: ProviderPreferences | undefined): RoutePlan {
+  /** `tokens`: the call's input estimate plus its output cap, for the deployments' `tpm`. */
+  plan(model: CatalogModel, deployments: readonly ModelDeployment[], preferences: ProviderPreferences | undefined, tokens = 0): RoutePlan {
     const now = this.#now();
     const allowed = preferences ? deployments.filter((deployment) => admitted(deployment, preferences)) : deployments;
     const ready: ModelDeployment[] = [];
     let waitMs: number | undefined;
     let parked = false;
+    let full = false;
+    let tooLarge = 0;
     for (const deployment of allowed) {
-      const health = this.healthOf(model, deployment);
-      if (health.available(now)) {
+      const { health, window } = this.#entry(model, deployment);
+      if (window && !window.canHold(tokens)) {
+        tooLarge += 1;
+        continue;
+      }
+      const windowWait = window?.waitMs(now, tokens) ?? 0;
+      if (health.available(now) && windowWait === 0) {
         ready.push(deployment);
         continue;
       }
-      const wait = health.waitMs(now);
+      const wait = Math.max(health.waitMs(now), windowWait);
       waitMs = waitMs === undefined ? wait : Math.min(waitMs, wait);
       parked ||= health.parked(now);
+      full ||= windowWait > 0;
     }
     let tries = this.#rank(model, ready, preferences);
     if (preferences?.order) tries = preferred(tries, preferences.order, preferences.allowFallbacks);
     else if (preferences && !preferences.allowFallbacks) tries = tries.slice(0, 1);
-    return { tries, waitMs, parked };
+    return { tries, waitMs, parked, full, tooLarge };
   }
 
   #rank(model: CatalogModel, ready: ModelDeployment[], preferences: ProviderPreferences | undefined): ModelDeployment[] {
