@@ -3,7 +3,7 @@ import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../co
 import { UpstreamError } from '../upstream-error.ts';
 import { CohereChatResponseSchema, CohereContentItemSchema, type CohereUsage } from './cohere-wire-schemas.ts';
 
-/** Cohere v2 chat answer (unvalidated JSON) → canonical response; the tool plan comes first, as reasoning, as the model wrote it before its calls. */
+/** Cohere v2 chat answer (unvalidated JSON) → canonical response: thinking, then the tool plan (both reasoning, in the order the model wrote them), text, tool calls. */
 export function mapCohereResponse(body: unknown, model: string): ModelResponse {
   const parsed = CohereChatResponseSchema.safeParse(body);
   if (!parsed.success) {
@@ -15,14 +15,16 @@ export function mapCohereResponse(body: unknown, model: string): ModelResponse {
   }
   const { message } = parsed.data;
   const content: AssistantPart[] = [];
-  if (message.tool_plan != null && message.tool_plan !== '') content.push({ type: 'reasoning', text: message.tool_plan });
+  const texts: AssistantPart[] = [];
   for (const raw of message.content ?? []) {
     const item = CohereContentItemSchema.safeParse(raw);
     // Images, documents and other new content types have no canonical form; they are dropped.
     if (!item.success) continue;
     if (item.data.type === 'thinking' && item.data.thinking != null) content.push({ type: 'reasoning', text: item.data.thinking });
-    else if ((item.data.type ?? 'text') === 'text' && item.data.text != null) content.push({ type: 'text', text: item.data.text });
+    else if ((item.data.type ?? 'text') === 'text' && item.data.text != null) texts.push({ type: 'text', text: item.data.text });
   }
+  if (message.tool_plan != null && message.tool_plan !== '') content.push({ type: 'reasoning', text: message.tool_plan });
+  content.push(...texts);
   for (const call of message.tool_calls ?? []) {
     content.push({ type: 'tool-call', id: call.id ?? `call_${randomUUID()}`, name: call.function?.name ?? '', arguments: nonEmptyArguments(call.function?.arguments) });
   }
