@@ -25,6 +25,7 @@ export async function registerApiCors(scope: FastifyInstance, origins: CorsOrigi
       'x-junction-dropped-params',
       'x-junction-provider',
       'x-junction-cache',
+      'x-junction-cache-similarity',
     ],
     maxAge: 600,
   });

@@ -21,8 +21,12 @@ import type { DeploymentRouter } from '../routing/deployment-router.ts';
 import type { ProviderPreferences } from '../routing/provider-preferences.ts';
 import { answerEvents, answerResponse, answerUsage } from './cached-answer.ts';
 import { ReplayedEvents } from './replayed-events.ts';
-import type { CacheHit, ResponseCache } from './response-cache.ts';
+import type { CacheHit, ResponseCache, SemanticColumns } from './response-cache.ts';
 import { responseCacheKey } from './response-cache-key.ts';
+import { semanticCacheKey, type SemanticKey } from './semantic-cache-key.ts';
+import { requireMethod, UnaryPipeline } from './unary-pipeline.ts';
+import { computeEmbeddingCost } from '../catalog/costs.ts';
+import { overlay } from '../core/overlay.ts';
 
 export type ChatInput = {
   /** Catalog id or alias as the client sent it. */
@@ -31,8 +35,11 @@ export type ChatInput = {
   fallbackModels?: readonly string[];
   /** The request's steering of deployments (OpenRouter's `provider`); never sent upstream. */
   providerPreferences?: ProviderPreferences;
-  /** The request's own opt-in to the response cache (its `cache` field); 0 keeps this call out of it whatever the key says. */
-  cache?: { ttlSeconds: number };
+  /**
+   * The request's own opt-in to the response cache (its `cache` field); 0 keeps this call
+   * out of it whatever the key says. `semantic` lets a miss be answered by a similar prompt.
+   */
+  cache?: { ttlSeconds: number; semantic?: boolean };
   request: Omit<ModelRequest, 'model'>;
 };
 
@@ -51,14 +58,22 @@ export type ChatStream = {
   outcome(): ChatOutcome | undefined;
   /** Set when the call opted into the response cache. */
   cache?: CacheState;
+  /** A hit found by meaning: the cosine similarity of its prompt to this one. */
+  cacheSimilarity?: number;
 };
 
-export type ChatResult = ChatOutcome & { response: ModelResponse; rateLimit: RateLimitState | undefined; cache?: CacheState };
+export type ChatResult = ChatOutcome & { response: ModelResponse; rateLimit: RateLimitState | undefined; cache?: CacheState; cacheSimilarity?: number };
 
 export type ChatPipelineDeps = AdmissionDeps & { providers: ProviderRegistry; budgets: BudgetLeases; retry?: RetryPolicy; router?: DeploymentRouter; responseCache?: ResponseCache };
 
-/** A call that opted into the response cache: where its answer is kept, and for how long. */
-type CacheProbe = { cache: ResponseCache; hash: string; ttlSeconds: number };
+/**
+ * A call that opted into the response cache: where its answer is kept, and for how long;
+ * with `semantic` when it may match by meaning (its embedding is set once computed).
+ */
+type CacheProbe = { cache: ResponseCache; hash: string; ttlSeconds: number; semantic?: SemanticKey & { model: string; vector?: number[] } };
+
+/** The usage log's endpoint of the embedding call a semantic lookup makes. */
+const SEMANTIC_EMBED_ENDPOINT = 'cache.semantic';
 
 /**
  * The one path of every chat model call, from any front-end or agent step:
@@ -68,9 +83,12 @@ type CacheProbe = { cache: ResponseCache; hash: string; ttlSeconds: number };
  */
 export class ChatPipeline {
   readonly #deps: ChatPipelineDeps;
+  /** The semantic cache's embedding calls: the same gates, reservation and billing as /v1/embeddings. */
+  readonly #unary: UnaryPipeline;
 
   constructor(deps: ChatPipelineDeps) {
     this.#deps = deps;
+    this.#unary = new UnaryPipeline(deps);
   }
 
   async stream(context: CallContext, input: ChatInput): Promise<ChatStream> {
@@ -78,11 +96,11 @@ export class ChatPipeline {
     const call = begun instanceof Promise ? await begun : begun;
     const probe = this.#cacheProbe(context, input, call);
     if (probe) {
-      const hit = await probe.cache.lookup(context.key.accountId, probe.hash);
+      const hit = await this.#lookup(context, probe);
       if (hit) {
         const outcome = this.#settleHit(context, call, probe, hit, true);
         const events = new ReplayedEvents(answerEvents(hit.answer));
-        return { generationId: call.generationId, model: outcome.model, rateLimit: call.rateLimit, events, outcome: () => outcome, cache: 'hit' };
+        return { generationId: call.generationId, model: outcome.model, rateLimit: call.rateLimit, events, outcome: () => outcome, cache: 'hit', ...similarityOf(hit) };
       }
     }
     let opened;
@@ -101,6 +119,7 @@ export class ChatPipeline {
         this.#deps.router,
         input.providerPreferences,
         true,
+        windowTokens(call),
       );
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, true);
@@ -136,12 +155,13 @@ export class ChatPipeline {
       if (outcome) return;
       opened.release?.();
       const usage = meter.usage ?? meter.estimate(call.inputEstimate);
+      opened.reckon?.(usage.inputTokens + usage.outputTokens);
       const costMicros = computeChatCost(model, usage);
       outcome = { usage, costMicros, model, generationId: call.generationId };
       this.#settle({ context, call, model, status, httpStatus, usage, costMicros, attempts: opened.attempts, streamed: true, errorCode });
       // Only a stream that ended on its own is kept; never one the client cut short.
       if (probe && collected && status === 'success' && !context.signal.aborted) {
-        void probe.cache.store(context.key.accountId, probe.hash, model.id, { kind: 'events', events: collected }, probe.ttlSeconds);
+        void probe.cache.store(context.key.accountId, probe.hash, model.id, { kind: 'events', events: collected }, probe.ttlSeconds, semanticColumns(probe));
       }
     };
     const events = new SettledEventStream(iterator, first, {
@@ -167,10 +187,10 @@ export class ChatPipeline {
     const call = begun instanceof Promise ? await begun : begun;
     const probe = this.#cacheProbe(context, input, call);
     if (probe) {
-      const hit = await probe.cache.lookup(context.key.accountId, probe.hash);
+      const hit = await this.#lookup(context, probe);
       if (hit) {
         const outcome = this.#settleHit(context, call, probe, hit, false);
-        return { ...outcome, response: answerResponse(hit.answer), rateLimit: call.rateLimit, cache: 'hit' };
+        return { ...outcome, response: answerResponse(hit.answer), rateLimit: call.rateLimit, cache: 'hit', ...similarityOf(hit) };
       }
     }
     const [firstCandidate] = call.candidates;
@@ -185,14 +205,17 @@ export class ChatPipeline {
         tracedAttempt(call, (adapter, model) => adapter.generateChat(withUpstreamModel(call.request, model), { signal: context.signal })),
         this.#deps.router,
         input.providerPreferences,
+        false,
+        windowTokens(call),
       );
     } catch (error) {
       throw this.#failBeforeStart(context, call, error, false);
     }
     const usage = result.value.usage;
+    result.reckon?.(usage.inputTokens + usage.outputTokens);
     const costMicros = computeChatCost(result.model, usage);
     this.#settle({ context, call, model: result.model, status: 'success', httpStatus: 200, usage, costMicros, attempts: result.attempts, streamed: false });
-    if (probe) void probe.cache.store(context.key.accountId, probe.hash, result.model.id, { kind: 'response', response: result.value }, probe.ttlSeconds);
+    if (probe) void probe.cache.store(context.key.accountId, probe.hash, result.model.id, { kind: 'response', response: result.value }, probe.ttlSeconds, semanticColumns(probe));
     return { response: result.value, usage, costMicros, model: result.model, generationId: call.generationId, rateLimit: call.rateLimit, cache: probe && 'miss' };
   }
 
@@ -206,7 +229,45 @@ export class ChatPipeline {
     if (cache === undefined) return undefined;
     const ttlSeconds = input.cache?.ttlSeconds ?? context.key.cacheTtlSeconds ?? 0;
     if (!(ttlSeconds > 0)) return undefined;
-    return { cache, ttlSeconds, hash: responseCacheKey(call.candidates, call.request) };
+    const probe: CacheProbe = { cache, ttlSeconds, hash: responseCacheKey(call.candidates, call.request) };
+    const settings = cache.semantic;
+    const key = settings && input.cache?.semantic === true ? semanticCacheKey(call.candidates, call.request) : undefined;
+    if (settings && key) probe.semantic = { ...key, model: settings.model };
+    return probe;
+  }
+
+  /**
+   * The exact entry, else (for a call that opted into semantic matching) the nearest of
+   * its shape by meaning. The prompt's embedding is kept on the probe: a miss stores it
+   * with the answer. A failed embedding call leaves the call an exact-only miss.
+   */
+  async #lookup(context: CallContext, probe: CacheProbe): Promise<CacheHit | undefined> {
+    const exact = await probe.cache.lookup(context.key.accountId, probe.hash);
+    const semantic = probe.semantic;
+    if (exact || !semantic) return exact;
+    try {
+      semantic.vector = await this.#embed(context, semantic.model, semantic.text);
+    } catch (error) {
+      probe.cache.reportError(error);
+      return undefined;
+    }
+    return probe.cache.lookupSimilar(context.key.accountId, { shapeHash: semantic.shapeHash, model: semantic.model, vector: semantic.vector });
+  }
+
+  /** The text's embedding through the unary pipeline, billed to the caller's key like any embedding call. */
+  async #embed(context: CallContext, modelId: string, text: string): Promise<number[]> {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const result = await this.#unary.run(overlay(context, { endpoint: SEMANTIC_EMBED_ENDPOINT }), {
+      model: modelId,
+      capability: 'embeddings',
+      // Byte-level BPE never makes more tokens than UTF-8 bytes, so bytes bound the bill.
+      worstCase: (model) => computeEmbeddingCost(model, bytes),
+      call: (adapter, model, signal) => requireMethod(adapter, 'embed', model)({ model: model.upstreamName, input: [text] }, { signal }),
+      meter: (response, model) => ({ costMicros: computeEmbeddingCost(model, response.usage.inputTokens), usage: { inputTokens: response.usage.inputTokens, outputTokens: 0 }, units: { inputs: 1 } }),
+    });
+    const vector = result.value.embeddings[0];
+    if (!vector) throw new JunctionError('upstream_error', 'The embedding model returned no vector.');
+    return vector;
   }
 
   /** A hit settles at once: no provider was asked, so its usage row says so and it costs the configured fraction (default nothing). */
@@ -342,6 +403,16 @@ type Settlement = {
   cacheHit?: boolean;
 };
 
+/** The semantic columns a miss stores with its answer: only when its prompt was embedded. */
+function semanticColumns(probe: CacheProbe): SemanticColumns | undefined {
+  const semantic = probe.semantic;
+  if (!semantic?.vector) return undefined;
+  return { shapeHash: semantic.shapeHash, model: semantic.model, vector: semantic.vector };
+}
+
+/** `cacheSimilarity` of a hit found by meaning; nothing for an exact one. */
+const similarityOf = (hit: CacheHit): { cacheSimilarity?: number } => (hit.similarity === undefined ? {} : { cacheSimilarity: hit.similarity });
+
 /** The text an event adds to a stored entry, to bound what a miss collects. */
 function eventTextLength(event: ModelStreamEvent): number {
   switch (event.type) {
@@ -434,6 +505,12 @@ function openCall(context: CallContext, call: BeganCall, model: CatalogModel, st
 }
 
 type BeganCall = ReturnType<typeof began>;
+
+/** What a call may use of a deployment's tokens per minute: its input estimate plus its output cap (the model's when the call sets none). */
+const windowTokens =
+  (call: BeganCall) =>
+  (model: CatalogModel): number =>
+    call.inputEstimate + (call.request.maxOutputTokens ?? model.maxOutputTokens ?? 0);
 
 /**
  * The call's request for one candidate. The model goes first and the request's fields

@@ -23,7 +23,7 @@ export function responseCacheKey(candidates: readonly CatalogModel[], request: O
 }
 
 /** Each provider's options without the ignored fields, with the nested unknown fields the front-end set aside (symbol-keyed, so JSON would skip them). */
-function canonicalOptions(options: ModelRequest['providerOptions']): Record<string, unknown> | undefined {
+export function canonicalOptions(options: ModelRequest['providerOptions']): Record<string, unknown> | undefined {
   if (!options) return undefined;
   const result: Record<string, unknown> = {};
   for (const [provider, fields] of Object.entries(options)) {

@@ -3,10 +3,15 @@ import type { CatalogModel } from '../catalog/types.ts';
 import type { Usage } from '../core/model-types.ts';
 import type { Queryable } from '../store/database.ts';
 import { type CachedAnswer, isStorableAnswer, parseCachedAnswer } from './cached-answer.ts';
-import { deleteExpiredEntries, findCachedEntry, saveCachedEntry } from './response-cache-repository.ts';
+import { deleteExpiredEntries, findCachedEntry, findNearestEntry, type SemanticColumns, saveCachedEntry } from './response-cache-repository.ts';
 
-/** An answer found in the cache, with the catalog id of the model that first gave it. */
-export type CacheHit = { model: string; answer: CachedAnswer };
+/** An answer found in the cache, with the catalog id of the model that first gave it; `similarity` when it was found by meaning. */
+export type CacheHit = { model: string; answer: CachedAnswer; similarity?: number };
+
+/** Semantic matching, when the deployment turned it on: the embedding model and the similarity a hit needs. */
+export type SemanticCacheSettings = { model: string; threshold: number };
+
+export type { SemanticColumns } from './response-cache-repository.ts';
 
 export type ResponseCacheOptions = {
   db: Queryable;
@@ -18,6 +23,8 @@ export type ResponseCacheOptions = {
   /** Entries the in-process front holds; 0 turns it off. */
   memoryEntries?: number;
   onError?: (error: unknown) => void;
+  /** Unset: exact matching only (JUNCTION_SEMANTIC_CACHE_MODEL). */
+  semantic?: SemanticCacheSettings | undefined;
 };
 
 /** A stored answer is at most this large: a bound on the table and on every hit's read. */
@@ -56,6 +63,35 @@ export class ResponseCache {
     return this.#maxEntryBytes;
   }
 
+  /** Semantic matching's settings, or undefined when the deployment did not turn it on. */
+  get semantic(): SemanticCacheSettings | undefined {
+    return this.#options.semantic;
+  }
+
+  /** Reports a failure of a cache step the caller does not fail for. */
+  reportError(error: unknown): void {
+    this.#options.onError?.(error);
+  }
+
+  /**
+   * The account's live answer of the same shape whose text is nearest in meaning, when its
+   * similarity reaches the threshold; else undefined (a failed read is a miss).
+   */
+  async lookupSimilar(accountId: string, semantic: SemanticColumns): Promise<CacheHit | undefined> {
+    const settings = this.#options.semantic;
+    if (settings === undefined || semantic.vector.length === 0) return undefined;
+    let nearest;
+    try {
+      nearest = await findNearestEntry(this.#options.db, accountId, semantic, this.#options.now());
+    } catch (error) {
+      this.#options.onError?.(error);
+      return undefined;
+    }
+    if (!nearest || nearest.similarity < settings.threshold) return undefined;
+    const answer = parseCachedAnswer(nearest.entry);
+    return answer && { model: nearest.model, answer, similarity: nearest.similarity };
+  }
+
   /** The account's live answer for the request hash, or undefined (a failed read is a miss, never an error for the caller). */
   async lookup(accountId: string, requestHash: string): Promise<CacheHit | undefined> {
     const now = this.#options.now();
@@ -86,7 +122,7 @@ export class ResponseCache {
    * returned promise settles when the table has it too (callers need not wait). Answers
    * that did not end on their own, or are larger than the bound, are not kept.
    */
-  store(accountId: string, requestHash: string, model: string, answer: CachedAnswer, ttlSeconds: number): Promise<boolean> {
+  store(accountId: string, requestHash: string, model: string, answer: CachedAnswer, ttlSeconds: number, semantic?: SemanticColumns): Promise<boolean> {
     if (!isStorableAnswer(answer)) return Promise.resolve(false);
     const entry = JSON.stringify(answer);
     const bytes = Buffer.byteLength(entry, 'utf8');
@@ -95,7 +131,8 @@ export class ResponseCache {
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     // A copy, from the text just written: the caller keeps using its own answer object.
     this.#remember(memoryId(accountId, requestHash), { model, answer: JSON.parse(entry) as CachedAnswer, expiresAt: expiresAt.getTime(), bytes });
-    return saveCachedEntry(this.#options.db, accountId, requestHash, { model, entry, expiresAt }, now).then(
+    const columns = semantic && semantic.vector.length > 0 ? semantic : undefined;
+    return saveCachedEntry(this.#options.db, accountId, requestHash, { model, entry, expiresAt }, now, columns).then(
       () => true,
       (error: unknown) => {
         this.#options.onError?.(error);
@@ -151,4 +188,14 @@ export function cacheHitPriceFraction(env: Readonly<Record<string, string | unde
   const value = Number(env.JUNCTION_CACHE_HIT_PRICE_FRACTION ?? 0);
   if (!Number.isFinite(value) || value < 0 || value > 1) throw new Error('JUNCTION_CACHE_HIT_PRICE_FRACTION must be a number from 0 to 1');
   return value;
+}
+
+/** The semantic cache's settings: JUNCTION_SEMANTIC_CACHE_MODEL turns it on, JUNCTION_SEMANTIC_CACHE_THRESHOLD (default 0.95) is the similarity a hit needs. */
+export function semanticCacheSettings(env: Readonly<Record<string, string | undefined>>): SemanticCacheSettings | undefined {
+  const model = env.JUNCTION_SEMANTIC_CACHE_MODEL?.trim();
+  if (!model) return undefined;
+  const raw = env.JUNCTION_SEMANTIC_CACHE_THRESHOLD?.trim();
+  const threshold = raw ? Number(raw) : 0.95;
+  if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new Error('JUNCTION_SEMANTIC_CACHE_THRESHOLD must be a number from 0 to 1');
+  return { model, threshold };
 }

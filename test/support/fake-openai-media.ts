@@ -24,14 +24,15 @@ const EmbeddingBodySchema = z
 /**
  * Vector i of an input has `dimensions` (default 4) components; component k is
  * `((code of character k mod length) mod 10) / 10`, so equal texts get equal vectors.
+ * `embed`, when given, makes the vectors instead (the upstream's `embeddings` option).
  * `encoding_format: base64` (the openai SDK's default) returns little-endian float32 bytes.
  */
-export function handleEmbeddings(body: unknown): Json {
+export function handleEmbeddings(body: unknown, embed?: (text: string) => number[]): Json {
   const request = EmbeddingBodySchema.parse(body);
   const inputs = typeof request.input === 'string' ? [request.input] : request.input;
   const dimensions = request.dimensions ?? 4;
   const data = inputs.map((text, index) => {
-    const vector = Array.from({ length: dimensions }, (_, k) => (text.length === 0 ? 0 : (text.charCodeAt(k % text.length) % 10) / 10));
+    const vector = embed ? embed(text) : Array.from({ length: dimensions }, (_, k) => (text.length === 0 ? 0 : (text.charCodeAt(k % text.length) % 10) / 10));
     const embedding = request.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
     return { object: 'embedding', index, embedding };
   });

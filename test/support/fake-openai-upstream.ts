@@ -50,6 +50,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseFakeChatBody, planChat, renderChunks, renderCompletion, type ChatPlan } from './fake-openai-chat.ts';
 import { createStatefulState, handleStateful, isStatefulPath } from './fake-openai-stateful.ts';
 import { handleEmbeddings, handleImages, handleModerations, handleSpeech, handleTranscription } from './fake-openai-media.ts';
+import { bagOfWordsVector } from './bag-of-words-embedding.ts';
 
 export type RecordedRequest = {
   method: string;
@@ -69,7 +70,12 @@ export type FakeOpenAIUpstream = {
   close(): Promise<void>;
 };
 
-export type FakeOpenAIOptions = { apiKey?: string; slowChunkDelayMs?: number };
+export type FakeOpenAIOptions = {
+  apiKey?: string;
+  slowChunkDelayMs?: number;
+  /** `bag-of-words`: embeddings by bagOfWordsVector (similar texts close), instead of the character codes. */
+  embeddings?: 'bag-of-words';
+};
 
 export type MultipartBody = {
   /** Each text field's last value. */
@@ -110,7 +116,7 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
       case '/v1/chat/completions':
         return chat(body, response);
       case '/v1/embeddings':
-        return sendJson(response, 200, handleEmbeddings(body));
+        return sendJson(response, 200, handleEmbeddings(body, options.embeddings === 'bag-of-words' ? bagOfWordsVector : undefined));
       case '/v1/images/generations':
         return sendJson(response, 200, handleImages(body));
       case '/v1/moderations':

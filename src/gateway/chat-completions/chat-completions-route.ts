@@ -40,7 +40,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
       reply.headers(droppedParamsHeaders('openai', result.model.providerKind, unknown));
       reply.header(PROVIDER_HEADER, result.model.providerId);
-      reply.headers(cacheHeaders(result.cache));
+      reply.headers(cacheHeaders(result));
       // Serialized here (fastify's default for an object is the same JSON, typed alike).
       reply.type('application/json; charset=utf-8');
       return chatCompletionJson(result.response, {
@@ -57,7 +57,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
     const call = await deps.chat.stream(context, input);
     reply.headers(droppedParamsHeaders('openai', call.model.providerKind, unknown));
     reply.header(PROVIDER_HEADER, call.model.providerId);
-    reply.headers(cacheHeaders(call.cache));
+    reply.headers(cacheHeaders(call));
     const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new ChatChunkEncoder({ id: call.generationId, model: call.model.id, created, provider: call.model.providerId });
     try {

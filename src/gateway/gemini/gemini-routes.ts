@@ -137,7 +137,7 @@ async function generate(deps: GeminiRouteDeps, request: FastifyRequest, reply: F
   if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
   reply.headers(droppedParamsHeaders('gemini', result.model.providerKind, unknown));
   reply.header(PROVIDER_HEADER, result.model.providerId);
-  reply.headers(cacheHeaders(result.cache));
+  reply.headers(cacheHeaders(result));
   return renderGenerateResponse(result.response, { model, includeThoughts, costMicros: result.costMicros });
 }
 
@@ -151,7 +151,7 @@ async function streamGenerate(deps: GeminiRouteDeps, request: FastifyRequest, re
   const call = await deps.chat.stream(callContextFrom(request, reply, 'gemini.stream_generate_content'), { model, request: converted, ...(cache && { cache }) });
   reply.headers(droppedParamsHeaders('gemini', call.model.providerKind, unknown));
   reply.header(PROVIDER_HEADER, call.model.providerId);
-  reply.headers(cacheHeaders(call.cache));
+  reply.headers(cacheHeaders(call));
   const headers = call.rateLimit ? rateLimitHeaders(call.rateLimit) : {};
   const query = request.query as Record<string, unknown> | undefined;
   const writer = query?.['alt'] === 'sse' ? sseChunks(new SseWriter(reply, headers)) : new JsonArrayWriter(reply, headers);

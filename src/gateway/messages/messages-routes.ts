@@ -64,7 +64,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
       if (result.rateLimit) reply.headers(rateLimitHeaders(result.rateLimit));
       reply.headers(droppedParamsHeaders('anthropic', result.model.providerKind, unknown));
       reply.header(PROVIDER_HEADER, result.model.providerId);
-      reply.headers(cacheHeaders(result.cache));
+      reply.headers(cacheHeaders(result));
       return renderMessagesResponse(result.response, {
         model: body.model,
         costMicros: result.costMicros,
@@ -77,7 +77,7 @@ export async function messagesRoutes(app: FastifyInstance, deps: MessagesRouteDe
     const call = await deps.chat.stream(context, input);
     reply.headers(droppedParamsHeaders('anthropic', call.model.providerKind, unknown));
     reply.header(PROVIDER_HEADER, call.model.providerId);
-    reply.headers(cacheHeaders(call.cache));
+    reply.headers(cacheHeaders(call));
     const sse = new SseWriter(reply, call.rateLimit && rateLimitHeaders(call.rateLimit));
     const encoder = new MessagesStreamEncoder({
       model: body.model,
