@@ -1,4 +1,4 @@
-import { cacheHitPriceFraction, ResponseCache } from '../pipeline/response-cache.ts';
+import { cacheHitPriceFraction, ResponseCache, semanticCacheSettings } from '../pipeline/response-cache.ts';
 import type { ServiceBuild } from './service-build.ts';
 
 /** How often expired response-cache entries are swept, and how soon after the start the first sweep runs. */
@@ -12,6 +12,7 @@ export function responseCacheServices(build: ServiceBuild): ResponseCache {
     db,
     now,
     hitPriceFraction: cacheHitPriceFraction(env),
+    semantic: semanticCacheSettings(env),
     onError: (error) => logger.warn({ err: error }, 'the response cache could not be read or written; the call went to the provider'),
   });
   startSteps.push(() => {
