@@ -202,3 +202,25 @@ describe('semantic response cache, off by default', () => {
     expect(bad.statusCode).toBe(400);
   });
 });
+
+describe('semantic response cache, embedding model unusable', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Not an embedding model: every embedding call is refused at admission.
+    t = await startApp({ JUNCTION_SEMANTIC_CACHE_MODEL: MODEL });
+  });
+  afterAll(async () => t.close());
+
+  it('answers the call as an exact-only miss when its prompt cannot be embedded', async () => {
+    const { key, accountId } = await fundedKey(t, 'unembeddable');
+    const before = chats();
+    const first = await chat(t, key, QUESTION);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['x-junction-cache']).toBe('miss');
+    expect((await chat(t, key, PARAPHRASE)).headers['x-junction-cache']).toBe('miss');
+    expect((await chat(t, key, QUESTION)).headers['x-junction-cache']).toBe('hit');
+    expect(chats()).toBe(before + 2);
+    const semanticRows = await t.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM response_cache WHERE account_id = $1 AND embedding IS NOT NULL', [accountId]);
+    expect(semanticRows.rows[0]?.n).toBe(0);
+  });
+});
