@@ -5,6 +5,7 @@ import { Button } from '../../components/ui/button.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { DeploymentHealth } from './deployment-health.tsx';
 import { TryMedia } from './try-media.tsx';
 
 /** USD per token → USD per million tokens, as people compare prices. */
@@ -58,6 +59,7 @@ export function ModelsPage() {
           ))}
         </DataTable>
       </section>
+      <DeploymentHealth />
       <Dialog
         open={trying !== undefined}
         onOpenChange={(open) => !open && setTrying(undefined)}
