@@ -58,8 +58,9 @@ plans:                          # \`*\` globs; without a \`default\` plan, \`def
 currencies: { EUR: 1.08, GBP: 1.27, CHF: 1.13 }
 \`\`\`
 
-Azure OpenAI, vLLM, LM Studio, Groq, Mistral, DeepSeek and OpenRouter are configured the same
-way (\`headers:\` and \`query:\` carry Azure's \`api-key\` and \`api-version\`).
+Any other OpenAI-compatible server (vLLM, LM Studio, Groq, DeepSeek, OpenRouter…) is configured
+the same way (\`headers:\` and \`query:\` carry what it needs). Azure OpenAI, Amazon Bedrock,
+Vertex AI, Cohere and Mistral have providers of their own: see [the gateway](gateway.md#providers-deployments-and-routing).
 
 ### Every key
 `;
