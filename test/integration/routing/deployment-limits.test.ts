@@ -115,6 +115,14 @@ describe('tokens per minute of a deployment', () => {
     expect(await servedBy('openai/tokens', { max_tokens: 400 })).toBe('narrow');
   });
 
+  it('corrects the window of a stream once it ends', async () => {
+    gateway.advance(61_000);
+    expect(await servedBy('openai/tokens', { max_tokens: 400, stream: true })).toBe('narrow');
+    expect(await servedBy('openai/tokens', { max_tokens: 400, stream: true })).toBe('narrow');
+    const used = Number((await metricLine('openai/tokens', 'narrow', 'tpm'))?.split(' ').at(-1));
+    expect(used).toBeLessThan(400);
+  });
+
   it('answers 400 when no deployment could ever hold the call', async () => {
     const response = await chat('openai/tokens', { max_tokens: 1_000, provider: { only: ['narrow'] } });
     expect(response.statusCode).toBe(400);
