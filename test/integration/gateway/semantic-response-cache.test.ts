@@ -139,6 +139,24 @@ describe('semantic response cache', () => {
     expect(chats()).toBe(before + 5);
   });
 
+  it('takes the same field on /v1/messages and generateContent, each with its similarity header', async () => {
+    const { key, accountId } = await fundedKey(t, 'native-formats');
+    const headers = { ...bearer(key), 'anthropic-version': '2023-06-01' };
+    const cache = { ttl_seconds: 60, semantic: true };
+    const messages = (text: string) => t.app.inject({ method: 'POST', url: '/v1/messages', headers, payload: { model: MODEL, max_tokens: 50, cache, messages: [{ role: 'user', content: text }] } });
+    const gemini = (text: string) => t.app.inject({ method: 'POST', url: `/v1beta/models/${MODEL}:generateContent`, headers, payload: { cache, contents: [{ role: 'user', parts: [{ text }] }] } });
+    expect((await messages(QUESTION)).headers['x-junction-cache']).toBe('miss');
+    await stored(t, accountId, 1);
+    const viaMessages = await messages(PARAPHRASE);
+    expect(viaMessages.headers['x-junction-cache']).toBe('hit');
+    expect(Number(viaMessages.headers['x-junction-cache-similarity'])).toBeCloseTo(bagOfWordsSimilarity(QUESTION, PARAPHRASE), 3);
+    expect((await gemini('Name the largest planet of the solar system')).headers['x-junction-cache']).toBe('miss');
+    await stored(t, accountId, 2);
+    const viaGemini = await gemini('please name the largest planet of the solar system');
+    expect(viaGemini.headers['x-junction-cache']).toBe('hit');
+    expect(Number(viaGemini.headers['x-junction-cache-similarity'])).toBeGreaterThan(THRESHOLD);
+  });
+
   it('never answers one account from another account’s entry', async () => {
     const a = await fundedKey(t, 'account-a');
     const b = await fundedKey(t, 'account-b');
