@@ -37,6 +37,7 @@ export async function agentsEvaluationsRoutes(app: FastifyInstance, deps: Evalua
 
   app.post('/evaluations', async (request, reply) => reply.code(202).send(await actions.startEvaluation(starterOf(request), parseInput(StartEvaluationSchema, request.body))));
   app.get('/evaluations/:id', async (request) => actions.readEvaluation(starterOf(request).accountId, parseInput(IdParamsSchema, request.params, 'path').id));
+  app.post('/evaluations/:id/cancel', async (request) => actions.cancelEvaluation(starterOf(request).accountId, parseInput(IdParamsSchema, request.params, 'path').id));
   app.post('/experiments', async (request, reply) => reply.code(202).send(await actions.startExperiment(starterOf(request), parseInput(StartExperimentSchema, request.body))));
   app.get('/experiments/:id', async (request) => actions.readExperiment(starterOf(request).accountId, parseInput(IdParamsSchema, request.params, 'path').id));
 }

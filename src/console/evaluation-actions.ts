@@ -46,6 +46,13 @@ export function evaluationActions(db: Database, evaluations: EvaluationService) 
       return evaluationDetail(run, await listResults(db, accountId, id));
     },
 
+    /** Cancels the evaluation if it runs; an evaluation that has ended is answered as it is. */
+    async cancelEvaluation(accountId: string, id: string): Promise<EvaluationDetail> {
+      const run = await evaluations.cancel(accountId, id);
+      if (!run) throw notFound('evaluation', id);
+      return evaluationDetail(run, await listResults(db, accountId, id));
+    },
+
     async startExperiment(starter: Starter, body: z.output<typeof StartExperimentSchema>): Promise<ExperimentView> {
       const state = await startExperiment(db, evaluations, {
         accountId: starter.accountId,

@@ -65,6 +65,11 @@ export async function consoleEvaluationsRoutes(app: FastifyInstance, deps: Evalu
     return actions.readEvaluation(consoleCaller(request).accountId, id);
   });
 
+  app.post('/evaluations/:id/cancel', { preHandler: starter }, async (request) => {
+    const { id } = parseInput(IdParamsSchema, request.params, 'path');
+    return actions.cancelEvaluation(consoleCaller(request).accountId, id);
+  });
+
   app.post('/experiments', { preHandler: starter }, async (request, reply) => {
     const body = parseInput(StartExperimentSchema, request.body);
     return reply.code(202).send(await actions.startExperiment(starterOf(request), body));

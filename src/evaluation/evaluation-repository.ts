@@ -150,6 +150,21 @@ export async function finishEvaluation(db: Queryable, id: string, outcome: { sta
   ]);
 }
 
+/** Ends a running evaluation as cancelled; false when the account has no such evaluation running. */
+export async function cancelEvaluation(db: Queryable, accountId: string, id: string): Promise<boolean> {
+  const result = await db.query(`UPDATE evaluation_runs SET status = 'stopped', stop_reason = 'cancelled', finished_at = now() WHERE account_id = $1 AND id = $2 AND status = 'running'`, [
+    accountId,
+    id,
+  ]);
+  return result.rowCount > 0;
+}
+
+/** Whether the evaluation is still to go on (any process may have cancelled it). */
+export async function isRunning(db: Queryable, id: string): Promise<boolean> {
+  const result = await db.query<{ status: string }>('SELECT status FROM evaluation_runs WHERE id = $1', [id]);
+  return result.rows[0]?.status === 'running';
+}
+
 /** Evaluations a process left running when it stopped: they will not go on, so they are marked as failed. */
 export async function failAbandoned(db: Queryable, ids: readonly string[], error: string): Promise<void> {
   if (ids.length === 0) return;

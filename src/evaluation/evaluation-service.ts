@@ -12,7 +12,7 @@ import { evaluatedVersion } from './agent-version.ts';
 import { runCase } from './case-runner.ts';
 import { CostCeiling, scheduleCases } from './case-scheduler.ts';
 import { createDatasetRepository, type EvalCase } from './dataset-repository.ts';
-import { type EvaluationRun, failAbandoned, finishEvaluation, getEvaluation, insertEvaluation, insertResult } from './evaluation-repository.ts';
+import { cancelEvaluation, type EvaluationRun, failAbandoned, finishEvaluation, getEvaluation, insertEvaluation, insertResult, isRunning } from './evaluation-repository.ts';
 import { buildScorers, caseScore, DEFAULT_SCORERS } from './scorers/build-scorers.ts';
 import type { JudgeCall } from './scorers/judge-scorer.ts';
 
@@ -100,7 +100,7 @@ export class EvaluationService {
     });
     const controller = new AbortController();
     const key = request.key ?? systemKeyFor(request.accountId, this.#deps.now());
-    const done = this.#execute(evaluation, agent, cases, key, controller.signal)
+    const done = this.#execute(evaluation, agent, cases, key, controller)
       .catch(async (error: unknown) => {
         this.#deps.onError?.(error, evaluation.id);
         await finishEvaluation(db, evaluation.id, { status: 'failed', error: (error as Error).message }).catch(() => undefined);
@@ -115,6 +115,21 @@ export class EvaluationService {
     await this.#running.get(id)?.done;
   }
 
+  /**
+   * Cancels a running evaluation: marked stopped (`cancelled`) for every process, its runs
+   * here aborted and awaited; a process running it elsewhere stops before its next case.
+   * An evaluation left running by a process that was killed is ended this way too.
+   */
+  async cancel(accountId: string, id: string): Promise<EvaluationRun | undefined> {
+    const cancelled = await cancelEvaluation(this.#deps.db, accountId, id);
+    const local = this.#running.get(id);
+    if (cancelled && local) {
+      local.controller.abort(new Error('the evaluation was cancelled'));
+      await local.done;
+    }
+    return getEvaluation(this.#deps.db, accountId, id);
+  }
+
   /** Stops every evaluation this process runs (their runs are aborted) and marks them failed. */
   async close(): Promise<void> {
     const running = [...this.#running.entries()];
@@ -127,8 +142,9 @@ export class EvaluationService {
     ).catch(() => undefined);
   }
 
-  async #execute(evaluation: EvaluationRun, agent: OwnedAgent, cases: readonly EvalCase[], key: ApiKeyRecord, signal: AbortSignal): Promise<void> {
+  async #execute(evaluation: EvaluationRun, agent: OwnedAgent, cases: readonly EvalCase[], key: ApiKeyRecord, controller: AbortController): Promise<void> {
     const { db, runtime, chat } = this.#deps;
+    const { signal } = controller;
     const context: CallContext = { key, requestId: evaluation.id, endpoint: EVALUATION_ENDPOINT, signal };
     const judge: JudgeCall = async ({ model, messages, responseFormat }) => {
       const result = await chat.generate({ ...context, endpoint: JUDGE_ENDPOINT }, { model, request: { messages, responseFormat, temperature: 0 } });
@@ -138,6 +154,11 @@ export class EvaluationService {
     const scorers = buildScorers(evaluation.scorers, { judge, defaultJudgeModel: agent.config.model });
 
     const runOne = async (testCase: EvalCase, position: number) => {
+      // Cancelled, perhaps by another process: this case and the rest are not run.
+      if (!(await isRunning(db, evaluation.id))) {
+        controller.abort(new Error('the evaluation was cancelled'));
+        return 0;
+      }
       const outcome = await runCase(runtime, agent, context, testCase.input);
       const scored = outcome.error === null ? await Promise.all(scorers.map((scorer) => scorer.score(outcome.run, testCase))) : [];
       const results = scored.map((entry) => entry.result);

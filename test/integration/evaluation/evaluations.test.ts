@@ -42,6 +42,7 @@ beforeAll(async () => {
   const graded = { ...agent, name: 'Graded', scorers: [{ type: 'contains', name: 'mentions-order', value: 'order' }] };
   expect((await owner.request('PUT', '/console/api/agents/graded', { definition: graded })).json()).toMatchObject({ version: 1 });
 
+  expect((await owner.request('PUT', '/console/api/agents/slow', { definition: { ...agent, name: 'Slow', model: 'openai/test-slow' } })).json()).toMatchObject({ version: 1 });
   const calculating = { name: 'Calculating', model: 'openai/test-tool', instructions: 'Use the calculator.', tools: ['calculator'] };
   expect((await owner.request('PUT', '/console/api/agents/calculating', { definition: calculating })).json()).toMatchObject({ version: 1 });
 
@@ -145,6 +146,19 @@ describe('an evaluation', () => {
     expect(evaluation.results[1]?.run_id).toBeNull();
   });
 
+  it('is cancelled by an admin: its run in flight aborted, no further case started', async () => {
+    const started = await owner.request('POST', '/console/api/evaluations', { agent: 'slow', dataset: 'refunds', concurrency: 1 });
+    const id = started.json<{ id: string }>().id;
+    expect((await member.request('POST', `/console/api/evaluations/${id}/cancel`)).statusCode).toBe(403);
+    expect((await stranger.request('POST', `/console/api/evaluations/${id}/cancel`)).statusCode).toBe(404);
+    const cancelled = (await owner.request('POST', `/console/api/evaluations/${id}/cancel`)).json<EvaluationDetail>();
+    expect(cancelled).toMatchObject({ status: 'stopped', stop_reason: 'cancelled' });
+    expect(cancelled.results.length).toBeLessThanOrEqual(1);
+    expect(cancelled.results.every((result) => result.status === 'failed')).toBe(true);
+    // Cancelling again, or an evaluation that has ended, answers it as it is.
+    expect((await owner.request('POST', `/console/api/evaluations/${id}/cancel`)).json()).toMatchObject({ status: 'stopped', cases_done: cancelled.cases_done });
+  });
+
   it('refuses an unknown version, dataset or scorer with 404 and 400', async () => {
     expect((await owner.request('POST', '/console/api/evaluations', { agent: 'support', dataset: 'refunds', version: '9' })).json()).toMatchObject({ error: { code: 'not_found', param: 'agent' } });
     expect((await owner.request('POST', '/console/api/evaluations', { agent: 'support', dataset: 'nope' })).json()).toMatchObject({ error: { code: 'not_found', param: 'dataset' } });
@@ -233,6 +247,8 @@ describe('the Agents API, for CI with an agent key', () => {
     await gateway.settle();
     const keys = await gateway.services.db.query<{ key_id: string | null }>('SELECT DISTINCT k.name AS key_id FROM usage_log u JOIN api_keys k ON k.id = u.key_id WHERE u.request_id = $1', [id]);
     expect(keys.rows).toEqual([{ key_id: 'ci' }]);
+    // Cancelling an evaluation that has ended answers it as it is.
+    expect((await gateway.app.inject({ method: 'POST', url: `/agents/v1/evaluations/${id}/cancel`, headers: bearer(key) })).json()).toMatchObject({ status: 'completed' });
     // The console lists it with the rest.
     expect((await owner.request('GET', `/console/api/evaluations/${id}`)).statusCode).toBe(200);
 

@@ -1,10 +1,12 @@
 import { Link, useParams } from '@tanstack/react-router';
 import { usd } from '../../api/client.ts';
+import { useSignedIn } from '../../api/queries.ts';
+import { Button } from '../../components/ui/button.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { AgentTabs } from '../agents/agent-tabs.tsx';
 import { caseInputText } from './case-input.ts';
-import { useEvaluation } from './evaluation-queries.ts';
+import { useCancelEvaluation, useEvaluation } from './evaluation-queries.ts';
 import { scoreText } from './score-text.ts';
 import './evaluations.css';
 
@@ -12,6 +14,9 @@ import './evaluations.css';
 export function EvaluationPage() {
   const { agentId, evaluationId } = useParams({ from: '/app/agents/$agentId/evaluations/$evaluationId' });
   const evaluation = useEvaluation(evaluationId);
+  const cancel = useCancelEvaluation(evaluationId);
+  const me = useSignedIn();
+  const canCancel = me?.role === 'owner' || me?.role === 'admin';
   return (
     <>
       <div className="section-header">
@@ -34,6 +39,12 @@ export function EvaluationPage() {
               {evaluation.data.status === 'running' ? 'Running: ' : `${statusText(evaluation.data.status, evaluation.data.stop_reason)}: `}
               {evaluation.data.cases_done} of {evaluation.data.cases} cases, mean score {scoreText(evaluation.data.mean_score)}, cost {usd(evaluation.data.cost_usd)}
             </p>
+            {evaluation.data.status === 'running' && canCancel && (
+              <Button variant="danger" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
+                Cancel evaluation
+              </Button>
+            )}
+            {cancel.error && <ErrorNote error={cancel.error} />}
             {evaluation.data.error && <p className="field-error">{evaluation.data.error}</p>}
             <p className="muted small">
               Its calls are in the usage log as evaluation traffic:{' '}
@@ -91,5 +102,6 @@ export function EvaluationPage() {
 
 function statusText(status: string, stopReason: string | null): string {
   if (status === 'stopped' && stopReason === 'max_cost_usd') return 'Stopped at the cost ceiling';
+  if (status === 'stopped' && stopReason === 'cancelled') return 'Cancelled';
   return status === 'completed' ? 'Completed' : status === 'failed' ? 'Failed' : 'Stopped';
 }

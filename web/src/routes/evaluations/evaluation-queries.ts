@@ -46,3 +46,15 @@ export function useStartExperiment() {
     onSuccess: () => client.invalidateQueries({ queryKey: ['experiments'] }),
   });
 }
+
+/** Cancels a running evaluation; its page shows the result. */
+export function useCancelEvaluation(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api(EvaluationDetailSchema, `/evaluations/${encodeURIComponent(id)}/cancel`, { method: 'POST' }),
+    onSuccess: (detail) => {
+      client.setQueryData(['evaluations', id], detail);
+      return client.invalidateQueries({ queryKey: ['evaluations'] });
+    },
+  });
+}
