@@ -404,6 +404,7 @@ export const ROUTE_TABLE: RouteTable = {
   },
   'GET /console/api/evaluations': { access: member, baseline: { url: '/console/api/evaluations' } },
   'GET /console/api/evaluations/:id': { access: member, baseline: { url: '/console/api/evaluations/eval_missing' } },
+  'POST /console/api/evaluations/:id/cancel': { access: admin, baseline: { url: '/console/api/evaluations/eval_missing/cancel' } },
   'POST /console/api/experiments': {
     access: admin,
     baseline: { url: '/console/api/experiments', payload: { agent: 'matrix-missing', dataset: 'matrix-missing' } },
@@ -450,6 +451,7 @@ export const ROUTE_TABLE: RouteTable = {
     ],
   },
   'GET /agents/v1/evaluations/:id': { access: agentKey, baseline: { url: '/agents/v1/evaluations/eval_missing' } },
+  'POST /agents/v1/evaluations/:id/cancel': { access: agentKey, baseline: { url: '/agents/v1/evaluations/eval_missing/cancel' } },
   'POST /agents/v1/experiments': {
     access: agentKey,
     baseline: { url: '/agents/v1/experiments', payload: { agent: 'matrix-missing', dataset: 'matrix-missing' } },
