@@ -186,6 +186,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/agents/v1/evaluations': { post: agents('Evaluate an agent version over a dataset, billed to this key (202; runs in the background)', { body: 'StartEvaluationRequest' }) },
       '/agents/v1/evaluations/{id}': { get: agents("An evaluation's progress, per-case results and scores", { pathParams: ['id'] }) },
+      '/agents/v1/evaluations/{id}/cancel': { post: agents('Cancel a running evaluation: no further case starts', { pathParams: ['id'] }) },
       '/agents/v1/experiments': { post: agents('Compare two versions on one dataset, case by case (202)', { body: 'StartExperimentRequest' }) },
       '/agents/v1/experiments/{id}': { get: agents('An experiment: scores with 95% intervals, regressions first', { pathParams: ['id'] }) },
       '/agents/v1/conversations': { get: agents("This key's conversations") },
