@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts';
 import type { OpenCall } from '../../src/billing/open-call.ts';
@@ -224,7 +224,13 @@ describe('a settlement batch after the usage_row type is made again', () => {
     await writeSettlementBatch(app.services.db, [settled(first, 0)], [], undefined, BATCH_TIME);
     const oldOid = (await app.services.db.query<{ oid: number }>(`SELECT 'usage_row'::regtype::oid::integer AS oid`)).rows[0]?.oid;
 
-    const typeDefinition = readFileSync(new URL('../../migrations/0012_usage_row_type.sql', import.meta.url), 'utf8');
+    // The type as the migrations make it: created in 0012, grown by later ALTER TYPE statements.
+    const migrations = new URL('../../migrations/', import.meta.url);
+    const later = readdirSync(migrations)
+      .filter((name) => name > '0012')
+      .sort()
+      .flatMap((name) => readFileSync(new URL(name, migrations), 'utf8').match(/^ALTER TYPE usage_row [^;]*;/gm) ?? []);
+    const typeDefinition = [readFileSync(new URL('0012_usage_row_type.sql', migrations), 'utf8'), ...later].join('\n');
     await app.services.db.exec(`DROP TYPE usage_row; ${typeDefinition}`);
     const newOid = (await app.services.db.query<{ oid: number }>(`SELECT 'usage_row'::regtype::oid::integer AS oid`)).rows[0]?.oid;
     expect(newOid).not.toBe(oldOid);
