@@ -117,6 +117,7 @@ export const EnvSchema = z.object({
     .optional()
     .describe('Catalog id of the embedding model that lets requests with `"cache": {"semantic": true}` match similar earlier prompts; unset, the response cache matches exactly only.'),
   JUNCTION_SEMANTIC_CACHE_THRESHOLD: z.coerce.number().min(0).max(1).optional().describe('The cosine similarity at or above which a semantic-cache lookup is a hit (default 0.95).'),
+  JUNCTION_AGENT_KEY: z.string().optional().describe('The agent key `npx junction eval run --url` starts evaluations with on that server (read from the environment, never the command line).'),
   // Parsed in src/runs/run-retention.ts.
   JUNCTION_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).optional().describe("How many days the steps of agent runs (the console's run pages) are kept (default 30)."),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
