@@ -25,7 +25,10 @@ import { publishedProviderModels, type SnapshotProviderId } from './published-pr
 import type { ModelPrices, PriceTier } from './types.ts';
 
 /** genai-prices provider ids we read, keyed by our provider kind. */
-export const PUBLISHED_PROVIDER_BY_KIND = { openai: 'openai', anthropic: 'anthropic', gemini: 'google', bedrock: 'aws', cohere: 'cohere', mistral: 'mistral' } as const satisfies Record<string, SnapshotProviderId>;
+export const PUBLISHED_PROVIDER_BY_KIND = { openai: 'openai', anthropic: 'anthropic', gemini: 'google', bedrock: 'aws', cohere: 'cohere', mistral: 'mistral' } as const satisfies Record<
+  string,
+  SnapshotProviderId
+>;
 export type PublishedProviderId = (typeof PUBLISHED_PROVIDER_BY_KIND)[keyof typeof PUBLISHED_PROVIDER_BY_KIND];
 
 type MatchLogic = { or: MatchLogic[] } | { and: MatchLogic[] } | { equals: string } | { starts_with: string } | { ends_with: string } | { contains: string } | { regex: string };

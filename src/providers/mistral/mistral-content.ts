@@ -34,8 +34,11 @@ function flattenMessage(message: JsonObject, chunks: unknown[]): void {
   if (thinking !== '') message['reasoning_content'] = (typeof message['reasoning_content'] === 'string' ? message['reasoning_content'] : '') + thinking;
 }
 
-const textOf = (value: unknown): string =>
-  typeof value === 'string' ? value : Array.isArray(value) ? value.map((part) => (isObject(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('') : '';
+const textOf = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return '';
+  return value.map((part) => (isObject(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+};
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -12,7 +12,8 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     seen.push(`${request.method} ${request.url}`);
     const ok = request.url === '/v1/models' && request.headers.authorization === 'Bearer good';
-    response.writeHead(ok ? 200 : request.url === '/v1/models' ? 401 : 404, { 'content-type': 'application/json' });
+    const status = request.url === '/v1/models' ? 401 : 404;
+    response.writeHead(ok ? 200 : status, { 'content-type': 'application/json' });
     response.end(JSON.stringify(ok ? { models: [] } : { message: 'no' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
