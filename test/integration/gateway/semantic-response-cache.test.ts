@@ -186,6 +186,8 @@ describe('semantic response cache', () => {
 
     clock += 61_000;
     expect((await chat(t, key, PARAPHRASE, { cache: { ttl_seconds: 1, semantic: true } })).headers['x-junction-cache']).toBe('miss');
+    // A miss is stored after it is answered: the sweep must find it there.
+    await stored(t, accountId, 2);
     clock += 2_000;
     const cache = new ResponseCache({ db: t.services.db, now, hitPriceFraction: 0 });
     expect(await cache.sweep()).toBeGreaterThanOrEqual(3);
