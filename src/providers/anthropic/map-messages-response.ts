@@ -1,5 +1,6 @@
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
 import { UpstreamError } from '../upstream-error.ts';
+import { cacheInclusiveUsage } from '../cache-inclusive-usage.ts';
 import { AnthropicMessageSchema, AnthropicResponseBlockSchema, type AnthropicUsage } from './anthropic-wire-schemas.ts';
 
 /** Messages API response body (unvalidated JSON) → canonical response. */
@@ -47,19 +48,9 @@ export function mapMessagesResponse(body: unknown): ModelResponse {
   };
 }
 
-/**
- * Anthropic's input_tokens excludes cached tokens; canonical inputTokens is everything
- * the prompt cost, so cache reads and writes are added back and reported as subsets.
- */
+/** Anthropic's usage, its cache reads and writes counted in the input. */
 export function mapAnthropicUsage(usage: AnthropicUsage): Usage {
-  const cacheRead = usage.cache_read_input_tokens ?? 0;
-  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
-  return {
-    inputTokens: (usage.input_tokens ?? 0) + cacheRead + cacheWrite,
-    outputTokens: usage.output_tokens ?? 0,
-    ...(cacheRead > 0 ? { cachedInputTokens: cacheRead } : {}),
-    ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
-  };
+  return cacheInclusiveUsage({ uncachedInput: usage.input_tokens, output: usage.output_tokens, cacheRead: usage.cache_read_input_tokens, cacheWrite: usage.cache_creation_input_tokens });
 }
 
 export function mapStopReason(raw: string | null | undefined): FinishReason {

@@ -1,5 +1,6 @@
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
 import { UpstreamError } from '../upstream-error.ts';
+import { cacheInclusiveUsage } from '../cache-inclusive-usage.ts';
 import { ConverseResponseBlockSchema, ConverseResponseSchema, type ConverseUsage } from './bedrock-wire-schemas.ts';
 
 /** Converse answer (unvalidated JSON) → canonical response; Converse names neither the answer nor the model, so the caller does. */
@@ -28,20 +29,9 @@ export function mapConverseResponse(body: unknown, id: string, model: string): M
   return { id, model, content, usage: mapConverseUsage(parsed.data.usage ?? {}), finishReason: mapStopReason(parsed.data.stopReason) };
 }
 
-/**
- * Bedrock's inputTokens leaves out the tokens read from and written to the prompt cache;
- * canonical inputTokens is everything the prompt cost, so both are added back and reported
- * as subsets (as the price data's own Bedrock extractor counts them).
- */
+/** Bedrock's usage, its cache reads and writes counted in the input (as the price data's own Bedrock extractor counts them). */
 export function mapConverseUsage(usage: ConverseUsage): Usage {
-  const cacheRead = usage.cacheReadInputTokens ?? 0;
-  const cacheWrite = usage.cacheWriteInputTokens ?? 0;
-  return {
-    inputTokens: (usage.inputTokens ?? 0) + cacheRead + cacheWrite,
-    outputTokens: usage.outputTokens ?? 0,
-    ...(cacheRead > 0 ? { cachedInputTokens: cacheRead } : {}),
-    ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
-  };
+  return cacheInclusiveUsage({ uncachedInput: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadInputTokens, cacheWrite: usage.cacheWriteInputTokens });
 }
 
 export function mapStopReason(raw: string | null | undefined): FinishReason {
