@@ -2,6 +2,7 @@ import { parseToolArguments } from '../../core/tool-arguments.ts';
 import type { AssistantPart, CacheControl, ModelMessage, ModelRequest, ReasoningConfig, ResponseFormat, ToolChoice, UserPart } from '../../core/model-types.ts';
 import { applyNestedFields, nestedFieldsIn } from '../nested-fields.ts';
 import type { AnthropicCacheControl, AnthropicMessagesBody, AnthropicRequestBlock, AnthropicRequestMessage, AnthropicTextBlock, AnthropicToolChoice } from './anthropic-wire-schemas.ts';
+import { alternatingTurns } from '../alternating-turns.ts';
 
 /** Anthropic requires max_tokens; this is what we ask for when neither caller nor catalog set one. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -56,21 +57,7 @@ export function convertMessagesRequest(request: ModelRequest): AnthropicMessages
 }
 
 /** Chat-style messages → alternating user/assistant turns; tool results ride in user turns. */
-export function convertMessages(messages: ModelMessage[]): AnthropicRequestMessage[] {
-  const turns: AnthropicRequestMessage[] = [];
-  for (const message of messages) {
-    if (message.role === 'system') continue;
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = convertContent(message);
-    if (blocks.length === 0) continue;
-    const previous = turns.at(-1);
-    // Anthropic rejects two turns of the same role in a row; merging keeps tool results
-    // of parallel calls (several canonical tool messages) in the single user turn it expects.
-    if (previous !== undefined && previous.role === role) previous.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  }
-  return turns;
-}
+export const convertMessages = (messages: ModelMessage[]): AnthropicRequestMessage[] => alternatingTurns(messages, convertContent);
 
 function convertContent(message: Exclude<ModelMessage, { role: 'system' }>): AnthropicRequestBlock[] {
   switch (message.role) {

@@ -3,6 +3,7 @@ import type { AssistantPart, CacheControl, ModelMessage, ModelRequest, ToolChoic
 import { parseToolArguments } from '../../core/tool-arguments.ts';
 import { maxTokensFor, responseFormatInstruction, thinkingBudgetFor } from '../anthropic/convert-messages-request.ts';
 import type { ConverseBody, ConverseCachePoint, ConverseMessage, ConverseRequestBlock, ConverseToolChoice } from './bedrock-wire-schemas.ts';
+import { alternatingTurns } from '../alternating-turns.ts';
 
 const CACHE_POINT: ConverseCachePoint = { cachePoint: { type: 'default' } };
 
@@ -79,21 +80,7 @@ function convertToolChoice(choice: ToolChoice | undefined): ConverseToolChoice |
   return { tool: { name: choice.name } };
 }
 
-/** Chat-style messages → alternating user/assistant turns; tool results ride in user turns. */
-function convertMessages(messages: ModelMessage[]): ConverseMessage[] {
-  const turns: ConverseMessage[] = [];
-  for (const message of messages) {
-    if (message.role === 'system') continue;
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = convertContent(message);
-    if (blocks.length === 0) continue;
-    const previous = turns.at(-1);
-    // Converse, like Anthropic, refuses two turns of one role in a row: parallel tool results share one user turn.
-    if (previous !== undefined && previous.role === role) previous.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  }
-  return turns;
-}
+const convertMessages = (messages: ModelMessage[]): ConverseMessage[] => alternatingTurns(messages, convertContent);
 
 function convertContent(message: Exclude<ModelMessage, { role: 'system' }>): ConverseRequestBlock[] {
   switch (message.role) {
