@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { JunctionError } from '../core/errors.ts';
-import { EvaluationService } from '../evaluation/evaluation-service.ts';
 import { checkKey } from '../http/auth-hook.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { KeyAuthenticator } from '../keys/key-authenticator.ts';
 import { StartEvaluationSchema, StartExperimentSchema } from './contract/evaluations.ts';
-import { evaluationActions, type Starter } from './evaluation-actions.ts';
-import type { EvaluationRoutesDeps } from './evaluations-routes.ts';
+import type { Starter } from './evaluation-actions.ts';
+import { type EvaluationRoutesDeps, evaluationsOf } from './evaluations-routes.ts';
 
 const IdParamsSchema = z.object({ id: z.string().max(64) });
 
@@ -18,17 +17,7 @@ const IdParamsSchema = z.object({ id: z.string().max(64) });
  */
 export async function agentsEvaluationsRoutes(app: FastifyInstance, deps: EvaluationRoutesDeps & { authenticator: KeyAuthenticator }): Promise<void> {
   app.addHook('preHandler', checkKey(deps.authenticator, { kinds: ['agent'] }));
-  const evaluations = new EvaluationService({
-    db: deps.db,
-    runtime: deps.runtime,
-    agents: deps.agents,
-    chat: deps.chat,
-    now: deps.now,
-    settle: deps.settle,
-    ...(deps.onError && { onError: deps.onError }),
-  });
-  app.addHook('onClose', () => evaluations.close());
-  const actions = evaluationActions(deps.db, evaluations);
+  const { actions } = evaluationsOf(app, deps);
   const starterOf = (request: FastifyRequest): Starter => {
     const key = request.apiKey;
     if (!key) throw new JunctionError('invalid_api_key', 'An agent key is required.');

@@ -22,6 +22,21 @@ export type EvaluationRoutesDeps = {
   onError?: (error: unknown, evaluationId: string) => void;
 };
 
+/** The evaluations a route plugin starts, run by this process and stopped with the app. */
+export function evaluationsOf(app: FastifyInstance, deps: EvaluationRoutesDeps) {
+  const evaluations = new EvaluationService({
+    db: deps.db,
+    runtime: deps.runtime,
+    agents: deps.agents,
+    chat: deps.chat,
+    now: deps.now,
+    settle: deps.settle,
+    ...(deps.onError && { onError: deps.onError }),
+  });
+  app.addHook('onClose', () => evaluations.close());
+  return { actions: evaluationActions(deps.db, evaluations) };
+}
+
 const IdParamsSchema = z.object({ id: z.string().max(64) });
 const ListQuerySchema = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
 
@@ -33,17 +48,7 @@ const ListQuerySchema = z.strictObject({ limit: z.coerce.number().int().min(1).m
 export async function consoleEvaluationsRoutes(app: FastifyInstance, deps: EvaluationRoutesDeps): Promise<void> {
   const reader = requireConsoleUser(deps.db, deps.now);
   const starter = requireConsoleUser(deps.db, deps.now, 'admin');
-  const evaluations = new EvaluationService({
-    db: deps.db,
-    runtime: deps.runtime,
-    agents: deps.agents,
-    chat: deps.chat,
-    now: deps.now,
-    settle: deps.settle,
-    ...(deps.onError && { onError: deps.onError }),
-  });
-  app.addHook('onClose', () => evaluations.close());
-  const actions = evaluationActions(deps.db, evaluations);
+  const { actions } = evaluationsOf(app, deps);
   const starterOf = (request: FastifyRequest) => {
     const caller = consoleCaller(request);
     return { accountId: caller.accountId, createdBy: caller.user.email };
