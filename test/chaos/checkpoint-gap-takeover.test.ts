@@ -1,17 +1,9 @@
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/open-database.ts';
-import { startFakeOpenAIUpstream } from '../support/fake-openai-upstream.ts';
-import { UPSTREAM_KEYS } from '../support/gateway-harness.ts';
 import { runtimeFolders } from '../support/runtime-fixtures.ts';
-import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
-import { freshStorage } from '../support/test-database.ts';
+import { startTakeoverHarness, type TakeoverHarness, waitFor } from '../support/takeover-harness.ts';
 
 /**
  * `kill -9` after a step was billed but before its checkpoint was written. The checkpoint
@@ -20,55 +12,25 @@ import { freshStorage } from '../support/test-database.ts';
  * that takes the run over runs the step again, so the run has two billed steps, and the
  * response must count both: its usage is the sum of the run's usage rows.
  */
-const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '../..');
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const folders = runtimeFolders({ talker: 'name: Talker\nmodel: openai/test-slow\ninstructions: Talk slowly.\n' });
-let upstream: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;
-let storage: Awaited<ReturnType<typeof freshStorage>>;
+let harness: TakeoverHarness;
+let upstream: TakeoverHarness['upstream'];
+let storage: TakeoverHarness['storage'];
 let dataDir: string;
-let env: NodeJS.ProcessEnv;
-const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   if (!onPostgres) return;
-  upstream = await startFakeOpenAIUpstream({ apiKey: UPSTREAM_KEYS.openai, slowChunkDelayMs: 150 });
-  storage = await freshStorage();
-  dataDir = mkdtempSync(join(tmpdir(), 'junction-checkpoint-gap-'));
-  env = {
-    ...process.env,
-    DATABASE_URL: storage.databaseUrl,
-    ...folders.env,
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    JUNCTION_DATA_DIR: dataDir,
-    OPENAI_API_KEY: UPSTREAM_KEYS.openai,
-    OPENAI_BASE_URL: upstream.url,
-    JUNCTION_RUN_LEASE_SECONDS: '2',
-  };
+  harness = await startTakeoverHarness({ folderEnv: folders.env, slowChunkDelayMs: 150, name: 'checkpoint-gap' });
+  ({ upstream, storage, dataDir } = harness);
 });
 afterAll(async () => {
-  if (!onPostgres) return folders.remove();
-  for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGKILL');
-  await upstream.close();
-  await storage.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await harness?.close();
   folders.remove();
 });
 
-const start = async () => {
-  const server = await startServerProcess(env);
-  servers.push(server);
-  return server;
-};
-const cli = async (...args: string[]) => (await run(process.execPath, [join(ROOT, 'bin/junction.js'), ...args], { env, timeout: 60_000 })).stdout;
-const waitFor = async <T>(read: () => Promise<T | undefined>, what: string): Promise<T> => {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
-    const value = await read();
-    if (value !== undefined) return value;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
+const start = () => harness.start();
+const cli = (...args: string[]) => harness.cli(...args);
 
 type Resource = { id: string; status: string; usage: { input_tokens: number; output_tokens: number; cost: number } | null };
 type UsageRow = { status: string; input_tokens: number; output_tokens: number; cost_micros: number };
