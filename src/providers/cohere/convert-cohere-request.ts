@@ -1,6 +1,7 @@
 import { JunctionError } from '../../core/errors.ts';
 import type { AssistantMessage, ModelMessage, ModelRequest, ReasoningConfig, UserPart } from '../../core/model-types.ts';
 import type { CohereChatBody, CohereContentPart, CohereMessage, CohereTool, CohereToolCall } from './cohere-wire-schemas.ts';
+import { imageUrlPart } from '../openai/convert-chat-request.ts';
 
 /**
  * Canonical request → Cohere v2 chat body. Lossy cases (documented in docs/gateway.md):
@@ -61,10 +62,8 @@ function convertUserPart(part: UserPart): CohereContentPart {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
-    case 'image': {
-      const url = 'url' in part ? part.url : `data:${part.mediaType};base64,${part.data}`;
-      return { type: 'image_url', image_url: { url, ...(part.detail === undefined ? {} : { detail: part.detail }) } };
-    }
+    case 'image':
+      return imageUrlPart(part);
     case 'file':
       // Cohere takes documents as the request's `documents`, not inside a message.
       throw new JunctionError('invalid_request', 'Cohere does not accept files inside messages; send their text, or `documents` for Cohere', { param: 'messages' });

@@ -88,10 +88,8 @@ function convertUserPart(part: UserPart): JsonObject {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
-    case 'image': {
-      const url = 'url' in part ? part.url : `data:${part.mediaType};base64,${part.data}`;
-      return { type: 'image_url', image_url: { url, ...(part.detail === undefined ? {} : { detail: part.detail }) } };
-    }
+    case 'image':
+      return imageUrlPart(part);
     case 'file': {
       const fileData = 'data' in part ? `data:${part.mediaType};base64,${part.data}` : part.url;
       // Chat completions take files inline only; a data: URL is inline in disguise.
@@ -104,6 +102,12 @@ function convertUserPart(part: UserPart): JsonObject {
       };
     }
   }
+}
+
+/** An image as chat completions' `image_url` part, which Cohere's v2 Chat takes too: a URL, or the bytes as a data URL. */
+export function imageUrlPart(part: Extract<UserPart, { type: 'image' }>) {
+  const url = 'url' in part ? part.url : `data:${part.mediaType};base64,${part.data}`;
+  return { type: 'image_url' as const, image_url: { url, ...(part.detail === undefined ? {} : { detail: part.detail }) } };
 }
 
 function convertAssistantMessage(message: AssistantMessage): JsonObject {
