@@ -25,6 +25,7 @@ export type UsageRow = {
   attempts: number;
   streamed: boolean;
   agent_id: string | null;
+  agent_version: string | null;
   agent_run_id: string | null;
   cache_hit: boolean;
   created_at: Date;
@@ -32,7 +33,7 @@ export type UsageRow = {
 
 const COLUMNS = `id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status,
   error_code, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, cost_micros,
-  latency_ms, attempts, streamed, agent_id, agent_run_id, cache_hit, created_at`;
+  latency_ms, attempts, streamed, agent_id, agent_version, agent_run_id, cache_hit, created_at`;
 
 /** One generation, only if it belongs to this key (a caller reads its own generations). */
 export async function findGeneration(db: Queryable, keyId: string, id: string): Promise<UsageRow | undefined> {

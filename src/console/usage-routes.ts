@@ -71,6 +71,7 @@ const toEntry = (row: UsageRow, names: Map<string, string>): UsageEntry => ({
   streamed: row.streamed,
   cache_hit: row.cache_hit,
   agent_id: row.agent_id,
+  agent_version: row.agent_version,
   agent_run_id: row.agent_run_id,
   created_at: row.created_at.toISOString(),
 });
@@ -164,7 +165,7 @@ export async function usageEntryById(db: Queryable, accountId: string, id: strin
   const result = await db.query<UsageRow>(
     `SELECT id, key_id, request_id, endpoint, requested_model, model, provider, upstream_model, status, http_status, error_code,
      input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens, units, cost_micros, latency_ms, attempts,
-     streamed, agent_id, agent_run_id, cache_hit, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
+     streamed, agent_id, agent_version, agent_run_id, cache_hit, created_at FROM usage_log WHERE id = $1 AND account_id = $2`,
     [id, accountId],
   );
   const row = result.rows[0];

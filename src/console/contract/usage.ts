@@ -39,6 +39,8 @@ export const UsageEntrySchema = z.object({
   /** Answered from the gateway's response cache, without calling the provider. */
   cache_hit: z.boolean(),
   agent_id: z.string().nullable(),
+  /** The agent version that made the call: a staged release's share shows here. */
+  agent_version: z.string().nullable(),
   agent_run_id: z.string().nullable(),
   created_at: z.string(),
 });

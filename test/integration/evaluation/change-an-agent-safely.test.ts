@@ -104,6 +104,10 @@ describe(`changing an agent safely on ${engineName()}`, () => {
       { version: 'v2', count: 1, up: 0, down: 1 },
     ]);
 
+    // The split shows in Usage: each call names the version that made it.
+    const usage = (await owner.request('GET', '/console/api/usage?agent_id=support&limit=200')).json<{ data: Array<{ agent_version: string | null }> }>();
+    expect(new Set(usage.data.map((entry) => entry.agent_version))).toEqual(new Set(['v1', 'v2']));
+
     // Promoted: everyone gets version 2, and the audit trail says who did what.
     expect((await owner.request('POST', '/console/api/agents/support/promote')).json()).toEqual({ id: 'support', published_version: 2, staged: null });
     expect((await respond('support', 'after the promotion')).agent_version).toBe('v2');

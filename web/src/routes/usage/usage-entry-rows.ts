@@ -25,7 +25,7 @@ export function usageEntryRows(entry: UsageEntry): Array<[string, string]> {
     ['Attempts', String(entry.attempts)],
     ['Streamed', entry.streamed ? 'yes' : 'no'],
     ['Response cache', entry.cache_hit ? 'hit' : '—'],
-    ['Agent', entry.agent_id ?? '—'],
+    ['Agent', entry.agent_id === null ? '—' : `${entry.agent_id}${entry.agent_version ? ` (${entry.agent_version})` : ''}`],
     ['Run', entry.agent_run_id ?? '—'],
     ['Request id', entry.request_id],
   ];
