@@ -268,21 +268,27 @@ const AWS: ProviderFacts = {
 /** The price data's entries named as Cohere's API takes them, where the entry is a family rather than a model name. */
 const COHERE_NAMES: Readonly<Record<string, string>> = { 'command-a': 'command-a-03-2025', 'command-r7b': 'command-r7b-12-2024' };
 
-/** Cohere through its v2 Chat API. */
+/** Cohere's Embed 3 family, which the price data does not list: $0.10 per million input tokens on Cohere's price list, 512 tokens a text. */
+const COHERE_EMBED_3: ModelFacts = { capabilities: ['embeddings'], contextLength: 512, prices: { inputPerMillion: 100_000 } };
+
+/** Cohere through its v2 Chat and Embed APIs. */
 const COHERE: ProviderFacts = {
   include: ['*'],
-  exclude: [
-    { match: ['command', 'command-light*'], reason: 'legacy generation models, retired from the v2 Chat API' },
-    { match: ['embed-*'], reason: "embedding models, reached through Cohere's /v2/embed, which the adapter does not speak" },
-  ],
+  exclude: [{ match: ['command', 'command-light*'], reason: 'legacy generation models, retired from the v2 Chat API' }],
   upstreamNames: {},
   catalogName: (name) => COHERE_NAMES[name] ?? name,
   rules: [
+    { match: ['embed-*'], facts: { capabilities: ['embeddings'], contextLength: 128_000 } },
     { match: ['command-a*'], facts: { capabilities: CHAT, contextLength: 256_000, maxOutputTokens: 8_000 } },
     { match: ['command-r*'], facts: { capabilities: CHAT, contextLength: 128_000, maxOutputTokens: 4_000 } },
     { match: ['*'], facts: { capabilities: ['chat'] } },
   ],
-  extras: [],
+  extras: [
+    { name: 'embed-english-v3.0', facts: COHERE_EMBED_3 },
+    { name: 'embed-multilingual-v3.0', facts: COHERE_EMBED_3 },
+    { name: 'embed-english-light-v3.0', facts: COHERE_EMBED_3 },
+    { name: 'embed-multilingual-light-v3.0', facts: COHERE_EMBED_3 },
+  ],
 };
 
 /** The price data's Mistral families as Mistral's API names them (its `-latest` aliases, its `open-` names). */

@@ -20,10 +20,18 @@
  * Usage: billed input tokens = ceil(characters of the messages' text / 4), billed output
  * tokens = words emitted (plan, text, tool name and arguments); `tokens` add 7 input tokens
  * for the prompt template Cohere wraps around them.
+ *
+ * `POST /v2/embed` (Cohere's v2 Embed API) checks what Cohere checks: known fields only, a
+ * `model`, an `input_type` of search_document, search_query, classification or clustering,
+ * 1 to 96 `texts`, `embedding_types` of known types, and `output_dimension` (256, 512, 1024
+ * or 1536) on embed-v4 models only. It answers `embeddings_by_type` with a bag-of-words
+ * vector per text for each type asked (float when none), `output_dimension` long (1024 by
+ * default), billed input tokens = ceil(characters of each text / 4) summed.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bagOfWordsVector } from './bag-of-words-embedding.ts';
 
 export type CohereRequest = { path: string; headers: Record<string, string>; body: Record<string, unknown> };
 
@@ -84,7 +92,7 @@ export async function startFakeCohereUpstream(options: { apiKeys: string[] }): P
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
       const key = /^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1];
       if (key === undefined || !keys.has(key)) return refuse(response, path, 401, 'invalid api token');
-      if (request.method !== 'POST' || path !== '/v2/chat') return refuse(response, path, 404, `no route at ${request.method} ${path}`);
+      if (request.method !== 'POST' || (path !== '/v2/chat' && path !== '/v2/embed')) return refuse(response, path, 404, `no route at ${request.method} ${path}`);
       let body: Json;
       try {
         const parsed = JSON.parse(raw) as unknown;
@@ -92,6 +100,13 @@ export async function startFakeCohereUpstream(options: { apiKeys: string[] }): P
         body = parsed;
       } catch {
         return refuse(response, path, 400, 'invalid request: body is not valid JSON');
+      }
+      if (path === '/v2/embed') {
+        const refusal = validateEmbed(body);
+        if (refusal !== undefined) return refuse(response, path, 400, `invalid request: ${refusal}`);
+        requests.push({ path, headers, body });
+        response.writeHead(200, { 'content-type': 'application/json' });
+        return response.end(JSON.stringify(embedAnswer(body)));
       }
       const problem = validate(body);
       if (problem !== undefined) return refuse(response, path, 400, `invalid request: ${problem}`);
@@ -132,6 +147,45 @@ export async function startFakeCohereUpstream(options: { apiKeys: string[] }): P
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+const EMBED_FIELDS = new Set(['model', 'input_type', 'texts', 'images', 'inputs', 'embedding_types', 'output_dimension', 'max_tokens', 'truncate']);
+const INPUT_TYPES = new Set(['search_document', 'search_query', 'classification', 'clustering', 'image']);
+const EMBEDDING_TYPES = new Set(['float', 'int8', 'uint8', 'binary', 'ubinary', 'base64']);
+const OUTPUT_DIMENSIONS = new Set([256, 512, 1024, 1536]);
+
+function validateEmbed(body: Json): string | undefined {
+  const unknown = Object.keys(body).filter((key) => !EMBED_FIELDS.has(key));
+  if (unknown.length > 0) return `unknown field: parameter ${unknown[0]} is not a valid field`;
+  if (typeof body['model'] !== 'string') return 'model must be a string';
+  if (!INPUT_TYPES.has(String(body['input_type'])))
+    return "input_type is required for embed v3 and newer models and must be one of 'search_document', 'search_query', 'classification', 'clustering', 'image'";
+  const texts = body['texts'];
+  if (!Array.isArray(texts) || texts.length === 0 || texts.some((text) => typeof text !== 'string')) return 'texts must be a non-empty list of strings';
+  if (texts.length > 96) return `too many texts: the maximum number of texts per call is 96, got ${texts.length}`;
+  const types = body['embedding_types'];
+  if (types !== undefined && (!Array.isArray(types) || types.some((type) => !EMBEDDING_TYPES.has(String(type)))))
+    return 'embedding_types must be a list of float, int8, uint8, binary, ubinary, base64';
+  const dimension = body['output_dimension'];
+  if (dimension !== undefined) {
+    if (!String(body['model']).startsWith('embed-v4')) return 'output_dimension is only supported for embed-v4.0 and newer models';
+    if (!OUTPUT_DIMENSIONS.has(Number(dimension))) return 'output_dimension must be one of 256, 512, 1024, 1536';
+  }
+  return undefined;
+}
+
+function embedAnswer(body: Json): Json {
+  const texts = body['texts'] as string[];
+  const types = Array.isArray(body['embedding_types']) ? (body['embedding_types'] as string[]) : ['float'];
+  const dimensions = typeof body['output_dimension'] === 'number' ? body['output_dimension'] : 1024;
+  const vectors = texts.map((text) => bagOfWordsVector(text, dimensions));
+  return {
+    id: randomUUID(),
+    embeddings: Object.fromEntries(types.map((type) => [type, vectors])),
+    texts,
+    meta: { api_version: { version: '2' }, billed_units: { input_tokens: texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0) } },
+    response_type: 'embeddings_by_type',
   };
 }
 

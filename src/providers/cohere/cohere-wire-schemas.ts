@@ -105,3 +105,26 @@ export type CohereStreamEvent = z.infer<typeof CohereStreamEventSchema>;
 
 /** Cohere answers errors as `{"id": "…", "message": "…"}`. */
 export const CohereErrorBodySchema = z.object({ message: z.string().nullish() }).loose();
+
+/** Cohere's embedding purposes (`input_type`), required by its v3 and newer embedding models. */
+export type CohereInputType = 'search_document' | 'search_query' | 'classification' | 'clustering';
+
+/** `POST /v2/embed` as the adapter sends it: text only, float vectors only. */
+export type CohereEmbedBody = {
+  model: string;
+  texts: string[];
+  input_type: CohereInputType;
+  embedding_types: ['float'];
+  output_dimension?: number;
+};
+
+/** The answer of `/v2/embed` (`response_type: "embeddings_by_type"`): vectors by type, usage in `meta.billed_units`. */
+export const CohereEmbedResponseSchema = z
+  .object({
+    embeddings: z.object({ float: z.array(z.array(z.number())) }).loose(),
+    meta: z
+      .object({ billed_units: z.object({ input_tokens: z.number().nullish() }).loose().nullish() })
+      .loose()
+      .nullish(),
+  })
+  .loose();

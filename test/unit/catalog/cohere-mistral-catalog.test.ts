@@ -33,8 +33,17 @@ describe('Cohere and Mistral in the catalog', () => {
 
   it('leaves out price-group names, OCR, audio, router listings and what the adapters do not speak', () => {
     const ids = catalog.models.map((model) => model.id);
-    for (const gone of ['cohere/command-a', 'cohere/command', 'cohere/embed-v4.0', 'mistral/mistral-large', 'mistral/codestral', 'mistral/mistral-nemo:free']) expect(ids).not.toContain(gone);
+    for (const gone of ['cohere/command-a', 'cohere/command', 'mistral/mistral-large', 'mistral/codestral', 'mistral/mistral-nemo:free']) expect(ids).not.toContain(gone);
     expect(ids.some((id) => id.includes('ocr') || id.includes('voxtral'))).toBe(false);
+  });
+
+  it("lists Cohere's embedding models for /v2/embed: Embed 4 at the published price, the Embed 3 family at Cohere's list price", () => {
+    expect(catalog.lookup.get('cohere/embed-v4.0')).toMatchObject({ providerKind: 'cohere', upstreamName: 'embed-v4.0', prices: { inputPerMillion: 120_000 } });
+    expect([...(catalog.lookup.get('cohere/embed-v4.0')?.capabilities ?? [])]).toEqual(['embeddings']);
+    for (const name of ['embed-english-v3.0', 'embed-multilingual-v3.0', 'embed-english-light-v3.0', 'embed-multilingual-light-v3.0']) {
+      expect(catalog.lookup.get(`cohere/${name}`)).toMatchObject({ upstreamName: name, contextLength: 512, prices: { inputPerMillion: 100_000 } });
+      expect(catalog.lookup.get(`cohere/${name}`)?.capabilities.has('chat')).toBe(false);
+    }
   });
 
   it('knows the dated names the price data prices as a listed model', () => {
