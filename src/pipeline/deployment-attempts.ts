@@ -67,20 +67,20 @@ export async function tryDeployments<T>(input: DeploymentAttempt<T>): Promise<De
     const window = router.windowOf(model, deployment);
     const retries = tries.length === 1 ? policy.retries : 0;
     for (let retry = 0; retry <= retries; retry += 1) {
-      // Calls running alongside may have filled the window since the plan.
-      const wait = window?.waitMs(router.now(), tokens) ?? 0;
-      if (wait > 0) {
-        lastError ??= limitsReached(model, wait);
+      // The place is taken here, not in the plan: calls running alongside, here or in other processes, may have filled the window since.
+      const reserved = window?.reserve(router.now(), tokens);
+      const place = reserved instanceof Promise ? await reserved : reserved;
+      if (place?.placed === false) {
+        lastError ??= limitsReached(model, place.waitMs);
         break;
       }
       attempts += 1;
       const startedAt = router.now();
-      const place = window?.take(startedAt, tokens);
       health.begin();
       try {
         const value = await attempt(adapter, deployment.served);
         health.succeed(router.now() - startedAt, input.holdInFlight);
-        const reckon = place && ((used: number) => void (place.tokens = used));
+        const reckon = place?.reckon;
         return { result: { value, model: deployment.served, attempts, ...(input.holdInFlight && { release: once(() => health.release()) }), ...(reckon && { reckon }) }, attempts };
       } catch (error) {
         if (signal.aborted) {

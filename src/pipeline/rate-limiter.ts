@@ -2,14 +2,12 @@ import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { JunctionError } from '../core/errors.ts';
 import { databaseOutageAnswer } from '../store/database-outage-answer.ts';
-import type { Database, Queryable } from '../store/database.ts';
-import { type SlotGrant, sweepRateWindows, takeRateSlots } from './rate-window-repository.ts';
+import type { Database } from '../store/database.ts';
+import { sweepRateWindows, takeRateSlots } from './rate-window-repository.ts';
 import { RateWindows } from './rate-windows.ts';
+import { type WindowTake, WindowLeases } from './window-leases.ts';
 
 export type RateLimitState = { limit: number; remaining: number; resetMs: number };
-
-/** This process's part of a key's shared window: slots it took and has not used, until the window ends. */
-type SlotLease = { windowEnd: number; endsAt: number; slots: number; used: number; full: boolean };
 
 /**
  * Requests-per-minute windows per key, exact however many processes serve: in Redis
@@ -23,14 +21,12 @@ export class KeyRateLimiter {
   readonly #redis: Redis | undefined;
   readonly #redisLimiters = new Map<number, RateLimiterRedis>();
   readonly #windows = new Map<number, RateWindows>();
-  readonly #shared: Queryable | undefined;
-  /** Leases of shared windows, by rpm then key id. */
-  readonly #leases = new Map<number, Map<string, SlotLease>>();
-  #nextSweepAt = 0;
+  /** Leases of the windows in PostgreSQL, when they are there. */
+  readonly #shared: WindowLeases | undefined;
 
   constructor(redis: Redis | undefined, database?: Database) {
     this.#redis = redis;
-    this.#shared = redis === undefined && database?.engine === 'postgres' ? database : undefined;
+    this.#shared = redis === undefined && database?.engine === 'postgres' ? sharedKeyWindows(database) : undefined;
   }
 
   /** Whether every window is in this process (no Redis, no shared database). */
@@ -42,7 +38,8 @@ export class KeyRateLimiter {
   async consume(keyId: string, rpm: number | null): Promise<RateLimitState | undefined> {
     if (rpm === null) return undefined;
     if (this.#redis) return this.#consumeRedis(this.#redis, keyId, rpm);
-    if (this.#shared) return this.#consumeShared(this.#shared, keyId, rpm);
+    // A slot from this process's lease, else one statement that takes more from the window's row.
+    if (this.#shared) return stateOf(await this.#shared.take(keyId, rpm, 1), rpm);
     return this.consumeInProcess(keyId, rpm);
   }
 
@@ -53,7 +50,8 @@ export class KeyRateLimiter {
    */
   consumeNow(keyId: string, rpm: number): RateLimitState | undefined {
     if (this.inProcess) return this.consumeInProcess(keyId, rpm);
-    return this.#shared === undefined ? undefined : this.#fromLease(keyId, rpm, Date.now());
+    const taken = this.#shared?.takeNow(keyId, rpm, 1);
+    return taken && stateOf(taken, rpm);
   }
 
   /** `consume` for windows in this process (see `inProcess`), answered at once; refusals throw. */
@@ -86,77 +84,33 @@ export class KeyRateLimiter {
       throw refusal(rpm, rejection.msBeforeNext);
     }
   }
+}
 
-  /** A slot this process holds, or the refusal of a window it saw full; undefined when it must ask the database. */
-  #fromLease(keyId: string, rpm: number, now: number): RateLimitState | undefined {
-    const lease = this.#leases.get(rpm)?.get(keyId);
-    if (lease === undefined || lease.endsAt <= now) return undefined;
-    if (lease.slots > 0) {
-      lease.slots -= 1;
-      return { limit: rpm, remaining: rpm - lease.used + lease.slots, resetMs: lease.endsAt - now };
-    }
-    if (lease.full) throw refusal(rpm, lease.endsAt - now);
-    return undefined;
-  }
-
-  /**
-   * A slot from this process's lease, else one statement that takes more from the window.
-   * A database outage is a 503 with Retry-After: the limit is never loosened to a
-   * per-process one while the database is away.
-   */
-  async #consumeShared(db: Queryable, keyId: string, rpm: number): Promise<RateLimitState> {
-    const askedAt = Date.now();
-    const leased = this.#fromLease(keyId, rpm, askedAt);
-    if (leased !== undefined) return leased;
-    if (askedAt >= this.#nextSweepAt) this.#sweep(db, askedAt);
-    let grant: SlotGrant;
-    try {
-      grant = await takeRateSlots(db, keyId, rpm);
-    } catch (error) {
-      throw databaseOutageAnswer(error) ?? error;
-    }
-    let byKey = this.#leases.get(rpm);
-    if (!byKey) {
-      byKey = new Map();
-      this.#leases.set(rpm, byKey);
-    }
-    let lease = byKey.get(keyId);
-    if (lease !== undefined && grant.windowEnd < lease.windowEnd) {
-      // A take that crossed one of a newer window: it answers this call alone, the lease stays the newer window's.
-      if (grant.granted === 0) throw refusal(rpm, grant.msLeft);
-      return { limit: rpm, remaining: rpm - grant.used, resetMs: Math.max(0, grant.msLeft) };
-    }
-    if (lease === undefined || lease.windowEnd !== grant.windowEnd) {
-      // Timed from before the statement left, so this process's end is never after the database's.
-      lease = { windowEnd: grant.windowEnd, endsAt: askedAt + grant.msLeft, slots: 0, used: 0, full: false };
-      byKey.set(keyId, lease);
-    }
-    // Takes of one window may come back out of order: what was handed out only grows.
-    lease.used = Math.max(lease.used, grant.used);
-    lease.full ||= grant.used >= rpm;
-    // Slots a concurrent take of this process brought serve too, even when this one found the window full.
-    lease.slots += grant.granted;
-    const resetMs = Math.max(0, lease.endsAt - Date.now());
-    if (lease.slots === 0) throw refusal(rpm, resetMs);
-    lease.slots -= 1;
-    return { limit: rpm, remaining: rpm - lease.used + lease.slots, resetMs };
-  }
-
-  /** Forgets leases of windows that ended, here and (without waiting for it) in the database, at most once per SWEEP_MS. */
-  #sweep(db: Queryable, now: number): void {
-    this.#nextSweepAt = now + SWEEP_MS;
-    for (const byKey of this.#leases.values()) for (const [keyId, lease] of byKey) if (lease.endsAt <= now) byKey.delete(keyId);
-    // A failed sweep only leaves old rows for the next one.
-    sweepRateWindows(db).catch(() => undefined);
-  }
+/** A take from a key's shared window as the rate headers say it; a refusal throws. */
+function stateOf(taken: WindowTake, rpm: number): RateLimitState {
+  if (!taken.taken) throw refusal(rpm, taken.resetMs);
+  return { limit: rpm, remaining: taken.remaining, resetMs: taken.resetMs };
 }
 
 const WINDOW_MS = 60_000;
-const SWEEP_MS = 10 * 60_000;
+
+/**
+ * Keys' request windows in PostgreSQL. A database outage is a 503 with Retry-After: the
+ * limit is never loosened to a per-process one while the database is away.
+ */
+const sharedKeyWindows = (db: Database): WindowLeases =>
+  new WindowLeases({
+    take: (keyId, rpm) =>
+      takeRateSlots(db, keyId, rpm).catch((error: unknown) => {
+        throw databaseOutageAnswer(error) ?? error;
+      }),
+    sweep: () => sweepRateWindows(db),
+  });
 
 const REDIS_RETRY_AFTER_SECONDS = 2;
 
-const redisOutage = (): JunctionError =>
+/** Redis unreachable: a limit that cannot be checked is never skipped, so the call waits for it. */
+export const redisOutage = (): JunctionError =>
   new JunctionError('service_unavailable', `Request-rate limits cannot be checked right now (their store does not answer). Retry after ${REDIS_RETRY_AFTER_SECONDS} s.`, {
     headers: { 'retry-after': String(REDIS_RETRY_AFTER_SECONDS) },
   });

@@ -2,12 +2,13 @@
  * Chooses, per call, the order in which a model's deployments are tried: the best priority
  * first, spread within it by the model's strategy, then the next priorities (ordered
  * fallback); deployments whose breaker is open, that a 429 parked or whose own rpm/tpm
- * window is full are left out. Health and windows are per process, like the retries they steer.
+ * window is full are left out. Health is per process, like the retries it steers; windows
+ * are shared by every process when there are several (see QuotaFactory).
  */
 import type { CatalogModel, ModelDeployment } from '../catalog/types.ts';
 import { DEFAULT_ROUTING } from '../catalog/deployment-schema.ts';
 import { DeploymentHealth } from './deployment-health.ts';
-import { DeploymentWindow } from './deployment-window.ts';
+import { type DeploymentQuota, DeploymentWindow } from './deployment-window.ts';
 import type { ProviderPreferences } from './provider-preferences.ts';
 
 export type RoutePlan = {
@@ -21,16 +22,23 @@ export type RoutePlan = {
   tooLarge: number;
 };
 
-export type HealthSnapshot = { model: string; deployment: string; health: DeploymentHealth; window: DeploymentWindow | undefined };
+export type HealthSnapshot = { model: string; deployment: string; health: DeploymentHealth; window: DeploymentQuota | undefined };
+
+/** The window of a deployment with limits: by default this process's own. */
+export type QuotaFactory = (deployment: ModelDeployment) => DeploymentQuota;
+
+const processWindow: QuotaFactory = (deployment) => new DeploymentWindow({ rpm: deployment.rpm, tpm: deployment.tpm });
 
 export class DeploymentRouter {
   readonly #now: () => number;
+  readonly #quotaOf: QuotaFactory;
   readonly #health = new Map<string, HealthSnapshot>();
   /** Smooth weighted round-robin credit per deployment (nginx's): exact shares, no randomness. */
   readonly #credit = new Map<string, number>();
 
-  constructor(options: { now?: () => number } = {}) {
+  constructor(options: { now?: () => number; quotaOf?: QuotaFactory } = {}) {
     this.#now = options.now ?? Date.now;
+    this.#quotaOf = options.quotaOf ?? processWindow;
   }
 
   now(): number {
@@ -42,7 +50,7 @@ export class DeploymentRouter {
   }
 
   /** The deployment's rpm/tpm window, undefined when it has no limits. */
-  windowOf(model: CatalogModel, deployment: ModelDeployment): DeploymentWindow | undefined {
+  windowOf(model: CatalogModel, deployment: ModelDeployment): DeploymentQuota | undefined {
     return this.#entry(model, deployment).window;
   }
 
@@ -54,7 +62,7 @@ export class DeploymentRouter {
         model: model.id,
         deployment: deployment.label,
         health: new DeploymentHealth(model.routing ?? DEFAULT_ROUTING),
-        window: limited ? new DeploymentWindow({ rpm: deployment.rpm, tpm: deployment.tpm }) : undefined,
+        window: limited ? this.#quotaOf(deployment) : undefined,
       };
       this.#health.set(deployment.adapterKey, entry);
     }

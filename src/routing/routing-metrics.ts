@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DeploymentRouter } from './deployment-router.ts';
-import type { DeploymentWindow } from './deployment-window.ts';
+import type { DeploymentQuota } from './deployment-window.ts';
 
 const STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
@@ -25,7 +25,7 @@ export function registerRoutingMetrics(registry: Registry, router: DeploymentRou
   gauge('junction_deployment_in_flight', 'Calls waiting on the deployment in this process', (entry) => entry.health.inFlight);
   gauge('junction_deployment_latency_seconds', 'Moving average of the time to the answer (streams: to the first event)', (entry) => (entry.health.latencyMs ?? 0) / 1000);
   gauge('junction_deployment_error_rate', 'Share of failures over the recent calls of the breaker window', (entry) => entry.health.errorRate());
-  const windowGauge = (name: string, help: string, read: (window: DeploymentWindow, limit: 'rpm' | 'tpm', now: number) => number) =>
+  const windowGauge = (name: string, help: string, read: (window: DeploymentQuota, limit: 'rpm' | 'tpm', now: number) => number) =>
     new Gauge({
       name,
       help,
@@ -42,7 +42,7 @@ export function registerRoutingMetrics(registry: Registry, router: DeploymentRou
         }
       },
     });
-  windowGauge('junction_deployment_window_used', 'Requests (rpm) or tokens (tpm) a deployment used of its per-minute quota over the last minute, in this process', (window, limit, now) =>
+  windowGauge('junction_deployment_window_used', 'Requests (rpm) or tokens (tpm) a deployment used of its quota this minute (a shared window: as this process last saw it)', (window, limit, now) =>
     limit === 'rpm' ? window.requestsUsed(now) : window.tokensUsed(now),
   );
   windowGauge('junction_deployment_window_limit', "A deployment's configured requests (rpm) or tokens (tpm) per minute", (window, limit) => window.limits[limit] ?? 0);

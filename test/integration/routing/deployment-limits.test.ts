@@ -9,7 +9,9 @@ import { chatBody, startRoutingApp, type RoutingApp } from './routing-app.ts';
 /**
  * Deployments with their own requests and tokens per minute, kept before sending, and the
  * console's view of each deployment's health. Each model has its own deployments (and so its
- * own windows); the app's clock is moved to free a window, never waited for.
+ * own windows); the app's clock is moved to free a window, never waited for. On PostgreSQL
+ * the windows are rows every process shares, on the database's clock: moving the clock ends
+ * them there too.
  */
 let fake: FakeOpenAIUpstream;
 let first: SwitchableUpstream;
@@ -61,6 +63,12 @@ afterAll(async () => {
   await Promise.all([first?.close(), second?.close(), fake?.close()]);
 });
 
+/** Moves the app's clock `ms` on, past the end of the windows it was in. */
+async function advancePastWindows(ms: number): Promise<void> {
+  gateway.advance(ms);
+  if (gateway.services.db.engine === 'postgres') await gateway.services.db.query('UPDATE deployment_rate_windows SET ends_at = now()');
+}
+
 const chat = (model: string, extra: Record<string, unknown> = {}) => gateway.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(key), payload: chatBody(model, extra) });
 
 const servedBy = async (model: string, extra: Record<string, unknown> = {}) => {
@@ -93,7 +101,7 @@ describe('requests per minute of a deployment', () => {
     expect(first.hits.length - firstBefore).toBe(2);
     expect(second.hits.length - secondBefore).toBe(1);
 
-    gateway.advance(retryAfter * 1000);
+    await advancePastWindows(retryAfter * 1000);
     expect(await servedBy('openai/limited')).toBe('small');
     expect(first.hits.length - firstBefore).toBe(3);
   });
@@ -116,7 +124,7 @@ describe('tokens per minute of a deployment', () => {
   });
 
   it('corrects the window of a stream once it ends', async () => {
-    gateway.advance(61_000);
+    await advancePastWindows(61_000);
     expect(await servedBy('openai/tokens', { max_tokens: 400, stream: true })).toBe('narrow');
     expect(await servedBy('openai/tokens', { max_tokens: 400, stream: true })).toBe('narrow');
     const used = Number((await metricLine('openai/tokens', 'narrow', 'tpm'))?.split(' ').at(-1));

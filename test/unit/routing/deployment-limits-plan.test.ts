@@ -20,10 +20,10 @@ describe('the router under per-deployment limits', () => {
     ]);
     const deployments = model.deployments ?? [];
     const router = new DeploymentRouter({ now: () => now });
-    router.windowOf(model, deployments[0] as ModelDeployment)?.take(now, 0);
+    router.windowOf(model, deployments[0] as ModelDeployment)?.reserve(now, 0);
     expect(router.plan(model, deployments, undefined).tries.map((deployment) => deployment.label)).toEqual(['together']);
     now += 20_000;
-    router.windowOf(model, deployments[1] as ModelDeployment)?.take(now, 0);
+    router.windowOf(model, deployments[1] as ModelDeployment)?.reserve(now, 0);
     expect(router.plan(model, deployments, undefined)).toMatchObject({ tries: [], waitMs: 40_000, full: true, parked: false });
     now += 40_000;
     expect(router.plan(model, deployments, undefined).tries.map((deployment) => deployment.label)).toEqual(['groq']);
