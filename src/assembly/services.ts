@@ -23,6 +23,7 @@ import { KeyChangeSync } from '../keys/key-change-sync.ts';
 import { KeyHasher } from '../keys/key-hash.ts';
 import { AccountPlans } from '../pipeline/account-plans.ts';
 import { ChatPipeline } from '../pipeline/chat-pipeline.ts';
+import { deploymentQuotas } from '../pipeline/deployment-quotas.ts';
 import { KeyRateLimiter } from '../pipeline/rate-limiter.ts';
 import { UnaryPipeline } from '../pipeline/unary-pipeline.ts';
 import type { RetryPolicy } from '../pipeline/upstream-attempts.ts';
@@ -221,9 +222,11 @@ async function buildServices(
     await plans.start();
     stops.push(() => plans.stop());
   });
-  const rateLimiter = new KeyRateLimiter(await sharedRedis(build, options.redis), db);
-  // Deployment health is per process, like the retries it steers; /metrics shows it.
-  const router = new DeploymentRouter({ now: () => now().getTime() });
+  const redis = await sharedRedis(build, options.redis);
+  const rateLimiter = new KeyRateLimiter(redis, db);
+  const clock = () => now().getTime();
+  // Deployment health is per process, like the retries it steers; their rpm/tpm windows are shared as keys' are. /metrics shows both.
+  const router = new DeploymentRouter({ now: clock, quotaOf: deploymentQuotas(redis, db, clock) });
   registerRoutingMetrics(metrics.registry, router);
   const pipelineDeps = { catalog, budgets, rateLimiter, plans, providers, router, responseCache: responseCacheServices(build), ...(options.retry && { retry: options.retry }) };
   const chat = new ChatPipeline(pipelineDeps);
