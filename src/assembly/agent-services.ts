@@ -14,6 +14,7 @@ import type { ChatPipeline } from '../pipeline/chat-pipeline.ts';
 import type { UnaryPipeline } from '../pipeline/unary-pipeline.ts';
 import type { ProcessRegistration } from '../store/process-registry.ts';
 import type { ToolRegistry } from '../tools/tool-registry.ts';
+import { retentionServices } from './retention-services.ts';
 import { runStepServices } from './run-step-services.ts';
 import type { ServiceBuild } from './service-build.ts';
 
@@ -62,6 +63,7 @@ export async function agentServices(build: ServiceBuild, deps: AgentServiceDeps)
     onError: (error, server) => logger.warn({ err: error, server: server.label }, 'an MCP server could not be reached; its tools are left out of this run'),
   });
   stops.push(() => mcp.close());
+  retentionServices(build);
   const agentRuntime: AgentRuntimeDeps = {
     db,
     chat,

@@ -119,7 +119,21 @@ export const EnvSchema = z.object({
   JUNCTION_SEMANTIC_CACHE_THRESHOLD: z.coerce.number().min(0).max(1).optional().describe('The cosine similarity at or above which a semantic-cache lookup is a hit (default 0.95).'),
   JUNCTION_AGENT_KEY: z.string().optional().describe('The agent key `npx junction eval run --url` starts evaluations with on that server (read from the environment, never the command line).'),
   // Parsed in src/runs/run-retention.ts.
-  JUNCTION_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).optional().describe("How many days the steps of agent runs (the console's run pages) are kept (default 30)."),
+  JUNCTION_RUN_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3_650)
+    .optional()
+    .describe("How many days the steps of agent runs (the console's run pages) and finished runs with their streamed events are kept (default 30)."),
+  // Parsed in src/conversations/conversation-retention.ts.
+  JUNCTION_CONVERSATION_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(36_500)
+    .optional()
+    .describe('How many days a conversation is kept after its last turn, with its messages and stored responses (unset: kept for ever).'),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
   JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: z.coerce
     .number()
