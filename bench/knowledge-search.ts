@@ -36,19 +36,19 @@ import { openDatabase } from '../src/store/open-database.ts';
 import { EXAMPLE_KNOWLEDGE_DIR } from '../test/support/knowledge-fixtures.ts';
 import { createLexicalEmbedder } from '../test/support/lexical-embedder.ts';
 
-const DIMS = 256;
-const lexicalEmbedder = createLexicalEmbedder({ dimensions: DIMS });
+export const DIMS = 256;
+export const lexicalEmbedder = createLexicalEmbedder({ dimensions: DIMS });
 /** The synthetic chunks share the example knowledge's collection and embedding model: they compete with it. */
-const MODEL = lexicalEmbedder.modelId;
+export const MODEL = lexicalEmbedder.modelId;
 const COLLECTION = 'handbook';
-const COLLECTIONS = ['handbook', 'product-docs'];
+export const COLLECTIONS = ['handbook', 'product-docs'];
 const RECALL_AT = 10;
 const WORDS_PER_CHUNK = 120;
 const CHUNKS_PER_DOCUMENT = 1000;
 const INSERT_BATCH = 1000;
 
 /** Deterministic PRNG (mulberry32), so every run loads the same corpus. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -62,7 +62,7 @@ function random(seed: number): () => number {
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'fi', 'gu', 'he', 'ji', 'ba'];
 
 /** 5,000 pronounceable pseudo-words; Zipf sampling makes a few common and most rare, like prose. */
-function vocabulary(next: () => number): string[] {
+export function vocabulary(next: () => number): string[] {
   const words = new Set<string>();
   while (words.size < 5000) {
     const length = 2 + Math.floor(next() * 3);
@@ -71,7 +71,7 @@ function vocabulary(next: () => number): string[] {
   return [...words];
 }
 
-function zipfSampler(size: number, next: () => number): () => number {
+export function zipfSampler(size: number, next: () => number): () => number {
   const cumulative: number[] = [];
   let total = 0;
   for (let rank = 1; rank <= size; rank += 1) cumulative.push((total += 1 / rank));
@@ -88,15 +88,15 @@ function zipfSampler(size: number, next: () => number): () => number {
   };
 }
 
-function unitVector(next: () => number): number[] {
+export function unitVector(next: () => number): number[] {
   const vector = Array.from({ length: DIMS }, () => next() * 2 - 1);
   const norm = Math.hypot(...vector);
   return vector.map((value) => Number((value / norm).toFixed(6)));
 }
 
-type BenchDatabase = { db: Database; reopen(db: Database): Promise<Database>; drop(): Promise<void> };
+export type BenchDatabase = { db: Database; reopen(db: Database): Promise<Database>; drop(): Promise<void> };
 
-async function openBenchDatabase(): Promise<BenchDatabase> {
+export async function openBenchDatabase(): Promise<BenchDatabase> {
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
     const pgliteSharedBuffers = parsePgliteSharedBuffers(process.env.JUNCTION_PGLITE_SHARED_BUFFERS);
@@ -127,6 +127,8 @@ async function openBenchDatabase(): Promise<BenchDatabase> {
     // PostgreSQL's pool belongs to its server, which keeps it across connections.
     reopen: async (opened) => opened,
     async drop() {
+      // BENCH_KEEP_DATABASE=1 leaves it for EXPLAIN ANALYZE of the searches, whose data takes long to load again.
+      if (process.env.BENCH_KEEP_DATABASE === '1') return void process.stderr.write(`kept the bench database ${url.toString()}\n`);
       const client = new pg.Client({ connectionString: baseUrl });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -142,37 +144,41 @@ const BULK_LOADED_INDEXES = [`knowledge_chunks_hnsw_${DIMS}`, 'knowledge_chunks_
  * definitions are read back from the catalog so the bench builds exactly what the
  * migration declares.
  */
-async function dropIndexes(db: Database): Promise<string[]> {
+export async function dropIndexes(db: Database): Promise<string[]> {
   const definitions = await db.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE indexname = ANY($1::text[]) ORDER BY indexname', [BULK_LOADED_INDEXES]);
   if (definitions.rows.length !== BULK_LOADED_INDEXES.length) throw new Error(`migration lacks one of ${BULK_LOADED_INDEXES.join(', ')}`);
   for (const name of BULK_LOADED_INDEXES) await db.query(`DROP INDEX ${name}`);
   return definitions.rows.map((row) => row.indexdef);
 }
 
-async function rebuildIndexes(db: Database, definitions: string[]): Promise<void> {
+/** Builds each index once (with `maintenanceWorkMem` for its transaction) and returns the seconds each took. */
+export async function rebuildIndexes(db: Database, definitions: string[], maintenanceWorkMem = '512MB'): Promise<Array<{ definition: string; seconds: number }>> {
+  const built: Array<{ definition: string; seconds: number }> = [];
   for (const definition of definitions) {
+    const start = performance.now();
     await db.transaction(async (tx) => {
-      // The HNSW graph for 100k × 256 dims needs more than the 64 MB default to build in memory.
-      await tx.query(`SET LOCAL maintenance_work_mem = '512MB'`);
+      // An HNSW graph builds quickly only while it fits in this memory (100k × 256 dims needs more than the 64 MB default).
+      await tx.query(`SET LOCAL maintenance_work_mem = '${maintenanceWorkMem}'`);
       await tx.query(definition);
     });
+    built.push({ definition, seconds: (performance.now() - start) / 1000 });
   }
   // Steady state, as after autovacuum: statistics and the visibility map are current.
   await db.query('VACUUM ANALYZE knowledge_chunks');
+  return built;
 }
 
-async function load(db: Database, accountId: string, chunks: number, next: () => number, words: string[]): Promise<void> {
+/**
+ * Inserts `chunks` synthetic chunks for the account, 1,000 a statement. The next batch is
+ * generated while the last one is written: on PostgreSQL the two run on two cores.
+ */
+export async function load(db: Database, accountId: string, chunks: number, next: () => number, words: string[]): Promise<void> {
   const pick = zipfSampler(words.length, next);
   await upsertCollection(db, accountId, COLLECTION, MODEL);
+  let writing: Promise<unknown> = Promise.resolve();
   for (let start = 0; start < chunks; start += INSERT_BATCH) {
     const size = Math.min(INSERT_BATCH, chunks - start);
     const documentIndex = Math.floor(start / CHUNKS_PER_DOCUMENT);
-    const document = await db.query<{ id: number }>(
-      `INSERT INTO knowledge_documents (account_id, collection, path, title, source_hash, chunk_count)
-       VALUES ($1, $2, $3, $3, 'bench', $4)
-       ON CONFLICT (account_id, collection, path) DO UPDATE SET chunk_count = EXCLUDED.chunk_count RETURNING id`,
-      [accountId, COLLECTION, `synthetic/doc-${documentIndex}.md`, CHUNKS_PER_DOCUMENT],
-    );
     const contents: string[] = [];
     const vectors: string[] = [];
     const indexes: number[] = [];
@@ -181,14 +187,25 @@ async function load(db: Database, accountId: string, chunks: number, next: () =>
       vectors.push(`[${unitVector(next).join(',')}]`);
       indexes.push((start + i) % CHUNKS_PER_DOCUMENT);
     }
-    await db.query(
-      `INSERT INTO knowledge_chunks (account_id, document_id, collection, path, title, chunk_index, content, content_hash, embedding_model, dims, embedding)
-       SELECT $1, $2, $3, $4, $4, c.chunk_index, c.content, md5(c.content), $5, ${DIMS}, c.embedding::vector
-       FROM unnest($6::int[], $7::text[], $8::text[]) AS c (chunk_index, content, embedding)`,
-      [accountId, document.rows[0]?.id, COLLECTION, `synthetic/doc-${documentIndex}.md`, MODEL, indexes, contents, vectors],
-    );
+    await writing;
+    writing = (async () => {
+      const path = `synthetic/doc-${documentIndex}.md`;
+      const document = await db.query<{ id: number }>(
+        `INSERT INTO knowledge_documents (account_id, collection, path, title, source_hash, chunk_count)
+         VALUES ($1, $2, $3, $3, 'bench', $4)
+         ON CONFLICT (account_id, collection, path) DO UPDATE SET chunk_count = EXCLUDED.chunk_count RETURNING id`,
+        [accountId, COLLECTION, path, CHUNKS_PER_DOCUMENT],
+      );
+      await db.query(
+        `INSERT INTO knowledge_chunks (account_id, document_id, collection, path, title, chunk_index, content, content_hash, embedding_model, dims, embedding)
+         SELECT $1, $2, $3, $4, $4, c.chunk_index, c.content, md5(c.content), $5, ${DIMS}, c.embedding::vector
+         FROM unnest($6::int[], $7::text[], $8::text[]) AS c (chunk_index, content, embedding)`,
+        [accountId, document.rows[0]?.id, COLLECTION, path, MODEL, indexes, contents, vectors],
+      );
+    })();
     if ((start / INSERT_BATCH) % 20 === 19) process.stderr.write(`  loaded ${start + size} chunks\n`);
   }
+  await writing;
 }
 
 /** Latencies of a second pass over the questions (steady state), and the first pass's p50 / p95 (pages not yet in memory). */
@@ -200,7 +217,7 @@ export type Timing = { name: string; p50: number; p95: number; p99: number; mean
  * store's from its page cache, filled only by reads, where loading the bench's chunks put
  * nothing). The first pass's p50 / p95 are kept beside it.
  */
-async function time(name: string, queries: number, run: (index: number) => Promise<number>): Promise<Timing> {
+export async function time(name: string, queries: number, run: (index: number) => Promise<number>): Promise<Timing> {
   const pass = async () => {
     const samples: number[] = [];
     let hits = 0;
@@ -222,7 +239,7 @@ const labelledQuestions = (async () =>
   (JSON.parse(await readFile(new URL('../test/fixtures/knowledge/labelled-questions.json', import.meta.url), 'utf8')) as { questions: Array<{ question: string; source: string }> }).questions)();
 
 /** Share of labelled questions whose answering document is among the top RECALL_AT hybrid hits. */
-async function recallAtTen(db: Database, accountId: string): Promise<number> {
+export async function recallAtTen(db: Database, accountId: string): Promise<number> {
   const questions = await labelledQuestions;
   let found = 0;
   for (const { question, source } of questions) {
