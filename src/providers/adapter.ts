@@ -91,6 +91,9 @@ export type TranscriptionResponse = {
 
 export type CallOptions = { signal: CancelSignal };
 
+/** Input tokens a request would cost, as the provider counts them. */
+export type TokenCount = { inputTokens: number };
+
 /**
  * A provider adapter: translates canonical requests to one upstream wire format and
  * the upstream's answers back. Methods a provider does not offer are absent.
@@ -100,6 +103,8 @@ export interface ProviderAdapter {
   readonly config: ProviderConfig;
   streamChat(request: ModelRequest, options: CallOptions): AsyncIterable<ModelStreamEvent>;
   generateChat(request: ModelRequest, options: CallOptions): Promise<ModelResponse>;
+  /** The provider's own token count for a request (free upstream); absent, or undefined for a model it cannot count: the gateway counts locally. */
+  countTokens?(request: ModelRequest, options: CallOptions): Promise<TokenCount | undefined>;
   embed?(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse>;
   generateImages?(request: ImageRequest, options: CallOptions): Promise<ImageResponse>;
   moderate?(request: ModerationRequest, options: CallOptions): Promise<ModerationResponse>;

@@ -288,6 +288,29 @@ describe('/v1beta through @google/genai', () => {
   });
 });
 
+describe('counting tokens with Bedrock CountTokens', () => {
+  it('counts a Converse request through the @anthropic-ai/sdk client, signed like a call', async () => {
+    const counted = await anthropic.messages.countTokens({ model: 'team/claude', system: 'be brief', messages: [{ role: 'user', content: 'count these words' }] });
+    // The fake counts ceil(characters / 4) of system and messages: 8 + 17 characters.
+    expect(counted).toEqual({ input_tokens: 7 });
+    const request = lastRequest();
+    expect(request).toMatchObject({ operation: 'count-tokens', modelId: CLAUDE, auth: 'sigv4' });
+    expect(request.body).toEqual({ input: { converse: { system: [{ text: 'be brief' }], messages: [{ role: 'user', content: [{ text: 'count these words' }] }] } } });
+  });
+
+  it("counts an inference profile's tokens on its bare model id, through @google/genai", async () => {
+    expect((await google.models.countTokens({ model: 'team/sonnet', contents: 'twelve chars' })).totalTokens).toBe(3);
+    expect(lastRequest()).toMatchObject({ operation: 'count-tokens', modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0' });
+  });
+
+  it('counts locally for a model Bedrock will not count, as for any model without a counting endpoint', async () => {
+    const counted = await anthropic.messages.countTokens({ model: 'team/nova', messages: [{ role: 'user', content: 'twelve chars' }] });
+    expect(lastRequest()).toMatchObject({ operation: 'count-tokens', modelId: NOVA });
+    // o200k_base: 3 tokens of text, 3 for the message's framing, 3 priming the reply.
+    expect(counted).toEqual({ input_tokens: 9 });
+  });
+});
+
 describe('the bedrock provider', () => {
   it("serves Bedrock's own model ids, colon included, on the OpenAI and Gemini formats", async () => {
     const { data, response } = await openai.chat.completions.create({ model: `bedrock/${NOVA}`, messages: [{ role: 'user', content: 'straight to nova' }] }).withResponse();

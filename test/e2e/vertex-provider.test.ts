@@ -172,6 +172,41 @@ describe('the @google/genai client', () => {
   });
 });
 
+describe('counting tokens on Vertex', () => {
+  it("counts Claude's tokens at Vertex's count-tokens endpoint through the @anthropic-ai/sdk client, the model in the body", async () => {
+    const tool: Anthropic.Tool = { name: 'lookup_order', description: 'Find an order', input_schema: lookupOrder };
+    const counted = await anthropic.messages.countTokens({ model: CLAUDE, system: 'be brief', tools: [tool], messages: [{ role: 'user', content: 'count these words' }] });
+    // The Anthropic fake counts ceil(characters / 4) of system and messages: 8 + 17 characters.
+    expect(counted).toEqual({ input_tokens: 7 });
+    const hit = vertex.hits.at(-1);
+    expect(hit?.path).toBe(`/v1/projects/${PROJECT}/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict`);
+    expect(hit?.body).toMatchObject({
+      anthropic_version: 'vertex-2023-10-16',
+      model: 'claude-sonnet-4-5-tool@20250929',
+      system: [{ type: 'text', text: 'be brief' }],
+      tools: [{ name: 'lookup_order' }],
+    });
+    expect(hit?.body).not.toHaveProperty('max_tokens');
+  });
+
+  it("counts Gemini's tokens with Vertex's :countTokens through the @google/genai client, the body Vertex's own", async () => {
+    const counted = await google.models.countTokens({ model: GEMINI, contents: 'sixteen letters!' });
+    expect(counted.totalTokens).toBe(4);
+    const hit = vertex.hits.at(-1);
+    expect(hit?.path).toBe(`/v1/projects/${PROJECT}/locations/us-central1/publishers/google/models/gemini-2.5-flash-tool:countTokens`);
+    expect(hit?.body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'sixteen letters!' }] }] });
+  });
+
+  it('counts across formats: Claude on Vertex through :countTokens, Gemini on Vertex through count_tokens', async () => {
+    expect((await google.models.countTokens({ model: CLAUDE, contents: 'twelve chars' })).totalTokens).toBe(3);
+    expect(vertex.hits.at(-1)?.path).toContain('/publishers/anthropic/models/count-tokens:rawPredict');
+    // The system prompt goes as Vertex's systemInstruction, counted with the contents: 4 + 12 characters.
+    expect(await anthropic.messages.countTokens({ model: GEMINI, system: 'abcd', messages: [{ role: 'user', content: 'twelve chars' }] })).toEqual({ input_tokens: 4 });
+    expect(vertex.hits.at(-1)?.path).toContain('/publishers/google/models/gemini-2.5-flash-tool:countTokens');
+    expect(vertex.hits.at(-1)?.body).toMatchObject({ systemInstruction: { parts: [{ text: 'abcd' }] } });
+  });
+});
+
 describe('an agent on Claude on Vertex', () => {
   it('runs its tool loop through Vertex, each model step a usage row of provider vertex', async () => {
     const completion = await agents.chat.completions.create({ model: 'vertex-helper', messages: [{ role: 'user', content: 'shout it' }] });

@@ -25,6 +25,12 @@
  *   InternalServerException; `fail-500-2` fails only the first 2 attempts;
  * - `stream-throttle`: streams messageStart and a text delta, then a throttlingException frame.
  * Usage: input tokens = ceil(characters of request text / 4), output tokens = words emitted.
+ *
+ * CountTokens (`POST /model/{modelId}/count-tokens`) takes `{"input": {"converse": {…}}}` with
+ * only messages, system, toolConfig and additionalModelRequestFields (anything else is a
+ * ValidationException) and answers `{"inputTokens": n}`, n as above; like Bedrock it counts for
+ * bare Anthropic model ids only: an inference profile (`us.…`) or another family is a
+ * ValidationException "The provided model doesn't support counting tokens."
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -81,7 +87,7 @@ export async function startFakeBedrockUpstream(options: FakeBedrockOptions = {})
         refused.push({ path, reason: denied.type });
         return sendError(response, 403, denied.type, denied.message);
       }
-      const match = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(path.split('?')[0] ?? '');
+      const match = /^\/model\/([^/]+)\/(converse|converse-stream|count-tokens)$/.exec(path.split('?')[0] ?? '');
       if (!match?.[1] || !match[2]) return sendError(response, 404, 'UnknownOperationException', `no operation at ${path}`);
       const modelId = decodeURIComponent(match[1]);
       let body: Json;
@@ -93,6 +99,7 @@ export async function startFakeBedrockUpstream(options: FakeBedrockOptions = {})
         return sendError(response, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.');
       }
       requests.push({ path, modelId, operation: match[2], headers, body, auth: headers.authorization?.startsWith('Bearer ') ? 'bearer' : 'sigv4' });
+      if (match[2] === 'count-tokens') return countTokens(response, modelId, body);
       const attempt = (attemptCounts.get(modelId) ?? 0) + 1;
       attemptCounts.set(modelId, attempt);
       answer(response, modelId, match[2] === 'converse-stream', body, attempt);
@@ -329,6 +336,21 @@ function argumentsFor(schema: unknown, text: string): Json {
     else if (type === 'boolean') input[name] = true;
   }
   return input;
+}
+
+const CONVERSE_TOKENS_FIELDS = new Set(['messages', 'system', 'toolConfig', 'additionalModelRequestFields']);
+
+function countTokens(response: ServerResponse, modelId: string, body: Json): void {
+  const input = body['input'];
+  const converse = isRecord(input) ? input['converse'] : undefined;
+  if (!isRecord(converse) || Object.keys(body).length !== 1 || Object.keys(input as Json).length !== 1) {
+    return sendError(response, 400, 'ValidationException', 'input must hold exactly one of invokeModel or converse');
+  }
+  const unknown = Object.keys(converse).find((field) => !CONVERSE_TOKENS_FIELDS.has(field));
+  if (unknown !== undefined) return sendError(response, 400, 'ValidationException', `Unknown field ${unknown} in ConverseTokensRequest`);
+  if (!modelId.startsWith('anthropic.')) return sendError(response, 400, 'ValidationException', "The provided model doesn't support counting tokens.");
+  response.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
+  response.end(JSON.stringify({ inputTokens: Math.ceil(requestText(converse).length / 4) }));
 }
 
 function requestText(body: Json): string {

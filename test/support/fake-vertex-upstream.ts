@@ -13,9 +13,14 @@
  * need `Authorization: Bearer <an issued, unrevoked token>` (else 401 UNAUTHENTICATED) and the
  * fake's project (else 403 PERMISSION_DENIED):
  * - publisher `google`: `:generateContent`, `:streamGenerateContent?alt=sse` → the Gemini fake;
+ *   `:countTokens` with Vertex's body (`contents`, `systemInstruction`, `tools`,
+ *   `generationConfig`; any other field is Google's 400 "Unknown name") → the Gemini fake's
+ *   count, answered with `totalBillableCharacters` as Vertex adds it;
  * - publisher `anthropic`: `:rawPredict`, `:streamRawPredict` with `anthropic_version:
  *   "vertex-2023-10-16"` and no `model` in the body (else 400, as Vertex answers) → the
- *   Anthropic fake's `/v1/messages`, the model from the path.
+ *   Anthropic fake's `/v1/messages`, the model from the path; the model `count-tokens`
+ *   (`count-tokens:rawPredict`) takes the version and the `model` in the body → the
+ *   Anthropic fake's `/v1/messages/count_tokens`.
  * While `failure` is set, every model call gets that status with Google's error body.
  * Every model call is recorded in `hits`.
  */
@@ -161,16 +166,39 @@ async function handleModelCall(fake: FakeVertex, revoked: ReadonlySet<string>, t
   const model = decodeURIComponent(encodedModel ?? '');
 
   if (publisher === 'google') {
+    if (method === 'countTokens') return countGoogleTokens(response, targets, model, body);
     if (method !== 'generateContent' && method !== 'streamGenerateContent') return sendGoogleError(response, 404, `Unknown method ${method}.`);
     const query = method === 'streamGenerateContent' && url.searchParams.get('alt') === 'sse' ? '?alt=sse' : '';
     return forward(response, `${targets.gemini.url}/models/${encodeURIComponent(model)}:${method}${query}`, { 'x-goog-api-key': 'vertex-fake' }, body);
   }
   if (method !== 'rawPredict' && method !== 'streamRawPredict') return sendGoogleError(response, 404, `Unknown method ${method}.`);
   if (body['anthropic_version'] !== 'vertex-2023-10-16') return sendAnthropicError(response, 400, "anthropic_version: Input should be 'vertex-2023-10-16'");
+  if (model === 'count-tokens') {
+    if (method !== 'rawPredict') return sendGoogleError(response, 404, `Unknown method ${method}.`);
+    if (typeof body['model'] !== 'string') return sendAnthropicError(response, 400, 'model: Field required');
+    const { anthropic_version: _counted, ...counted } = body;
+    return forward(response, `${targets.anthropic.url}/messages/count_tokens`, { 'x-api-key': 'vertex-fake', 'anthropic-version': '2023-06-01' }, counted);
+  }
   if ('model' in body) return sendAnthropicError(response, 400, 'model: Extra inputs are not permitted');
   if ((method === 'streamRawPredict') !== (body['stream'] === true)) return sendAnthropicError(response, 400, `stream must be ${method === 'streamRawPredict'} for ${method}`);
   const { anthropic_version: _version, ...messages } = body;
   return forward(response, `${targets.anthropic.url}/messages`, { 'x-api-key': 'vertex-fake', 'anthropic-version': '2023-06-01' }, { model, ...messages });
+}
+
+const VERTEX_COUNT_FIELDS = new Set(['contents', 'systemInstruction', 'tools', 'generationConfig', 'instances', 'model']);
+
+async function countGoogleTokens(response: ServerResponse, targets: Targets, model: string, body: Record<string, unknown>): Promise<void> {
+  const unknown = Object.keys(body).find((field) => !VERTEX_COUNT_FIELDS.has(field));
+  if (unknown !== undefined) return sendGoogleError(response, 400, `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
+  if (!Array.isArray(body['contents'])) return sendGoogleError(response, 400, 'contents is required.');
+  const answer = await fetch(`${targets.gemini.url}/models/${encodeURIComponent(model)}:countTokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'vertex-fake' },
+    body: JSON.stringify({ generateContentRequest: { model: `models/${model}`, ...body } }),
+  });
+  const counted = (await answer.json()) as Record<string, unknown>;
+  if (!answer.ok) return sendJson(response, answer.status, counted);
+  sendJson(response, 200, { ...counted, totalBillableCharacters: Number(counted['totalTokens'] ?? 0) * 4 });
 }
 
 async function forward(response: ServerResponse, url: string, headers: Record<string, string>, body: unknown): Promise<void> {

@@ -1,15 +1,14 @@
 import { JunctionError } from '../../core/errors.ts';
 import type { ModelMessage, ModelRequest } from '../../core/model-types.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
-import { countAnthropicTokens } from '../../providers/anthropic/count-tokens.ts';
-import { countGeminiTokens } from '../../providers/gemini/count-tokens.ts';
 import { admit, type AdmissionDeps } from '../../pipeline/admission.ts';
 import type { CallContext } from '../../pipeline/call-context.ts';
 import type { RateLimitState } from '../../pipeline/rate-limiter.ts';
-import { toClientError } from '../../pipeline/upstream-attempts.ts';
+import { DEFAULT_RETRY_POLICY, toClientError, withRetriesAndFallbacks } from '../../pipeline/upstream-attempts.ts';
+import type { DeploymentRouter } from '../../routing/deployment-router.ts';
 import { countLocalTokens } from './local-token-counter.ts';
 
-export type CountTokensDeps = AdmissionDeps & { providers: ProviderRegistry };
+export type CountTokensDeps = AdmissionDeps & { providers: ProviderRegistry; router?: DeploymentRouter };
 
 /**
  * Input tokens of a canonical request on the model it names, for
@@ -17,10 +16,12 @@ export type CountTokensDeps = AdmissionDeps & { providers: ProviderRegistry };
  * no usage row) but pass the same gates as a call: rate limit, plan and allowlist,
  * so a key cannot probe models it may not use.
  *
- * Anthropic and Gemini models ask their upstream (exact, and what they will bill);
- * OpenAI has no counting endpoint, so OpenAI and OpenAI-compatible models are counted
- * locally with o200k_base (the tokenizer of OpenAI's current models) plus the
- * per-message framing OpenAI documents. Shared by both front-ends, hence here once.
+ * The count goes where a call would go: to the model's provider, or over its deployments in
+ * the router's order with the same retries and fallbacks. A provider with a counting
+ * endpoint answers (Anthropic, Gemini, Vertex AI, Bedrock: exact, and what they will bill);
+ * the others (OpenAI has none) are counted locally with o200k_base (the tokenizer of
+ * OpenAI's current models) plus the per-message framing OpenAI documents. Shared by both
+ * front-ends, hence here once.
  */
 export async function countInputTokens(
   deps: CountTokensDeps,
@@ -31,18 +32,20 @@ export async function countInputTokens(
   const { candidates, rateLimit } = await admit(deps, context, { model: requested, capability: 'chat' });
   const model = candidates[0];
   if (!model) throw new JunctionError('model_not_found', `The model '${requested}' does not exist.`, { param: 'model' });
-  const adapter = deps.providers.get(model.providerId);
-  if (!adapter) throw new JunctionError('provider_not_configured', `The provider of '${model.id}' is not configured.`);
-  const upstream = { model: model.upstreamName, ...request };
   try {
-    switch (model.providerKind) {
-      case 'anthropic':
-        return { inputTokens: (await countAnthropicTokens(adapter.config, upstream, { signal: context.signal })).inputTokens, rateLimit };
-      case 'gemini':
-        return { inputTokens: (await countGeminiTokens(adapter.config, upstream, { signal: context.signal })).inputTokens, rateLimit };
-      default:
-        return { inputTokens: await countLocally(upstream), rateLimit };
-    }
+    const counted = await withRetriesAndFallbacks(
+      [model],
+      deps.providers,
+      DEFAULT_RETRY_POLICY,
+      context.signal,
+      async (adapter, served) => {
+        const upstream = { model: served.upstreamName, ...request };
+        const answer = await adapter.countTokens?.(upstream, { signal: context.signal });
+        return answer === undefined ? await countLocally(upstream) : answer.inputTokens;
+      },
+      deps.router,
+    );
+    return { inputTokens: counted.value, rateLimit };
   } catch (error) {
     throw toClientError(error, model);
   }

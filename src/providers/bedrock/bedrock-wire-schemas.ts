@@ -100,3 +100,6 @@ export const ContentBlockDeltaSchema = z
 export const ContentBlockStopSchema = z.object({ contentBlockIndex: z.number() }).loose();
 export const MessageStopSchema = z.object({ stopReason: z.string().nullish() }).loose();
 export const StreamMetadataSchema = z.object({ usage: ConverseUsageSchema.nullish() }).loose();
+
+/** CountTokens' answer (`POST /model/{modelId}/count-tokens`). */
+export const CountTokensResponseSchema = z.object({ inputTokens: z.number() }).loose();

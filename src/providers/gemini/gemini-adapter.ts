@@ -1,8 +1,9 @@
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../core/model-types.ts';
-import type { CallOptions, EmbeddingRequest, EmbeddingResponse, ProviderAdapter, ProviderConfig } from '../adapter.ts';
+import type { CallOptions, EmbeddingRequest, EmbeddingResponse, ProviderAdapter, ProviderConfig, TokenCount } from '../adapter.ts';
 import { readSseBatches } from '../http/sse-events.ts';
 import { postJson, postStream } from '../http/upstream-client.ts';
 import { convertGenerateRequest } from './convert-generate-request.ts';
+import { countGeminiTokens } from './count-tokens.ts';
 import { embedWithGemini } from './embeddings.ts';
 import { geminiCall, geminiModelPath } from './gemini-call.ts';
 import { mapGenerateResponse } from './map-generate-response.ts';
@@ -22,6 +23,9 @@ export function createGeminiAdapter(config: ProviderConfig): ProviderAdapter {
       // Opened by the reader on the first next(): the stream stays lazy.
       const open = async () => (await postStream(config, { query: { alt: 'sse' }, body: convertGenerateRequest(request), ...geminiCall(config, path, options) })).body;
       return mapGenerateStream(readSseBatches(open));
+    },
+    countTokens(request: ModelRequest, options: CallOptions): Promise<TokenCount> {
+      return countGeminiTokens(config, request, options);
     },
     embed(request: EmbeddingRequest, options: CallOptions): Promise<EmbeddingResponse> {
       return embedWithGemini(config, request, options);

@@ -4,11 +4,13 @@
  * path), so the adapter reuses both mappings and changes only the address and the auth.
  */
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../core/model-types.ts';
-import type { CallOptions, ProviderAdapter, ProviderConfig, VertexSettings } from '../adapter.ts';
+import type { CallOptions, ProviderAdapter, ProviderConfig, TokenCount, VertexSettings } from '../adapter.ts';
 import { convertMessagesRequest } from '../anthropic/convert-messages-request.ts';
+import { countTokensBody, readAnthropicTokenCount } from '../anthropic/count-tokens.ts';
 import { mapMessagesResponse } from '../anthropic/map-messages-response.ts';
 import { mapMessagesStream } from '../anthropic/map-messages-stream.ts';
 import { convertGenerateRequest } from '../gemini/convert-generate-request.ts';
+import { readGeminiTokenCount, vertexCountTokensBody } from '../gemini/count-tokens.ts';
 import { mapGenerateResponse } from '../gemini/map-generate-response.ts';
 import { mapGenerateStream } from '../gemini/map-generate-stream.ts';
 import { readSseBatches } from '../http/sse-events.ts';
@@ -19,6 +21,9 @@ import { serviceAccountTokenSource, type AccessTokenSource } from './vertex-toke
 
 /** The Messages API version Vertex expects in the body of Claude calls. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+/** Claude's token count is a model of its own on Vertex: `publishers/anthropic/models/count-tokens:rawPredict`. */
+const VERTEX_CLAUDE_COUNT_TOKENS_MODEL = 'count-tokens';
 
 /**
  * One token source per service account, shared by every deployment that names it, so a
@@ -44,15 +49,17 @@ export function createVertexAdapter(config: ProviderConfig & { vertex: VertexSet
   const settings = config.vertex;
   const tokens = tokenSourceFor(settings);
   // A token Vertex refuses before its expiry (revoked, rotated key) is dropped, so a retry or the next call exchanges anew.
-  const sent = async <T>(model: string, method: string, options: CallOptions, send: (upstreamCall: UpstreamCall) => Promise<T>): Promise<T> => {
+  const sentTo = async <T>(path: string, options: CallOptions, send: (upstreamCall: UpstreamCall) => Promise<T>): Promise<T> => {
     const token = await tokens.token();
     try {
-      return await send(vertexCall(vertexModelPath(settings, vertexPublisher(model), model, method), token, options.signal));
+      return await send(vertexCall(path, token, options.signal));
     } catch (error) {
       if (error instanceof UpstreamError && error.status === 401) tokens.refuse(token);
       throw error;
     }
   };
+  const sent = <T>(model: string, method: string, options: CallOptions, send: (upstreamCall: UpstreamCall) => Promise<T>): Promise<T> =>
+    sentTo(vertexModelPath(settings, vertexPublisher(model), model, method), options, send);
 
   return {
     config,
@@ -73,6 +80,16 @@ export function createVertexAdapter(config: ProviderConfig & { vertex: VertexSet
       const open = async () =>
         (await sent(request.model, 'streamGenerateContent', options, (upstreamCall) => postStream(config, { query: { alt: 'sse' }, body: convertGenerateRequest(request), ...upstreamCall }))).body;
       return mapGenerateStream(readSseBatches(open));
+    },
+    async countTokens(request: ModelRequest, options: CallOptions): Promise<TokenCount> {
+      if (vertexPublisher(request.model) === 'anthropic') {
+        // One endpoint for every Claude model, named in the body as in a Messages call.
+        const path = vertexModelPath(settings, 'anthropic', VERTEX_CLAUDE_COUNT_TOKENS_MODEL, 'rawPredict');
+        const body = { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...countTokensBody(request) };
+        return readAnthropicTokenCount((await sentTo(path, options, (upstreamCall) => postJson(config, { body, ...upstreamCall }))).body);
+      }
+      const response = await sent(request.model, 'countTokens', options, (upstreamCall) => postJson(config, { body: vertexCountTokensBody(request), ...upstreamCall }));
+      return readGeminiTokenCount(response.body);
     },
   };
 }

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRequest, ModelStreamEvent } from '../../../../src/core/model-types.ts';
 import type { ProviderAdapter } from '../../../../src/providers/adapter.ts';
 import { createAnthropicAdapter } from '../../../../src/providers/anthropic/anthropic-adapter.ts';
-import { countAnthropicTokens } from '../../../../src/providers/anthropic/count-tokens.ts';
 import { UpstreamError } from '../../../../src/providers/upstream-error.ts';
 import { startFakeAnthropicUpstream, type FakeUpstream } from '../../../support/fake-anthropic-upstream.ts';
 
@@ -149,7 +148,7 @@ describe('Anthropic adapter against the fake upstream', () => {
   });
 
   it('counts tokens through /messages/count_tokens without sampling fields', async () => {
-    const counted = await countAnthropicTokens(adapter.config, ask('claude-echo', 'twelve chars', { temperature: 0.5 }), options());
+    const counted = await adapter.countTokens?.(ask('claude-echo', 'twelve chars', { temperature: 0.5 }), options());
     expect(counted).toEqual({ inputTokens: 3 });
     expect(fake.requests.at(-1)).toMatchObject({
       path: '/v1/messages/count_tokens',

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRequest, ModelStreamEvent } from '../../../../src/core/model-types.ts';
 import type { ProviderAdapter } from '../../../../src/providers/adapter.ts';
-import { countGeminiTokens } from '../../../../src/providers/gemini/count-tokens.ts';
 import { createGeminiAdapter } from '../../../../src/providers/gemini/gemini-adapter.ts';
 import { UpstreamError } from '../../../../src/providers/upstream-error.ts';
 import { startFakeGeminiUpstream, type FakeUpstream } from '../../../support/fake-gemini-upstream.ts';
@@ -183,7 +182,7 @@ describe('Gemini adapter against the fake upstream', () => {
 
   it('counts tokens with the whole request, system instruction included', async () => {
     const request = ask('gemini-echo', 'twelve chars', { messages: [{ role: 'system', content: 'abcd' }, ...ask('x', 'twelve chars').messages] });
-    expect(await countGeminiTokens(adapter.config, request, options())).toEqual({ inputTokens: 4 });
+    expect(await adapter.countTokens?.(request, options())).toEqual({ inputTokens: 4 });
     expect(fake.requests.at(-1)).toMatchObject({
       path: '/v1beta/models/gemini-echo:countTokens',
       body: { generateContentRequest: { model: 'models/gemini-echo', systemInstruction: { parts: [{ text: 'abcd' }] } } },
