@@ -4,7 +4,7 @@
  * 1. indexing throughput through the real path, a knowledge folder of
  *    BENCH_SCALE_INGEST_CHUNKS chunks (30,000) embedded by a fake upstream (bench/knowledge-ingest.ts);
  * 2. the bulk path that builds the large store: BENCH_SCALE_CHUNKS synthetic chunks
- *    (1,000,000 on PostgreSQL; BENCH_SCALE_CHUNKS_PGLITE, 200,000, on PGlite) generated
+ *    (1,000,000 on PostgreSQL; BENCH_SCALE_CHUNKS_PGLITE, 100,000, on PGlite) generated
  *    and inserted directly with the HNSW and GIN indexes dropped, then each index built once;
  * 3. search p50/p95 in two scopes: the account holding 95% of the chunks beside the example
  *    knowledge (recall@10 on the labelled questions measured there), and a tenant holding
@@ -47,7 +47,7 @@ export type KnowledgeScaleResult = {
 
 export async function runKnowledgeScale(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<KnowledgeScaleResult> {
   const postgres = Boolean(process.env.DATABASE_URL);
-  const chunks = Number((postgres ? process.env.BENCH_SCALE_CHUNKS : process.env.BENCH_SCALE_CHUNKS_PGLITE) ?? (postgres ? 1_000_000 : 200_000));
+  const chunks = Number((postgres ? process.env.BENCH_SCALE_CHUNKS : process.env.BENCH_SCALE_CHUNKS_PGLITE) ?? (postgres ? 1_000_000 : 100_000));
   const ingestChunks = Number(process.env.BENCH_SCALE_INGEST_CHUNKS ?? 30_000);
   const queries = Number(process.env.KNOWLEDGE_BENCH_QUERIES ?? 200);
   // The HNSW graph of 1M × 256 dims takes about 1.5 GB; built in memory it takes minutes, spilled it takes hours.
