@@ -66,7 +66,7 @@ export const buildCatalog = (options: BuildCatalogOptions): Catalog => {
     }
     // A deployment-only model of a published family (Claude or Gemini on Vertex) keeps its published facts and prices.
     const existing = byId.get(id) ?? (providers.has(provider.id) ? undefined : publishedFallback(provider).get(id));
-    const { disabled, deployments, routing, ...fields } = override;
+    const { disabled, deployments, routing, timeouts, ...fields } = override;
     if (disabled) {
       if (existing) byId.delete(id);
       else warnings.push(`models.${id}: disabled but not in the catalog`);
@@ -81,6 +81,7 @@ export const buildCatalog = (options: BuildCatalogOptions): Catalog => {
     } else {
       model = configModel(provider, id.slice(provider.id.length + 1), fields, created);
     }
+    if (model && timeouts) model = { ...model, timeouts: { model: timeouts } };
     if (model) byId.set(id, deployments ? withDeployments(model, deployments, routing, now) : model);
   }
 

@@ -11,7 +11,7 @@ import { scaleDecimal, toSafeNumber } from './money.ts';
 import { CAPABILITIES, type ModelPrices, type PriceTier } from './types.ts';
 import { isNativeProviderId } from '../providers/native-providers.ts';
 import { isPresetId } from '../providers/provider-presets.ts';
-import { DeploymentSchema, deploymentLabels, RoutingSchema } from './deployment-schema.ts';
+import { DeploymentSchema, deploymentLabels, RoutingSchema, TimeoutFieldsSchema, timeoutSettings } from './deployment-schema.ts';
 
 /** USD amount as a YAML number or a decimal string ("0.15"); floats are read via their decimal text. */
 const UsdSchema = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal like "0.15"')]);
@@ -118,13 +118,18 @@ const ModelOverrideSchema = z
     disabled: z.boolean().optional().describe('Removes the model from the catalog.'),
     deployments: z.array(DeploymentSchema).min(1).optional().describe('Providers, accounts or regions serving this model; calls are routed among them.'),
     routing: RoutingSchema.optional().describe('How calls are spread over the deployments, and when a failing one is kept out.'),
+    ...TimeoutFieldsSchema,
   })
-  .transform((fields) => ({
-    ...toModelOverride(fields),
-    disabled: fields.disabled ?? false,
-    ...(fields.deployments && { deployments: fields.deployments }),
-    ...(fields.routing && { routing: fields.routing }),
-  }));
+  .transform(({ timeout_ms, stream_idle_timeout_ms, ...fields }) => {
+    const timeouts = timeoutSettings({ timeout_ms, stream_idle_timeout_ms });
+    return {
+      ...toModelOverride(fields),
+      disabled: fields.disabled ?? false,
+      ...(fields.deployments && { deployments: fields.deployments }),
+      ...(fields.routing && { routing: fields.routing }),
+      ...(timeouts && { timeouts }),
+    };
+  });
 export type ModelOverride = z.output<typeof ModelOverrideSchema>;
 
 const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]*$/;

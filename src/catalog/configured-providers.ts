@@ -30,14 +30,15 @@ type ProviderBase = Omit<ProviderConfig, 'id' | 'apiKey'> & { keyEnv: string | u
 
 /** The built-in providers as providersFromEnv reaches them. */
 const BUILTIN_BASES: Record<string, (env: Env) => ProviderBase> = {
-  openai: (env) => ({ kind: 'openai', baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', keyEnv: 'OPENAI_API_KEY', ...upstreamTimeout(env) }),
-  anthropic: (env) => ({ kind: 'anthropic', baseUrl: env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com/v1', keyEnv: 'ANTHROPIC_API_KEY', ...upstreamTimeout(env) }),
-  google: (env) => ({ kind: 'gemini', baseUrl: env.GEMINI_BASE_URL ?? 'https://generativelanguage.googleapis.com/v1beta', keyEnv: 'GEMINI_API_KEY', ...upstreamTimeout(env) }),
+  openai: (env) => ({ kind: 'openai', baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', keyEnv: 'OPENAI_API_KEY' }),
+  anthropic: (env) => ({ kind: 'anthropic', baseUrl: env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com/v1', keyEnv: 'ANTHROPIC_API_KEY' }),
+  google: (env) => ({ kind: 'gemini', baseUrl: env.GEMINI_BASE_URL ?? 'https://generativelanguage.googleapis.com/v1beta', keyEnv: 'GEMINI_API_KEY' }),
 };
 
 /** A native provider (Cohere, Mistral) as its variables reach it. */
-const nativeBase = (native: NativeProvider, env: Env): ProviderBase => ({ kind: native.kind, baseUrl: env[native.baseUrlEnv] || native.baseUrl, keyEnv: native.apiKeyEnv, ...upstreamTimeout(env) });
+const nativeBase = (native: NativeProvider, env: Env): ProviderBase => ({ kind: native.kind, baseUrl: env[native.baseUrlEnv] || native.baseUrl, keyEnv: native.apiKeyEnv });
 
+/** Every provider's wait for headers when its own `timeout_ms` is unset, presets and Azure included. */
 const upstreamTimeout = (env: Env): { timeoutMs?: number } => (env.JUNCTION_UPSTREAM_TIMEOUT_MS ? { timeoutMs: Number(env.JUNCTION_UPSTREAM_TIMEOUT_MS) } : {});
 
 /** Azure OpenAI from the environment, when AZURE_OPENAI_ENDPOINT is set. */
@@ -89,6 +90,7 @@ function toProviderConfig(id: string, base: ProviderBase, env: Env): ProviderCon
   if (keyEnv !== undefined && !apiKey && !bearerToken) return `environment variable ${keyEnv} is not set`;
   return {
     id,
+    ...upstreamTimeout(env),
     ...rest,
     baseUrl: rest.baseUrl.replace(/\/+$/, ''),
     ...(apiKey ? { apiKey } : {}),

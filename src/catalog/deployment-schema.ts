@@ -4,11 +4,41 @@
  * leaves unset fall back to its provider's defaults (base URL, key, the model's upstream name).
  */
 import { z } from 'zod';
+import type { TimeoutSettings } from './types.ts';
 
 export const ROUTING_STRATEGIES = ['weighted', 'ordered', 'least_busy', 'lowest_latency'] as const;
 export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Node's timers hold at most 2^31 - 1 ms; a longer one fires at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** `timeout_ms` and `stream_idle_timeout_ms`, the same on a model entry and on each of its deployments. */
+export const TimeoutFieldsSchema = {
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(
+      "Per attempt, the wait for the answer (its headers and, for a stream, its first event) before the next deployment or retry; a deployment's wins over its model's, a model's over its provider's `timeout_ms`.",
+    ),
+  stream_idle_timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe('The longest a started answer may stay silent; a stream then ends with an `upstream_timeout` error event and what streamed is billed. 300 s when unset.'),
+};
+
+/** The time limits a model entry or a deployment sets, undefined when it sets none. */
+export function timeoutSettings(fields: { timeout_ms?: number | undefined; stream_idle_timeout_ms?: number | undefined }): TimeoutSettings | undefined {
+  if (fields.timeout_ms === undefined && fields.stream_idle_timeout_ms === undefined) return undefined;
+  return { firstByteMs: fields.timeout_ms, streamIdleMs: fields.stream_idle_timeout_ms };
+}
 
 export const DeploymentSchema = z
   .strictObject({
@@ -41,6 +71,7 @@ export const DeploymentSchema = z
       .positive()
       .optional()
       .describe("Tokens per minute this deployment's provider account allows, counted as each call's input estimate plus its output cap, corrected by the tokens used."),
+    ...TimeoutFieldsSchema,
   })
   .transform((deployment) => ({
     provider: deployment.provider,
@@ -53,6 +84,7 @@ export const DeploymentSchema = z
     priority: deployment.priority,
     rpm: deployment.rpm,
     tpm: deployment.tpm,
+    timeouts: timeoutSettings(deployment),
   }));
 export type DeploymentConfig = z.output<typeof DeploymentSchema>;
 

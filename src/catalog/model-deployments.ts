@@ -43,6 +43,7 @@ export function withDeployments(model: CatalogModel, deployments: readonly Deplo
         providerKind: deploymentProviderKind(deployment.provider, deployment.model ?? model.upstreamName),
         upstreamName: deployment.model ?? model.upstreamName,
         prices: servedPrices(deployment.provider, deployment.model ?? model.upstreamName, model.prices, now),
+        ...((model.timeouts || deployment.timeouts) && { timeouts: { model: model.timeouts?.model, deployment: deployment.timeouts } }),
       },
     };
   });

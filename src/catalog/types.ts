@@ -94,7 +94,12 @@ export type CatalogModel = {
   /** Set only for a model with `deployments:` in the config: calls are routed among them. */
   deployments?: readonly ModelDeployment[];
   routing?: RoutingSettings;
+  /** The config's time limits for this model and, on a deployment's `served` model, that deployment's (attempt-limits.ts ranks them). */
+  timeouts?: { model?: TimeoutSettings | undefined; deployment?: TimeoutSettings | undefined };
 };
+
+/** A model entry's or a deployment's `timeout_ms` and `stream_idle_timeout_ms`. */
+export type TimeoutSettings = { firstByteMs?: number | undefined; streamIdleMs?: number | undefined };
 
 /** One deployment of a model, as the router needs it: plain data built with the catalog. */
 export type ModelDeployment = {

@@ -36,7 +36,12 @@ export const ERROR_CODES = {
   provider_not_configured: { status: 503, type: 'api_error', meaning: "The model's provider has no credentials on this server." },
   agent_unavailable: { status: 503, type: 'api_error', meaning: "The agent's definition is refused (its file or stored version has problems, named in the message)." },
   service_unavailable: { status: 503, type: 'api_error', meaning: 'The database cannot be used right now, or the server is draining; `Retry-After` says when to retry.' },
-  upstream_timeout: { status: 504, type: 'api_error', meaning: 'The provider sent no response headers within its timeout.' },
+  upstream_timeout: {
+    status: 504,
+    type: 'api_error',
+    meaning:
+      "No deployment answered within its timeout (`timeout_ms`, or the request's `x-junction-timeout-ms`); in a stream, the error event when a started answer stalls past `stream_idle_timeout_ms`.",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

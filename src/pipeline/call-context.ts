@@ -14,4 +14,6 @@ export type CallContext = {
   agent?: { agentId: string; runId: string; version?: string };
   /** The trace context spans of this call hang under (only when tracing is on). */
   trace?: Context;
+  /** The request's own wait for each attempt's answer (`x-junction-timeout-ms`); it only shortens the configured one. */
+  timeoutMs?: number;
 };

@@ -25,6 +25,7 @@ import type { CacheHit, ResponseCache, SemanticColumns } from './response-cache.
 import { responseCacheKey } from './response-cache-key.ts';
 import { semanticCacheKey, type SemanticKey } from './semantic-cache-key.ts';
 import { requireMethod, UnaryPipeline } from './unary-pipeline.ts';
+import { answerInTime, openStream } from './timed-attempt.ts';
 import { computeEmbeddingCost } from '../catalog/costs.ts';
 import { overlay } from '../core/overlay.ts';
 
@@ -110,12 +111,8 @@ export class ChatPipeline {
         this.#deps.providers,
         this.#deps.retry ?? DEFAULT_RETRY_POLICY,
         context.signal,
-        tracedAttempt(call, async (adapter, model) => {
-          const iterator = adapter.streamChat(withUpstreamModel(call.request, model), { signal: context.signal })[Symbol.asyncIterator]();
-          // The first event proves the upstream accepted the call; until then a retry is safe.
-          const first = await iterator.next();
-          return { iterator, first };
-        }),
+        // The first event proves the upstream accepted the call; until then a retry is safe.
+        tracedAttempt(call, (adapter, model) => openStream(context, adapter, model, withUpstreamModel(call.request, model))),
         this.#deps.router,
         input.providerPreferences,
         true,
@@ -154,6 +151,7 @@ export class ChatPipeline {
     const finish = (status: 'success' | 'upstream_error' | 'client_closed', httpStatus: number, errorCode?: string) => {
       if (outcome) return;
       opened.release?.();
+      opened.value.unlink?.();
       const usage = meter.usage ?? meter.estimate(call.inputEstimate);
       opened.reckon?.(usage.inputTokens + usage.outputTokens);
       const costMicros = computeChatCost(model, usage);
@@ -202,7 +200,7 @@ export class ChatPipeline {
         this.#deps.providers,
         this.#deps.retry ?? DEFAULT_RETRY_POLICY,
         context.signal,
-        tracedAttempt(call, (adapter, model) => adapter.generateChat(withUpstreamModel(call.request, model), { signal: context.signal })),
+        tracedAttempt(call, (adapter, model) => answerInTime(context, adapter, model, (signal) => adapter.generateChat(withUpstreamModel(call.request, model), { signal }))),
         this.#deps.router,
         input.providerPreferences,
         false,

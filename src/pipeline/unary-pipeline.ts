@@ -12,6 +12,7 @@ import type { DeploymentRouter } from '../routing/deployment-router.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, toClientError, withRetriesAndFallbacks } from './upstream-attempts.ts';
 import { usageLogEntry } from './usage-log-entry.ts';
 import type { CancelSignal } from '../core/cancel-signal.ts';
+import { answerInTime } from './timed-attempt.ts';
 
 export type Metered = { costMicros: number; usage?: Usage; units?: Record<string, number> };
 
@@ -71,7 +72,7 @@ export class UnaryPipeline {
         this.#deps.providers,
         this.#deps.retry ?? DEFAULT_RETRY_POLICY,
         context.signal,
-        (adapter, model) => spec.call(adapter, model, context.signal),
+        (adapter, model) => answerInTime(context, adapter, model, (signal) => spec.call(adapter, model, signal)),
         this.#deps.router,
       );
     } catch (error) {

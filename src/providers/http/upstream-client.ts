@@ -10,7 +10,8 @@
  * - headers = the call's headers (auth, content type), then `config.headers` on top, so an
  *   operator can override anything per provider (Azure's `api-key`, OpenRouter's referer);
  * - a per-attempt timeout until response headers arrive (`config.timeoutMs`, default
- *   60 s), thrown as a retryable `UpstreamError` with status 0 (see `isUpstreamTimeout`);
+ *   60 s; an AttemptSignal's own limit instead), thrown as a retryable `UpstreamError` with
+ *   status 0 (see `isUpstreamTimeout`), and an AttemptSignal's idle limit between body reads;
  * - network failures before the response (refused, DNS, TLS) as a retryable `UpstreamError`
  *   with status 0 and `network: 'unreachable'`;
  * - HTTP status >= 400 as an `UpstreamError` carrying the status, the provider's own
@@ -27,11 +28,15 @@ import { UpstreamError } from '../upstream-error.ts';
 import { BodyBrokeError, dispatchUpstream, dispatchUpstreamText, type DispatchedResponse, type UpstreamBody, type WholeResponse } from './upstream-dispatch.ts';
 import { ITERATION_DONE } from '../../core/iteration-done.ts';
 import type { CancelSignal } from '../../core/cancel-signal.ts';
+import { AttemptSignal } from './attempt-signal.ts';
 
 export { FormData } from 'undici';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const MAX_ERROR_MESSAGE_CHARS = 1_000;
+
+/** A provider's wait for response headers: its `timeout_ms` (or JUNCTION_UPSTREAM_TIMEOUT_MS), else 60 s. */
+export const providerTimeoutMs = (config: ProviderConfig): number => config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
 /** One pool of keep-alive connections per origin, shared by every adapter in the process. */
 const sharedAgent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
@@ -139,7 +144,8 @@ function prepareRequest(
   accept?: string,
 ) {
   const address = upstreamAddress(config, call.path, call.query);
-  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const limits = call.signal instanceof AttemptSignal ? call.signal : undefined;
+  const timeoutMs = limits?.firstByteMs ?? providerTimeoutMs(config);
   // Content type and accept first, the call's headers over them, the provider config's over all.
   const merged: Record<string, string> = contentType === undefined ? {} : { 'content-type': contentType, accept: accept ?? contentType };
   const options: Dispatcher.DispatchOptions = {
@@ -149,6 +155,8 @@ function prepareRequest(
     headers: Object.assign(merged, headers, config.headers),
     body: body ?? null,
     headersTimeout: timeoutMs,
+    // Undefined keeps undici's default; undici does not count the time a paused (backpressured) body waits.
+    bodyTimeout: limits?.streamIdleMs,
   };
   return { options, where: `${method} ${address.originAndPath}`, timeoutMs };
 }
@@ -222,9 +230,12 @@ class GuardedBody implements AsyncIterable<Uint8Array> {
   }
 }
 
-/** A read that failed: the caller's abort reason when it left, else a broken upstream. */
+/** A read that failed: the caller's abort reason when it left, a timeout when the upstream fell silent, else a broken upstream. */
 function streamError(error: unknown, signal: CancelSignal, path: string): unknown {
   if (signal.aborted) return signal.reason ?? error;
+  if (error instanceof undiciErrors.BodyTimeoutError) {
+    return new UpstreamError(`${path}: upstream stream stalled`, { status: 0, network: 'timeout', upstreamMessage: 'the answer stalled past its idle limit', cause: error });
+  }
   return new UpstreamError(`${path}: upstream stream broke: ${describe(error)}`, {
     status: 0,
     upstreamMessage: 'upstream connection closed unexpectedly',
