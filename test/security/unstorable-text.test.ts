@@ -189,12 +189,13 @@ describe(`JSON nested 100,000 levels deep (${engineName()})`, () => {
     ['model', 'POST', '/v1/responses', `{"model":"openai/test-echo","input":${deepArray}}`],
     ['model', 'POST', '/v1beta/models/openai%2Ftest-echo:generateContent', `{"contents":${deepArray}}`],
     ['provisioning', 'POST', '/v1/keys', deepObject],
-  ] as const)('%s %s %s: a 400 in well under a second, and the server goes on', async (credential, method, url, payload) => {
-    const started = performance.now();
+  ] as const)('%s %s %s: a 400 from the body parser, before any model call, and the server goes on', async (credential, method, url, payload) => {
+    const upstreamCalls = gateway.openai.requests.length;
     const response = await gateway.app.inject({ method, url, headers: { ...bearer(keys[credential]), 'content-type': 'application/json' }, payload });
     expect(response.statusCode).toBe(400);
-    expect(errorOf(response.body).message).toMatch(/deeper than 128 levels/);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // The edge's message: the body was refused by its depth scan, which stops at level 129, not walked further.
+    expect(errorOf(response.body).message).toBe('The request body nests arrays and objects deeper than 128 levels.');
+    expect(gateway.openai.requests.length).toBe(upstreamCalls);
     expect((await gateway.app.inject({ url: '/healthz' })).statusCode).toBe(200);
   });
 });
