@@ -52,14 +52,12 @@ describe('an MCP server that breaks off a call', () => {
       const tools = await mcp.tools([config()]);
       const tool = tools.find((entry) => entry.tool === name);
       expect(tool).toBeDefined();
-      const started = performance.now();
       const outcome = await mcp.call(tool as NonNullable<typeof tool>, {}, new AbortController().signal);
-      // The 60 s call timeout is what this replaces; 5 s leaves room for a loaded machine.
-      expect(performance.now() - started).toBeLessThan(5_000);
       expect(outcome.ok).toBe(false);
       // Never answered, so never charged.
       expect(outcome.answered).toBe(false);
-      expect(outcome.content).toContain('Error: the MCP server "fragile" could not run');
+      // Failed by the end of its answer, not by the 60 s call timeout (whose error reads "Request timed out").
+      expect(outcome.content).toContain(`Error: the MCP server "fragile" could not run ${name}: the server ended its answer without a result`);
       const ok = (await mcp.tools([config()])).find((entry) => entry.tool === 'ok');
       expect(await mcp.call(ok as NonNullable<typeof ok>, {}, new AbortController().signal)).toEqual({ ok: true, content: 'ok done', answered: true });
       await mcp.close();
