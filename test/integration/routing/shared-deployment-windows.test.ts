@@ -4,16 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
 import { buildApp } from '../../../src/app.ts';
 import { createServices, type Services } from '../../../src/assembly/services.ts';
 import type { ModelDeployment } from '../../../src/catalog/types.ts';
+import type { JunctionError } from '../../../src/core/errors.ts';
 import { deploymentQuotas } from '../../../src/pipeline/deployment-quotas.ts';
 import { type DeploymentQuota, DeploymentWindow, type QuotaReservation } from '../../../src/routing/deployment-window.ts';
+import type { Database } from '../../../src/store/database.ts';
+import { migrate } from '../../../src/store/migrate.ts';
+import { openPostgresDatabase } from '../../../src/store/postgres-database.ts';
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../../support/fake-openai-upstream.ts';
 import { recordStatements } from '../../support/statement-recorder.ts';
 import { bearer, startTestApp, type TestApp } from '../../support/test-app.ts';
+import { createScratchDatabase } from '../../support/test-database.ts';
 
 /**
  * A deployment's `rpm`/`tpm` is its provider account's quota, so it holds however many
@@ -205,6 +211,35 @@ describe.skipIf(!onPostgres)('deployment windows on PostgreSQL without Redis', (
   });
 });
 
+describe.skipIf(!onPostgres)('deployment windows while PostgreSQL refuses', () => {
+  it("answer 503 with Retry-After, never a window of the process's own", async () => {
+    const scratch = await createScratchDatabase(process.env.DATABASE_URL as string, 'junction_dwindows_outage');
+    const name = new URL(scratch.url).pathname.slice(1);
+    const superuser = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await superuser.connect();
+    let db: Database | undefined;
+    try {
+      db = await openPostgresDatabase(scratch.url, 2);
+      await migrate(db);
+      const window = deploymentQuotas(undefined, db, Date.now)?.({ adapterKey: `outage#${run}`, rpm: 5, tpm: undefined } as ModelDeployment) as DeploymentQuota;
+      expect((await window.reserve(Date.now(), 0)).placed).toBe(true);
+      await superuser.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await superuser.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      const refused = await Promise.resolve(window.reserve(Date.now(), 0)).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'service_unavailable', status: 503 });
+      expect(Number((refused as JunctionError).headers?.['retry-after'])).toBeGreaterThan(0);
+      await superuser.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      expect((await window.reserve(Date.now(), 0)).placed).toBe(true);
+      expect(window.requestsUsed(Date.now())).toBe(2);
+    } finally {
+      await superuser.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await superuser.end();
+      await db?.close();
+      await scratch.drop();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(!redisAvailable)('deployment windows in Redis', () => {
   const clients: Redis[] = [];
   afterAll(() => {
@@ -226,6 +261,21 @@ describe.skipIf(!redisAvailable)('deployment windows in Redis', () => {
       const tokens = redisWindows(app.services, limitedDeployment(app.services, { tpm: 1_000 }));
       const reserved = await Promise.all(Array.from({ length: 10 }, (_, index) => (tokens[index % 2] as DeploymentQuota).reserve(Date.now(), 300)));
       expect(placed(reserved)).toBe(3);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answer 503 with Retry-After when Redis does not answer, never skipping the limit', async () => {
+    const unreachable = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, retryStrategy: () => 50, lazyConnect: true });
+    unreachable.on('error', () => undefined);
+    clients.push(unreachable);
+    const app = await startTestApp(env, { env, loadAgents: false });
+    try {
+      const window = deploymentQuotas(unreachable, app.services.db, Date.now)?.(limitedDeployment(app.services, { rpm: 5 })) as DeploymentQuota;
+      const refused = await Promise.resolve(window.reserve(Date.now(), 0)).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'service_unavailable', status: 503 });
+      expect((refused as JunctionError).headers['retry-after']).toBe('2');
     } finally {
       await app.close();
     }
