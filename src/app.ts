@@ -60,7 +60,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
   registerMetrics(app, { metrics: services.metrics, token: services.config.metricsToken });
   await app.register(apiDocsRoutes);
 
-  const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, unary, settlements } = services;
+  const { db, authenticator, hasher, keyChanges, now, catalog, plans, chat, unary, settlements, router } = services;
   await app.register(
     async (v1) => {
       await registerApiCors(v1, services.config.corsOrigins);
@@ -70,17 +70,17 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
       await v1.register(chatCompletionsRoute, { authenticator, chat });
       await v1.register(mediaRoutes, { authenticator, unary });
       await v1.register(usageRoutes, { db, authenticator, settlements });
-      await v1.register(messagesRoutes, { authenticator, chat, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
+      await v1.register(messagesRoutes, { authenticator, chat, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers, router });
       await v1.register(passthroughRoutes, { db, authenticator, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
       // @google/genai 3 calls `/v1/models/{model}:{method}` by default.
-      await v1.register(geminiMethodRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
+      await v1.register(geminiMethodRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers, router });
     },
     { prefix: '/v1' },
   );
   await app.register(
     async (v1beta) => {
       await registerApiCors(v1beta, services.config.corsOrigins);
-      await v1beta.register(geminiRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers });
+      await v1beta.register(geminiRoutes, { authenticator, chat, unary, catalog, plans, budgets: services.budgets, rateLimiter: services.rateLimiter, providers: services.providers, router });
     },
     { prefix: '/v1beta' },
   );
