@@ -256,6 +256,22 @@ describe('a failing Vertex deployment', () => {
     expect(proHits()).toBe(parkedAt + 1);
   });
 
+  it('counts tokens where calls go: past the Vertex deployment a 429 parked, back to it once the time is up', async () => {
+    vertex.failure = { status: 429, headers: { 'retry-after': '30' } };
+    expect((await ask()).headers['x-junction-provider']).toBe('google');
+    vertex.failure = undefined;
+    const parkedAt = proHits();
+    const count = () => post('/v1/messages/count_tokens', { model: 'google/gemini-2.5-pro', messages: [{ role: 'user', content: 'twelve chars' }] });
+    const parked = await count();
+    expect(parked.statusCode, parked.body).toBe(200);
+    expect(parked.json()).toEqual({ input_tokens: 3 });
+    expect(gemini.requests.at(-1)?.path).toContain('/models/gemini-2.5-pro-echo:countTokens');
+    expect(proHits()).toBe(parkedAt);
+    gateway.advance(31_000);
+    expect((await count()).json()).toEqual({ input_tokens: 3 });
+    expect(vertex.hits.at(-1)?.path).toBe(`/v1/projects/${PROJECT}/locations/europe-west4/publishers/google/models/gemini-2.5-pro-echo:countTokens`);
+  });
+
   it("a 400 is the request's fault: passed on, no fallback", async () => {
     vertex.failure = { status: 400 };
     const geminiBefore = gemini.requests.length;
