@@ -4,6 +4,7 @@ import { Agent, type Dispatcher, errors as undiciErrors, request } from 'undici'
 import { JunctionError } from '../../core/errors.ts';
 import type { ProviderConfig } from '../../providers/adapter.ts';
 import { toAbortSignal, type CancelSignal } from '../../core/cancel-signal.ts';
+import { requestTimeoutMs, TIMEOUT_HEADER } from '../request-timeout.ts';
 
 /**
  * Own pool for pass-through traffic: uploads and long runs must not hold the
@@ -21,10 +22,10 @@ const DEFAULT_HEADERS_TIMEOUT_MS = 300_000;
  */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'expect']);
 /**
- * The caller's credentials for us, and their OpenAI account selectors: the provider
- * key's own organization and project apply upstream.
+ * The caller's credentials for us, their OpenAI account selectors (the provider key's own
+ * organization and project apply upstream) and their timeout for us.
  */
-const CALLER_ONLY = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'openai-organization', 'openai-project', 'cookie']);
+const CALLER_ONLY = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'openai-organization', 'openai-project', 'cookie', TIMEOUT_HEADER]);
 
 export type ForwardCall = {
   method: Dispatcher.HttpMethod;
@@ -58,7 +59,8 @@ export async function forwardToProvider(config: ProviderConfig, call: ForwardCal
       body: call.body ?? null,
       signal: toAbortSignal(call.signal),
       dispatcher: passthroughAgent,
-      headersTimeout: config.timeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      // The caller's `x-junction-timeout-ms` may only shorten the provider's wait.
+      headersTimeout: Math.min(requestTimeoutMs(call.headers) ?? Number.POSITIVE_INFINITY, config.timeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS),
     });
   } catch (error) {
     if (call.signal.aborted) throw new JunctionError('client_closed_request', 'The client closed the connection.');
