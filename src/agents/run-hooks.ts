@@ -253,6 +253,7 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
   const tool = deps.tools.get(name);
   if (!tool) return { ok: false, content: `Error: the tool "${name}" does not exist.`, costMicros: 0, durationMs: 0 };
   const startedAt = performance.now();
+  const createdAt = new Date();
   let reservation;
   if (tool.costMicros > 0) {
     try {
@@ -271,12 +272,12 @@ export async function runBilledTool(deps: AgentRuntimeDeps, context: CallContext
     },
   };
   const outcome = await runTool(tool, args, { signal, accountId: context.key.accountId, agentId: agent.id, knowledge });
-  deps.budgets.settle(reservation, outcome.costMicros, toolUsageEntry(context, name, outcome.ok, outcome.costMicros, startedAt), context.key);
+  deps.budgets.settle(reservation, outcome.costMicros, toolUsageEntry(context, name, outcome.ok, outcome.costMicros, startedAt, createdAt), context.key);
   return outcome;
 }
 
 /** The usage row of one server-side tool call, whatever ran it (a tool file, a built-in, an MCP server). */
-function toolUsageEntry(context: CallContext, name: string, ok: boolean, costMicros: number, startedAt: number) {
+function toolUsageEntry(context: CallContext, name: string, ok: boolean, costMicros: number, startedAt: number, createdAt: Date) {
   return usageLogEntry({
     id: newGenerationId(),
     context: overlay(context, { endpoint: 'agents.tool' }),
@@ -288,6 +289,7 @@ function toolUsageEntry(context: CallContext, name: string, ok: boolean, costMic
     units: { tool_calls: 1 },
     costMicros,
     startedAt,
+    createdAt,
   });
 }
 
@@ -299,6 +301,7 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
   const name = tool.definition.name;
   const costMicros = tool.server.costMicros;
   const startedAt = performance.now();
+  const createdAt = new Date();
   let reservation;
   if (costMicros > 0) {
     try {
@@ -311,7 +314,7 @@ async function runBilledMcpTool(deps: AgentRuntimeDeps, context: CallContext, to
   const outcome = await tool.via.call(tool, args, signal);
   // A call that never reached the server, or that it never answered, costs nothing.
   const charged = outcome.answered ? costMicros : 0;
-  deps.budgets.settle(reservation, charged, toolUsageEntry(context, name, outcome.ok, charged, startedAt), context.key);
+  deps.budgets.settle(reservation, charged, toolUsageEntry(context, name, outcome.ok, charged, startedAt, createdAt), context.key);
   return overlay(outcome, { costMicros: charged, durationMs: performance.now() - startedAt });
 }
 

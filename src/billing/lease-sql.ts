@@ -183,7 +183,8 @@ const settleInterruptedSql = (day: string, month: string): string => `inserted A
          'interrupted', NULL, 'process_died', input_tokens, output_tokens, cost_micros,
          (extract(epoch FROM (updated_at - started_at)) * 1000)::int, streamed, agent_id, agent_run_id, started_at
        FROM interrupted
-       ON CONFLICT (id) DO NOTHING
+       -- started_at is the created_at the call's own settlement writes: a row it wrote first is this one.
+       ON CONFLICT (id, created_at) DO NOTHING
        RETURNING key_id, account_id, cost_micros
      ), key_deltas AS (
        SELECT COALESCE(s.key_id, l.key_id) AS id, COALESCE(s.spend, 0) AS spend, COALESCE(l.amount, 0) AS lease

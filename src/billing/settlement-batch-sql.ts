@@ -7,6 +7,7 @@ import { boundedText } from './bounded-text.ts';
 import type { OpenCall } from './open-call.ts';
 import type { Settlement } from './settlement.ts';
 import { type BatchForm, type BatchInputs, batchParameters, batchStatement } from './settlement-statements.ts';
+import { isUsageLogKey } from './usage-partitions.ts';
 import type { UsageRecord } from './usage-record.ts';
 import { USAGE_ROW_TYPES, usageRowTypeChanged, usageRowTypeOid } from './usage-row-type.ts';
 
@@ -57,7 +58,7 @@ const partsJson = (parts: Map<string, OwnerPart>): string =>
 
 /** A usage row already in the log: the fresh form of the batch fails with this, and the replay-safe form takes the batch. */
 const isStoredUsageRow = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === 'usage_log_pkey';
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && isUsageLogKey((error as { constraint?: unknown }).constraint);
 
 /** Each usage row's values in USAGE_COLUMNS' order (the usage_row type's), its client-chosen text made storable. */
 const usageRowValues = (record: UsageRecord): BinaryValue[] => [

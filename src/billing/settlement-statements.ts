@@ -13,8 +13,9 @@ import { MISSING_OWNERS } from './usage-owner-check.ts';
  *
  * - The fresh form: the usual batch, whose usage rows are all new. Each key's and account's
  *   spend comes summed from the caller (its rows' costs and any spend without a row), and
- *   the rows go in with a plain INSERT: a row whose id is already in the log fails the
- *   statement (23505 on usage_log_pkey), and nothing of it is written.
+ *   the rows go in with a plain INSERT: a row whose key (id, created_at: a call's start,
+ *   the same on every write of it) is already in the log fails the statement (23505 on
+ *   the log's key, named after the partition that holds it), and nothing of it is written.
  * - The replay-safe form: the same batch when some of its rows may already be in the log (a
  *   replayed shutdown journal, a call a reclaimer settled as interrupted, a batch retried
  *   after its commit went unanswered). Rows already there are skipped (ON CONFLICT DO
@@ -112,7 +113,7 @@ function compose(name: string, form: BatchForm, journal: boolean, closed: boolea
          fresh
            ? ''
            : `
-       ON CONFLICT (id) DO NOTHING
+       ON CONFLICT (id, created_at) DO NOTHING
        RETURNING key_id, account_id, cost_micros, created_at`
        }
      )`;

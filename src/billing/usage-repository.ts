@@ -54,7 +54,8 @@ export async function listUsage(db: Queryable, accountId: string, filters: Usage
   let keyset = '';
   if (filters.before) {
     params.push(filters.before.createdAt, filters.before.id);
-    keyset = ` AND (created_at, id) < ($${params.length - 1}, $${params.length})`;
+    // The plain bound on created_at lets the planner skip the months after the cursor; the row comparison cannot.
+    keyset = ` AND created_at <= $${params.length - 1} AND (created_at, id) < ($${params.length - 1}, $${params.length})`;
   }
   params.push(filters.limit);
   const result = await db.query<UsageRow>(`SELECT ${COLUMNS} FROM usage_log WHERE ${where.sql}${keyset} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);

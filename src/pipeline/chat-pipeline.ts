@@ -288,7 +288,7 @@ export class ChatPipeline {
     const startedAt = performance.now();
     const span = startSpan(`chat ${input.model}`, context.trace, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': input.model, 'junction.streamed': streamed }, SpanKind.CLIENT);
     const request = { ...input.request };
-    const prepared: PreparedCall = { generationId: newGenerationId(), request, inputTokens: estimateInputTokens(request), startedAt, streamed, span };
+    const prepared: PreparedCall = { generationId: newGenerationId(), request, inputTokens: estimateInputTokens(request), startedAt, createdAt: new Date(), streamed, span };
     try {
       const admitted = admitNow(this.#deps, context, gateOf(input));
       const reserved = admitted && reserveFromLeases(this.#deps.budgets, context, budgetOf(prepared, admitted.candidates));
@@ -326,6 +326,7 @@ export class ChatPipeline {
           errorCode: error.code,
           costMicros: 0,
           startedAt: prepared.startedAt,
+          createdAt: prepared.createdAt,
           streamed: prepared.streamed,
         }),
         context.key,
@@ -377,6 +378,7 @@ export class ChatPipeline {
       ...(usage && { usage }),
       costMicros,
       startedAt: call.startedAt,
+      createdAt: call.createdAt,
       attempts,
       streamed,
       cacheHit,
@@ -445,7 +447,8 @@ function tracedAttempt<T>(call: { span: Span | undefined }, attempt: (adapter: P
   };
 }
 
-type PreparedCall = { generationId: string; request: ChatInput['request']; inputTokens: number; startedAt: number; streamed: boolean; span: Span | undefined };
+/** `startedAt` (performance.now) times the call; `createdAt` dates its usage row and its crash-journal row alike. */
+type PreparedCall = { generationId: string; request: ChatInput['request']; inputTokens: number; startedAt: number; createdAt: Date; streamed: boolean; span: Span | undefined };
 
 const gateOf = (input: ChatInput) => ({ model: input.model, fallbackModels: input.fallbackModels ?? [], capability: 'chat' as const });
 
@@ -472,6 +475,7 @@ function began(prepared: PreparedCall, input: ChatInput, admitted: Admitted, res
     reservation: reserved.reservation,
     rateLimit: admitted.rateLimit,
     startedAt: prepared.startedAt,
+    createdAt: prepared.createdAt,
     inputEstimate: Math.ceil(prepared.inputTokens / 4),
     requestedModel: input.model,
     streamed: prepared.streamed,
@@ -498,7 +502,8 @@ function openCall(context: CallContext, call: BeganCall, model: CatalogModel, st
     streamed,
     agentId: context.agent?.agentId ?? null,
     agentRunId: context.agent?.runId ?? null,
-    startedAt: new Date(),
+    // The usage row's created_at: a reclaimer's `interrupted` row for this call is the settled one's key.
+    startedAt: call.createdAt,
   };
 }
 

@@ -44,6 +44,7 @@ export class UnaryPipeline {
 
   async run<T>(context: CallContext, spec: UnaryCall<T>): Promise<UnaryResult<T>> {
     const startedAt = performance.now();
+    const createdAt = new Date();
     const generationId = newGenerationId();
     let candidates: CatalogModel[];
     let rateLimit: RateLimitState | undefined;
@@ -59,7 +60,18 @@ export class UnaryPipeline {
         this.#deps.budgets.settle(
           undefined,
           0,
-          usageLogEntry({ id: generationId, context, requestedModel: spec.model, model: undefined, status: 'rejected', httpStatus: error.status, errorCode: error.code, costMicros: 0, startedAt }),
+          usageLogEntry({
+            id: generationId,
+            context,
+            requestedModel: spec.model,
+            model: undefined,
+            status: 'rejected',
+            httpStatus: error.status,
+            errorCode: error.code,
+            costMicros: 0,
+            startedAt,
+            createdAt,
+          }),
           context.key,
         );
       }
@@ -91,6 +103,7 @@ export class UnaryPipeline {
           errorCode: clientError.code,
           costMicros: 0,
           startedAt,
+          createdAt,
         }),
         context.key,
       );
@@ -111,6 +124,7 @@ export class UnaryPipeline {
         units: metered.units ?? null,
         costMicros: metered.costMicros,
         startedAt,
+        createdAt,
         attempts: result.attempts,
       }),
       context.key,

@@ -14,7 +14,14 @@ export type UsageEntryInput = {
   usage?: Usage;
   units?: Record<string, number> | null;
   costMicros: number;
+  /** performance.now() at the call's start: its latency. */
   startedAt: number;
+  /**
+   * The wall-clock time of the call's start: the row's created_at, half of the log's key with
+   * the id. Every write of one call's row (its crash-journal row too) carries this same time,
+   * so a write repeated by a retry or a replay meets the row already stored.
+   */
+  createdAt: Date;
   attempts?: number;
   streamed?: boolean;
   /** Answered from the response cache. */
@@ -49,7 +56,7 @@ export function usageLogEntry(input: UsageEntryInput): UsageRecord {
     agentId: input.context.agent?.agentId ?? null,
     agentRunId: input.context.agent?.runId ?? null,
     agentVersion: input.context.agent?.version ?? null,
-    createdAt: new Date(),
+    createdAt: input.createdAt,
     cacheWriteTokens: input.usage?.cacheWriteTokens ?? 0,
     cacheHit: input.cacheHit ?? false,
   };

@@ -109,7 +109,6 @@ describe('OpenAI stateful APIs passed through with the official openai client', 
   });
 
   it('bills a streamed /responses call from its response.completed event', async () => {
-    const before = (await rowsFor('passthrough.responses')).length;
     const stream = await client.responses.create({ model: 'openai/test-echo', input: 'stream me through please', stream: true });
     let text = '';
     let completed: OpenAI.Responses.Response | undefined;
@@ -122,7 +121,8 @@ describe('OpenAI stateful APIs passed through with the official openai client', 
     expect((gateway.openai.requests.at(-1)?.body as { model: string }).model).toBe('test-echo');
     const usage = completed?.usage;
     if (!usage) throw new Error('no usage');
-    const row = (await rowsFor('passthrough.responses'))[before];
+    // Its row is dated by the Response's own created_at (whole seconds), so it is found by being the one streamed.
+    const row = (await rowsFor('passthrough.responses')).find((found) => found.streamed);
     expect(row).toMatchObject({ model: 'openai/test-echo', streamed: true, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens });
     expect(Number(row?.cost_micros)).toBe(chatCost('openai/test-echo', usage.input_tokens, usage.output_tokens));
   });

@@ -63,6 +63,7 @@ export async function passthroughRoutes(app: FastifyInstance, deps: PassthroughD
 // biome-ignore lint/complexity/noExcessiveLinesPerFunction: one request relayed in order (admit, forward, stream back, settle); split, the order is harder to follow
 async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const startedAt = performance.now();
+  const createdAt = new Date();
   const id = newGenerationId();
   const { path, pathAndQuery } = upstreamTarget(request.url);
   const method = request.method.toUpperCase() as Dispatcher.HttpMethod;
@@ -88,16 +89,39 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
         errorCode: error.code,
         costMicros: 0,
         startedAt,
+        createdAt,
       });
       deps.budgets.settle(undefined, 0, row, context.key);
     }
     throw error;
   }
-  const settle = (status: UsageStatus, httpStatus: number, model: CatalogModel | undefined, usage: Usage | undefined, costMicros: number, streamed = false, errorCode?: string, rowId: string = id) =>
+  const settle = (
+    status: UsageStatus,
+    httpStatus: number,
+    model: CatalogModel | undefined,
+    usage: Usage | undefined,
+    costMicros: number,
+    streamed = false,
+    errorCode?: string,
+    row: { id: string; createdAt: Date } = { id, createdAt },
+  ) =>
     deps.budgets.settle(
       gate.reservation,
       costMicros,
-      usageLogEntry({ id: rowId, context, requestedModel: gate.requestedModel, model, status, httpStatus, errorCode: errorCode ?? null, ...(usage && { usage }), costMicros, startedAt, streamed }),
+      usageLogEntry({
+        id: row.id,
+        context,
+        requestedModel: gate.requestedModel,
+        model,
+        status,
+        httpStatus,
+        errorCode: errorCode ?? null,
+        ...(usage && { usage }),
+        costMicros,
+        startedAt,
+        createdAt: row.createdAt,
+        streamed,
+      }),
       context.key,
     );
 
@@ -169,14 +193,15 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   // Usage is billed once per Response/Run id, in a row named after it: from the POST's
   // answer, or from the first read that finds a background run finished. A read's own
   // row costs nothing; its billing row adds nothing if that id was billed already.
-  const billingRowId = tapped?.objectId ? `pt-${tapped.objectId}` : undefined;
-  if (billingRowId && method === 'GET') {
+  // Its key is (id, created_at): dated by the object, the POST's row and a read's are one row.
+  const billingRow = tapped?.objectId ? { id: `pt-${tapped.objectId}`, createdAt: tapped.objectCreatedAt ?? createdAt } : undefined;
+  if (billingRow && method === 'GET') {
     settle(status, httpStatus, model, tapped?.usage, 0, streamed, pricingNote);
     deps.budgets.settle(
       undefined,
       costMicros,
       usageLogEntry({
-        id: billingRowId,
+        id: billingRow.id,
         context,
         requestedModel: gate.requestedModel,
         model,
@@ -186,12 +211,13 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
         ...(tapped && { usage: tapped.usage }),
         costMicros,
         startedAt,
+        createdAt: billingRow.createdAt,
         streamed,
       }),
       context.key,
     );
   } else {
-    settle(status, httpStatus, model, tapped?.usage, costMicros, streamed, pricingNote, billingRowId ?? id);
+    settle(status, httpStatus, model, tapped?.usage, costMicros, streamed, pricingNote, billingRow);
   }
   return reply;
 }

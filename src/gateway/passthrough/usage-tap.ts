@@ -7,7 +7,13 @@ import type { Usage } from '../../core/model-types.ts';
  * the id of the Response or Run they belong to (its usage is billed once per id, however
  * often it is read: the usage row's id derives from it).
  */
-export type TappedUsage = { usage: Usage; upstreamModel: string | undefined; objectId: string | undefined };
+export type TappedUsage = {
+  usage: Usage;
+  upstreamModel: string | undefined;
+  objectId: string | undefined;
+  /** The object's own `created_at`: every read of it dates its billing row alike, so the row is written once. */
+  objectCreatedAt: Date | undefined;
+};
 
 /** A JSON answer larger than this is not parsed for usage (file contents, big lists). */
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
@@ -31,7 +37,9 @@ const RunUsageSchema = z
   })
   .loose();
 
-const ReportSchema = z.object({ id: z.string().nullish(), object: z.string().nullish(), model: z.string().nullish(), usage: z.unknown() }).loose();
+const ReportSchema = z
+  .object({ id: z.string().nullish(), object: z.string().nullish(), model: z.string().nullish(), created_at: z.number().int().nonnegative().nullish(), usage: z.unknown() })
+  .loose();
 
 /** Run states after which `usage` is final. */
 const TERMINAL_RUN_EVENTS = new Set(['thread.run.completed', 'thread.run.failed', 'thread.run.incomplete', 'thread.run.cancelled', 'thread.run.expired']);
@@ -125,6 +133,7 @@ export function usageOf(value: unknown): TappedUsage | undefined {
   if (!report.success || report.data.usage == null) return undefined;
   const upstreamModel = report.data.model ?? undefined;
   const objectId = report.data.id ?? undefined;
+  const objectCreatedAt = report.data.created_at == null ? undefined : new Date(report.data.created_at * 1000);
   const responses = ResponsesUsageSchema.safeParse(report.data.usage);
   if (responses.success) {
     const usage: Usage = { inputTokens: responses.data.input_tokens, outputTokens: responses.data.output_tokens };
@@ -132,14 +141,14 @@ export function usageOf(value: unknown): TappedUsage | undefined {
     const reasoning = responses.data.output_tokens_details?.reasoning_tokens;
     if (cached) usage.cachedInputTokens = cached;
     if (reasoning) usage.reasoningTokens = reasoning;
-    return { usage, upstreamModel, objectId };
+    return { usage, upstreamModel, objectId, objectCreatedAt };
   }
   const run = RunUsageSchema.safeParse(report.data.usage);
   if (run.success) {
     const usage: Usage = { inputTokens: run.data.prompt_tokens, outputTokens: run.data.completion_tokens };
     const cached = run.data.prompt_token_details?.cached_tokens;
     if (cached) usage.cachedInputTokens = cached;
-    return { usage, upstreamModel, objectId };
+    return { usage, upstreamModel, objectId, objectCreatedAt };
   }
   return undefined;
 }
