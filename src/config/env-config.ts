@@ -134,6 +134,14 @@ export const EnvSchema = z.object({
     .max(36_500)
     .optional()
     .describe('How many days a conversation is kept after its last turn, with its messages and stored responses (unset: kept for ever).'),
+  // Parsed in src/billing/usage-partitions.ts.
+  JUNCTION_USAGE_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(36_500)
+    .optional()
+    .describe("How many days usage-log rows are kept at least: whole months older than that are dropped, the Overview's daily totals kept (unset: kept for ever)."),
   JUNCTION_JOURNAL_DIR: z.string().min(1).optional().describe('Where settlements waiting for the database are kept on disk (default `<JUNCTION_DATA_DIR>/journal`).'),
   JUNCTION_EMBEDDED_SETTLEMENT_WINDOW_MS: z.coerce
     .number()
