@@ -42,6 +42,7 @@ import { type AgentServices, agentServices } from './agent-services.ts';
 import type { ServiceBuild } from './service-build.ts';
 import { responseCacheServices } from './response-cache-services.ts';
 import { journalUnwritten, settlementServices } from './settlement-services.ts';
+import { usagePartitionServices } from './usage-partition-services.ts';
 
 /** Everything a running Junction holds: opened once, shared by the HTTP app and the CLI. */
 export type Services = {
@@ -211,6 +212,7 @@ async function buildServices(
     await keyChanges.start();
     stops.push(() => keyChanges.stop());
   });
+  usagePartitionServices(build);
   beginStoreSteps();
 
   const { catalogConfig, catalog, providers, tools, agents, warnings } = await files;
