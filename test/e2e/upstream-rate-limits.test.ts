@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
 
@@ -43,11 +43,24 @@ describe('an upstream 429 that outlasts the retries reaches the client as 429 wi
   it("openai: the SDK's own retry sees the 429 and tries again after Retry-After", async () => {
     const client = new OpenAI({ apiKey: modelKey, baseURL: `${gateway.baseUrl}/v1`, maxRetries: 1 });
     const before = gateway.openai.attempts('test-fail-429');
-    const startedAt = performance.now();
-    await expect(client.chat.completions.create({ model: 'openai/test-fail-429', messages: ask })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
-    // Two client attempts of three upstream attempts each, a one-second wait between them.
+    // The waits each side asks for, read off the timers their sleeps set (still real timers).
+    const waits = { sdk: [] as number[], gateway: [] as number[] };
+    const realSetTimeout = globalThis.setTimeout;
+    const timers = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((handler: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      const caller = new Error().stack ?? '';
+      if (caller.includes('/node_modules/openai/internal/utils/sleep')) waits.sdk.push(ms ?? 0);
+      else if (caller.includes('/src/pipeline/cancellable-sleep')) waits.gateway.push(ms ?? 0);
+      return realSetTimeout(handler, ms, ...args);
+    }) as typeof setTimeout);
+    try {
+      await expect(client.chat.completions.create({ model: 'openai/test-fail-429', messages: ask })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+    } finally {
+      timers.mockRestore();
+    }
+    // Two client attempts of three upstream attempts each: the gateway waits the provider's
+    // Retry-After (1 s) between its attempts, and the SDK the 1 s the gateway's 429 passed on.
     expect(gateway.openai.attempts('test-fail-429') - before).toBe(6);
-    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(1_000 * 5);
+    expect(waits).toEqual({ sdk: [1_000], gateway: [1_000, 1_000, 1_000, 1_000] });
   });
 
   it('anthropic: RateLimitError with rate_limit_error in the Anthropic shape', async () => {
