@@ -102,11 +102,18 @@ function SpendTable({ months }: { months: Credits['spend_by_month'] }) {
   );
 }
 
+/** The operator's grant form once the accounts it grants to are known (the list shown even while it is read again). */
+function OperatorGrant({ currencies, currentAccountId }: { currencies: string[]; currentAccountId: string | undefined }) {
+  const accounts = useCreditAccounts(true);
+  if (accounts.data) return <GrantForm accounts={accounts.data.data} currencies={currencies} initialAccountId={currentAccountId ?? accounts.data.data[0]?.id ?? ''} />;
+  if (accounts.error) return <ErrorNote error={accounts.error} />;
+  return <Loading what="the accounts" />;
+}
+
 /** Credit: the balance, the ledger's grants and the spend; operators grant credit to any account here. */
 export function CreditsPage() {
   const session = useSignedIn();
   const credits = useCredits();
-  const accounts = useCreditAccounts(credits.data?.operator === true);
   if (credits.isPending) return <Loading what="credits" />;
   if (credits.error) return <ErrorNote error={credits.error} />;
   const data = credits.data;
@@ -118,14 +125,7 @@ export function CreditsPage() {
         <BalanceCard balance={data.balance} />
         {!data.operator && <HowToGetMore text={data.how_to_get_more} accountName={current?.account_name ?? ''} accountId={session?.current_account_id ?? ''} />}
       </div>
-      {data.operator &&
-        (accounts.data ? (
-          <GrantForm accounts={accounts.data.data} currencies={data.currencies} initialAccountId={session?.current_account_id ?? accounts.data.data[0]?.id ?? ''} />
-        ) : accounts.error ? (
-          <ErrorNote error={accounts.error} />
-        ) : (
-          <Loading what="the accounts" />
-        ))}
+      {data.operator && <OperatorGrant currencies={data.currencies} currentAccountId={session?.current_account_id} />}
       <GrantsTable grants={data.grants} showGrantor={data.operator} />
       <SpendTable months={data.spend_by_month} />
     </>

@@ -1,6 +1,6 @@
 import { AcceptedInvitationSchema, type InvitationPreview, InvitationPreviewSchema } from '@contract/invitations.ts';
-import { SignInResultSchema } from '@contract/session.ts';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type MeSchema, SignInResultSchema } from '@contract/session.ts';
+import { type UseQueryResult, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
 import { z } from 'zod';
@@ -24,27 +24,30 @@ export function AcceptInvitationPage() {
     <main className="auth-page">
       <section className="card auth-card" aria-labelledby="invite-title">
         <h1 id="invite-title">{preview.data ? `Join ${preview.data.account_name}` : 'Invitation'}</h1>
-        {preview.isPending || me.isPending ? (
-          <Loading what="the invitation" />
-        ) : preview.error ? (
-          <ErrorNote error={preview.error} />
-        ) : (
-          <>
-            <p>
-              {preview.data.email} is invited to <strong>{preview.data.account_name}</strong> as {preview.data.role}.
-            </p>
-            {me.data?.signed_in ? (
-              <AcceptAsSignedIn token={token} invitation={preview.data} signedInAs={me.data.user.email} />
-            ) : preview.data.new_person ? (
-              <JoinWithPassword token={token} />
-            ) : (
-              <SignInAndAccept token={token} invitation={preview.data} />
-            )}
-          </>
-        )}
+        <InvitationBody token={token} preview={preview} me={me} />
       </section>
     </main>
   );
+}
+
+/** The invitation in words, then the one way to accept it that fits who is here: signed in, new to Junction, or known but signed out. */
+function InvitationBody({ token, preview, me }: { token: string; preview: UseQueryResult<InvitationPreview>; me: UseQueryResult<z.infer<typeof MeSchema>> }) {
+  if (preview.isPending || me.isPending) return <Loading what="the invitation" />;
+  if (preview.isError) return <ErrorNote error={preview.error} />;
+  return (
+    <>
+      <p>
+        {preview.data.email} is invited to <strong>{preview.data.account_name}</strong> as {preview.data.role}.
+      </p>
+      <AcceptWay token={token} invitation={preview.data} me={me.data} />
+    </>
+  );
+}
+
+function AcceptWay({ token, invitation, me }: { token: string; invitation: InvitationPreview; me: z.infer<typeof MeSchema> | undefined }) {
+  if (me?.signed_in) return <AcceptAsSignedIn token={token} invitation={invitation} signedInAs={me.user.email} />;
+  if (invitation.new_person) return <JoinWithPassword token={token} />;
+  return <SignInAndAccept token={token} invitation={invitation} />;
 }
 
 /** After joining, everything shown belongs to the new account: drop every cached answer. */

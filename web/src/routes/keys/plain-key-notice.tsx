@@ -1,6 +1,7 @@
 import { Button } from '../../components/ui/button.tsx';
 import { CopyButton } from '../../components/ui/copy-button.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
+import { ShownOnce } from '../../components/ui/shown-once.tsx';
 import { SnippetTabs } from '../overview/snippet-tabs.tsx';
 
 /** The plain key, once: it is not stored anywhere, so closing this is final. A model key comes with first calls that use it, ready to copy. */
@@ -10,9 +11,7 @@ export function PlainKeyNotice({ plainKey, onClose, withSnippets = false }: { pl
       <p className="warning" role="note">
         This is the only time the key is shown.
       </p>
-      <code className="plain-key" aria-label="New key">
-        {plainKey}
-      </code>
+      <ShownOnce label="New key" value={plainKey} />
       {withSnippets && plainKey && (
         <section aria-labelledby="first-call-heading">
           <h3 id="first-call-heading" className="small">

@@ -1,20 +1,19 @@
 import { type FormEvent, useState } from 'react';
 import { dateTime } from '../../api/client.ts';
-import type { KeyKind } from '@contract/keys.ts';
+import type { ConsoleKey, KeyKind } from '@contract/keys.ts';
 import { useCreateKey, useDeleteKey, useKeys } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { TextField } from '../../components/ui/field.tsx';
-import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { ListView } from '../../components/ui/query-view.tsx';
 import { PlainKeyNotice } from './plain-key-notice.tsx';
 
 /** Provisioning keys (Keys page) and agent keys (Settings): name, optional expiry, list, revoke. */
 export function SimpleKeysSection({ kind, title, createLabel, canManage }: { kind: Exclude<KeyKind, 'model'>; title: string; createLabel: string; canManage: boolean }) {
   const keys = useKeys(kind);
   const create = useCreateKey(kind);
-  const remove = useDeleteKey(kind);
   const [open, setOpen] = useState(false);
   const [plainKey, setPlainKey] = useState<string>();
   const [error, setError] = useState<string>();
@@ -42,38 +41,9 @@ export function SimpleKeysSection({ kind, title, createLabel, canManage }: { kin
           </Button>
         )}
       </div>
-      {keys.isPending ? (
-        <Loading what={title.toLowerCase()} />
-      ) : keys.error ? (
-        <ErrorNote error={keys.error} />
-      ) : keys.data.data.length === 0 ? (
-        <p className="muted">None yet.</p>
-      ) : (
-        <DataTable label={title} columns={['Name', 'Key', 'Expires', 'Last used']} actions="Actions">
-          {keys.data.data.map((key) => (
-            <tr key={key.id}>
-              <td>{key.name}</td>
-              <td>
-                <code>{key.label}</code>
-              </td>
-              <td>{dateTime(key.expires_at)}</td>
-              <td>{dateTime(key.last_used_at)}</td>
-              <td>
-                {canManage && (
-                  <ConfirmButton
-                    label="Revoke"
-                    accessibleName={`Revoke ${key.name}`}
-                    title={`Revoke ${key.name}?`}
-                    description="Requests with this key stop working at once."
-                    confirmLabel="Revoke"
-                    onConfirm={() => remove.mutateAsync(key.id)}
-                  />
-                )}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <ListView query={keys} what={title.toLowerCase()} empty="None yet.">
+        {(list) => <SimpleKeysTable kind={kind} title={title} keys={list} canManage={canManage} />}
+      </ListView>
       <Dialog open={open} onOpenChange={setOpen} title={createLabel}>
         <form onSubmit={submit} className="form-grid">
           <TextField label="Name" name="name" required error={error} />
@@ -87,5 +57,35 @@ export function SimpleKeysSection({ kind, title, createLabel, canManage }: { kin
       </Dialog>
       <PlainKeyNotice plainKey={plainKey} onClose={() => setPlainKey(undefined)} />
     </section>
+  );
+}
+
+function SimpleKeysTable({ kind, title, keys, canManage }: { kind: Exclude<KeyKind, 'model'>; title: string; keys: ConsoleKey[]; canManage: boolean }) {
+  const remove = useDeleteKey(kind);
+  return (
+    <DataTable label={title} columns={['Name', 'Key', 'Expires', 'Last used']} actions="Actions">
+      {keys.map((key) => (
+        <tr key={key.id}>
+          <td>{key.name}</td>
+          <td>
+            <code>{key.label}</code>
+          </td>
+          <td>{dateTime(key.expires_at)}</td>
+          <td>{dateTime(key.last_used_at)}</td>
+          <td>
+            {canManage && (
+              <ConfirmButton
+                label="Revoke"
+                accessibleName={`Revoke ${key.name}`}
+                title={`Revoke ${key.name}?`}
+                description="Requests with this key stop working at once."
+                confirmLabel="Revoke"
+                onConfirm={() => remove.mutateAsync(key.id)}
+              />
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

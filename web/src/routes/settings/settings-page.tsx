@@ -1,3 +1,4 @@
+import type { Member } from '@contract/members.ts';
 import type { Role } from '@contract/session.ts';
 import { useState } from 'react';
 import { dateTime } from '../../api/client.ts';
@@ -6,6 +7,7 @@ import { Button } from '../../components/ui/button.tsx';
 import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
+import { QueryView } from '../../components/ui/query-view.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 import { SimpleKeysSection } from '../keys/simple-keys-section.tsx';
 import { InvitationsSection } from './invitations-section.tsx';
@@ -18,62 +20,63 @@ const ROLE_MEANING: Record<Role, string> = {
   member: 'Members see the account and use the playground; they change nothing.',
 };
 
+type RoleChange = { userId: string; email: string; role: Role };
+
+/** The members with their roles; owners and admins change a role (confirmed in a dialog) or remove someone. */
+function MembersTable({ members, canManage, isOwner, selfId, onRoleChange }: { members: Member[]; canManage: boolean; isOwner: boolean; selfId: string; onRoleChange(change: RoleChange): void }) {
+  const remove = useRemoveMember();
+  return (
+    <DataTable label="Members" columns={['Email', 'Role', 'Joined']} actions="Actions">
+      {members.map((member) => (
+        <tr key={member.user_id}>
+          <td>
+            {member.email}
+            {!member.has_password && <span className="muted small"> (no password yet)</span>}
+          </td>
+          <td>
+            {canManage ? (
+              <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(event) => onRoleChange({ userId: member.user_id, email: member.email, role: event.target.value as Role })}>
+                {ROLES.filter((role) => isOwner || role !== 'owner' || member.role === 'owner').map((role) => (
+                  <option key={role} value={role}>
+                    {role}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              member.role
+            )}
+          </td>
+          <td>{dateTime(member.joined_at)}</td>
+          <td>
+            {canManage && member.user_id !== selfId && (
+              <ConfirmButton
+                label="Remove"
+                accessibleName={`Remove ${member.email}`}
+                title={`Remove ${member.email}?`}
+                description="They lose access to this account at once, and the invitations they made stop working."
+                confirmLabel="Remove"
+                onConfirm={() => remove.mutateAsync(member.user_id)}
+              />
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
 function MembersSection({ canManage, isOwner, selfId }: { canManage: boolean; isOwner: boolean; selfId: string }) {
   const members = useMembers();
   const changeRole = useChangeRole();
-  const remove = useRemoveMember();
   // A role change waits for a confirmation: the select alone is too easy to change by accident.
-  const [roleChange, setRoleChange] = useState<{ userId: string; email: string; role: Role }>();
+  const [roleChange, setRoleChange] = useState<RoleChange>();
 
   return (
     <section className="card" aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
-      {members.isPending ? (
-        <Loading what="members" />
-      ) : members.error ? (
-        <ErrorNote error={members.error} />
-      ) : (
-        <DataTable label="Members" columns={['Email', 'Role', 'Joined']} actions="Actions">
-          {members.data.data.map((member) => (
-            <tr key={member.user_id}>
-              <td>
-                {member.email}
-                {!member.has_password && <span className="muted small"> (no password yet)</span>}
-              </td>
-              <td>
-                {canManage ? (
-                  <select
-                    aria-label={`Role of ${member.email}`}
-                    value={member.role}
-                    onChange={(event) => setRoleChange({ userId: member.user_id, email: member.email, role: event.target.value as Role })}
-                  >
-                    {ROLES.filter((role) => isOwner || role !== 'owner' || member.role === 'owner').map((role) => (
-                      <option key={role} value={role}>
-                        {role}
-                      </option>
-                    ))}
-                  </select>
-                ) : (
-                  member.role
-                )}
-              </td>
-              <td>{dateTime(member.joined_at)}</td>
-              <td>
-                {canManage && member.user_id !== selfId && (
-                  <ConfirmButton
-                    label="Remove"
-                    accessibleName={`Remove ${member.email}`}
-                    title={`Remove ${member.email}?`}
-                    description="They lose access to this account at once, and the invitations they made stop working."
-                    confirmLabel="Remove"
-                    onConfirm={() => remove.mutateAsync(member.user_id)}
-                  />
-                )}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      <QueryView query={members} what="members">
+        {({ data }) => <MembersTable members={data} canManage={canManage} isOwner={isOwner} selfId={selfId} onRoleChange={setRoleChange} />}
+      </QueryView>
       {changeRole.error && <ErrorNote error={changeRole.error} />}
       {!canManage && <p className="muted">Only owners and admins invite people, change roles and remove members.</p>}
       {canManage && <InvitationsSection roles={ROLES.filter((role) => isOwner || role !== 'owner')} />}

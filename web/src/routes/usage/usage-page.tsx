@@ -6,7 +6,7 @@ import { usd } from '../../api/client.ts';
 import { useKeys, useUsage } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
-import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { ListView } from '../../components/ui/query-view.tsx';
 import { browserTimeZone, endOfDay, lastThirtyDays, startOfDay, timeWithSeconds } from './local-dates.ts';
 import { RunLink } from '../runs/run-link.tsx';
 import { UsageDetail } from './usage-detail.tsx';
@@ -68,36 +68,9 @@ export function UsagePage() {
       </p>
       {summaryQuery && <UsageGroupsCard summary={summary} keys={[...(modelKeys.data?.data ?? []), ...(agentKeys.data?.data ?? [])]} />}
       <section className="card" aria-label="Usage log">
-        {usage.isPending ? (
-          <Loading what="usage" />
-        ) : usage.error ? (
-          <ErrorNote error={usage.error} />
-        ) : usage.data.data.length === 0 ? (
-          <p className="muted">No calls match.</p>
-        ) : (
-          <DataTable label="Usage log" columns={['Time', 'Key', 'Model', 'Endpoint', 'Status', 'Tokens in / out', 'Cost', 'Latency']} actions="Details">
-            {usage.data.data.map((entry) => (
-              <tr key={entry.id}>
-                <td>{timeWithSeconds(entry.created_at)}</td>
-                <td>{entry.key_name ?? NO_KEY_CALLER}</td>
-                <td>{entry.model ?? entry.requested_model ?? '—'}</td>
-                <td>{entry.endpoint}</td>
-                <td>{statusText(entry)}</td>
-                <td>
-                  {entry.input_tokens} / {entry.output_tokens}
-                </td>
-                <td>{usd(entry.cost_usd)}</td>
-                <td>{entry.latency_ms === null ? '—' : `${entry.latency_ms} ms`}</td>
-                <td>
-                  <Button onClick={() => setDetail(entry)} aria-label={`Details of ${entry.id}`}>
-                    Details
-                  </Button>{' '}
-                  <RunLink usageId={entry.id} runId={entry.agent_run_id} />
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
+        <ListView query={usage} what="usage" empty="No calls match.">
+          {(entries) => <UsageLogTable entries={entries} onDetail={setDetail} />}
+        </ListView>
         <div className="pager">
           <Button disabled={cursors.length === 0} onClick={() => setPaging({ signature, cursors: cursors.slice(0, -1) })}>
             Previous page
@@ -109,5 +82,33 @@ export function UsagePage() {
       </section>
       <UsageDetail entry={detail} onClose={() => setDetail(undefined)} />
     </>
+  );
+}
+
+/** The log's page: one row per call, each with its details and, for an agent's call, its run. */
+function UsageLogTable({ entries, onDetail }: { entries: UsageEntry[]; onDetail(entry: UsageEntry): void }) {
+  return (
+    <DataTable label="Usage log" columns={['Time', 'Key', 'Model', 'Endpoint', 'Status', 'Tokens in / out', 'Cost', 'Latency']} actions="Details">
+      {entries.map((entry) => (
+        <tr key={entry.id}>
+          <td>{timeWithSeconds(entry.created_at)}</td>
+          <td>{entry.key_name ?? NO_KEY_CALLER}</td>
+          <td>{entry.model ?? entry.requested_model ?? '—'}</td>
+          <td>{entry.endpoint}</td>
+          <td>{statusText(entry)}</td>
+          <td>
+            {entry.input_tokens} / {entry.output_tokens}
+          </td>
+          <td>{usd(entry.cost_usd)}</td>
+          <td>{entry.latency_ms === null ? '—' : `${entry.latency_ms} ms`}</td>
+          <td>
+            <Button onClick={() => onDetail(entry)} aria-label={`Details of ${entry.id}`}>
+              Details
+            </Button>{' '}
+            <RunLink usageId={entry.id} runId={entry.agent_run_id} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
