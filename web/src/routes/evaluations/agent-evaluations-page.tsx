@@ -1,8 +1,9 @@
+import type { EvaluationView } from '@contract/evaluations.ts';
 import { Link, useParams } from '@tanstack/react-router';
 import { dateTime, usd } from '../../api/client.ts';
 import { useSignedIn } from '../../api/queries.ts';
 import { DataTable } from '../../components/ui/data-table.tsx';
-import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { ListView } from '../../components/ui/query-view.tsx';
 import { AgentTabs } from '../agents/agent-tabs.tsx';
 import { useEvaluations, useExperiments } from './evaluation-queries.ts';
 import { scoreText } from './score-text.ts';
@@ -28,35 +29,9 @@ export function AgentEvaluationsPage() {
       {canStart ? <StartEvaluationForm agentId={agentId} /> : <p className="muted">Owners and admins start evaluations; you can read them.</p>}
       <section className="card" aria-labelledby="evaluations-heading">
         <h2 id="evaluations-heading">Evaluations</h2>
-        {evaluations.isPending ? (
-          <Loading what="evaluations" />
-        ) : evaluations.error ? (
-          <ErrorNote error={evaluations.error} />
-        ) : evaluations.data.data.length === 0 ? (
-          <p className="muted">No evaluations of this agent yet.</p>
-        ) : (
-          <DataTable label="Evaluations" columns={['Started', 'Version', 'Dataset', 'Status', 'Cases', 'Mean score', 'Cost']}>
-            {evaluations.data.data.map((evaluation) => (
-              <tr key={evaluation.id}>
-                <td>
-                  <Link to="/agents/$agentId/evaluations/$evaluationId" params={{ agentId, evaluationId: evaluation.id }}>
-                    {dateTime(evaluation.created_at)}
-                  </Link>
-                </td>
-                <td>
-                  {evaluation.version} <span className="muted small">{evaluation.agent_version}</span>
-                </td>
-                <td>{evaluation.dataset.name}</td>
-                <td>{evaluation.status}</td>
-                <td>
-                  {evaluation.cases_done} of {evaluation.cases}
-                </td>
-                <td>{scoreText(evaluation.mean_score)}</td>
-                <td>{usd(evaluation.cost_usd)}</td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
+        <ListView query={evaluations} what="evaluations" empty="No evaluations of this agent yet.">
+          {(list) => <EvaluationsTable agentId={agentId} evaluations={list} />}
+        </ListView>
       </section>
       <section className="card" aria-labelledby="experiments-heading">
         <h2 id="experiments-heading">Experiments</h2>
@@ -75,5 +50,31 @@ export function AgentEvaluationsPage() {
         )}
       </section>
     </>
+  );
+}
+
+function EvaluationsTable({ agentId, evaluations }: { agentId: string; evaluations: EvaluationView[] }) {
+  return (
+    <DataTable label="Evaluations" columns={['Started', 'Version', 'Dataset', 'Status', 'Cases', 'Mean score', 'Cost']}>
+      {evaluations.map((evaluation) => (
+        <tr key={evaluation.id}>
+          <td>
+            <Link to="/agents/$agentId/evaluations/$evaluationId" params={{ agentId, evaluationId: evaluation.id }}>
+              {dateTime(evaluation.created_at)}
+            </Link>
+          </td>
+          <td>
+            {evaluation.version} <span className="muted small">{evaluation.agent_version}</span>
+          </td>
+          <td>{evaluation.dataset.name}</td>
+          <td>{evaluation.status}</td>
+          <td>
+            {evaluation.cases_done} of {evaluation.cases}
+          </td>
+          <td>{scoreText(evaluation.mean_score)}</td>
+          <td>{usd(evaluation.cost_usd)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

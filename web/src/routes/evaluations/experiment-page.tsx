@@ -2,14 +2,13 @@ import type { ComparedCaseView, ExperimentView } from '@contract/evaluations.ts'
 import { Link, useParams } from '@tanstack/react-router';
 import { usd } from '../../api/client.ts';
 import { DataTable } from '../../components/ui/data-table.tsx';
-import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { LineDiff } from '../../components/ui/line-diff.tsx';
+import { QueryView } from '../../components/ui/query-view.tsx';
 import { AgentTabs } from '../agents/agent-tabs.tsx';
 import { caseInputText } from './case-input.ts';
 import { useExperiment } from './evaluation-queries.ts';
 import { deltaText, intervalText, scoreText } from './score-text.ts';
 import './evaluations.css';
-
-const MARKS = { same: ' ', removed: '-', added: '+' } as const;
 
 /** Two versions on one dataset side by side: means with 95% intervals, then every case, regressions first. */
 export function ExperimentPage() {
@@ -23,9 +22,18 @@ export function ExperimentPage() {
         </h1>
       </div>
       <AgentTabs agentId={agentId} current="evaluations" />
-      {experiment.isPending ? <Loading what="the experiment" /> : experiment.error ? <ErrorNote error={experiment.error} /> : <ExperimentResults experiment={experiment.data} />}
+      <QueryView query={experiment} what="the experiment">
+        {(data) => <ExperimentResults experiment={data} />}
+      </QueryView>
     </>
   );
+}
+
+/** Where the experiment stands: each side's progress while it runs, then its regressions and whether they matter. */
+function progressText({ status, baseline, candidate, regressions, regressed }: ExperimentView): string {
+  if (status === 'running') return `Running: baseline ${baseline.cases_done} of ${baseline.cases}, candidate ${candidate.cases_done} of ${candidate.cases} cases.`;
+  const counted = regressions === 1 ? '1 regression' : `${regressions} regressions`;
+  return `${counted}${regressed ? ': the candidate is worse beyond the 95% interval.' : '.'}`;
 }
 
 function ExperimentResults({ experiment }: { experiment: ExperimentView }) {
@@ -37,11 +45,7 @@ function ExperimentResults({ experiment }: { experiment: ExperimentView }) {
         <h2 id="experiment-heading">
           {sideName(candidate)} against {sideName(baseline)} on {baseline.dataset.name}
         </h2>
-        <p role="status">
-          {experiment.status === 'running'
-            ? `Running: baseline ${baseline.cases_done} of ${baseline.cases}, candidate ${candidate.cases_done} of ${candidate.cases} cases.`
-            : `${experiment.regressions === 1 ? '1 regression' : `${experiment.regressions} regressions`}${experiment.regressed ? ': the candidate is worse beyond the 95% interval.' : '.'}`}
-        </p>
+        <p role="status">{progressText(experiment)}</p>
         <DataTable label="Scores compared" columns={['Scorer', 'Baseline', 'Candidate', 'Difference (95% interval)']}>
           {[...experiment.scorers.filter((entry) => entry.baseline.n + entry.candidate.n > 0), experiment.overall].map((entry) => (
             <tr key={entry.scorer}>
@@ -91,14 +95,7 @@ function CaseRow({ entry }: { entry: ComparedCaseView }) {
         {changed && (
           <details>
             <summary>Line diff</summary>
-            <pre className="definition version-diff" aria-label="Answer changes from baseline to candidate">
-              {entry.diff.map((line, index) => (
-                // Lines repeat: their place is their identity.
-                <span key={index} className={`diff-${line.kind}`}>
-                  {`${MARKS[line.kind]} ${line.text}\n`}
-                </span>
-              ))}
-            </pre>
+            <LineDiff label="Answer changes from baseline to candidate" lines={entry.diff} />
           </details>
         )}
       </td>

@@ -15,6 +15,40 @@ const CHECKS = [
   { type: 'exact', label: 'Exact answer', hint: 'equals the reference' },
 ] as const;
 
+/** The scorers chosen: the ticked checks, and a judge when there is a rubric (on its own model, if one is named). */
+function scorersFrom(checks: ReadonlySet<string>, rubric: string, judgeModel: string) {
+  return [
+    ...CHECKS.filter((check) => checks.has(check.type)).map((check) => ({ type: check.type })),
+    ...(rubric.trim() ? [{ type: 'judge', rubric: rubric.trim(), ...(judgeModel.trim() && { model: judgeModel.trim() }) }] : []),
+  ];
+}
+
+/** The checks to score each case with, ticked on and off. */
+function ScorerChecks({ checks, onChange }: { checks: ReadonlySet<string>; onChange(checks: Set<string>): void }) {
+  return (
+    <fieldset>
+      <legend>Scorers</legend>
+      {CHECKS.map((check) => (
+        <label key={check.type} className="checkbox">
+          <input
+            type="checkbox"
+            checked={checks.has(check.type)}
+            onChange={(event) => {
+              const next = new Set(checks);
+              if (event.target.checked) next.add(check.type);
+              else next.delete(check.type);
+              onChange(next);
+            }}
+          />
+          <span>
+            {check.label} <span className="muted small">{check.hint}</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 /**
  * Starts an evaluation of one version over a dataset, or, with a baseline, an experiment
  * comparing two versions; the page of what started opens and shows its progress.
@@ -42,10 +76,7 @@ export function StartEvaluationForm({ agentId }: { agentId: string }) {
     if (!chosen) return setProblem('Create a dataset first (Datasets page).');
     const cost = maxCost.trim() === '' ? undefined : Number(maxCost);
     if (cost !== undefined && !(cost > 0)) return setProblem('The cost ceiling is a USD amount above 0, or empty.');
-    const scorers = [
-      ...CHECKS.filter((check) => checks.has(check.type)).map((check) => ({ type: check.type })),
-      ...(rubric.trim() ? [{ type: 'judge', rubric: rubric.trim(), ...(judgeModel.trim() && { model: judgeModel.trim() }) }] : []),
-    ];
+    const scorers = scorersFrom(checks, rubric, judgeModel);
     if (scorers.length === 0) return setProblem('Choose at least one scorer, or write a rubric for the judge.');
     const common = { agent: agentId, dataset: chosen, scorers, ...(cost !== undefined && { max_cost_usd: cost }) };
     if (baseline) {
@@ -76,26 +107,7 @@ export function StartEvaluationForm({ agentId }: { agentId: string }) {
           ))}
         </SelectField>
       </div>
-      <fieldset>
-        <legend>Scorers</legend>
-        {CHECKS.map((check) => (
-          <label key={check.type} className="checkbox">
-            <input
-              type="checkbox"
-              checked={checks.has(check.type)}
-              onChange={(event) => {
-                const next = new Set(checks);
-                if (event.target.checked) next.add(check.type);
-                else next.delete(check.type);
-                setChecks(next);
-              }}
-            />
-            <span>
-              {check.label} <span className="muted small">{check.hint}</span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
+      <ScorerChecks checks={checks} onChange={setChecks} />
       <TextAreaField
         label="Judge rubric"
         rows={3}

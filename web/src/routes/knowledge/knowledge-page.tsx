@@ -2,13 +2,13 @@ import { KnowledgeListSchema, KnowledgeSearchResultSchema, UploadedDocumentSchem
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { z } from 'zod';
-import { api, ApiError, currentCsrfToken, dateTime } from '../../api/client.ts';
+import { api, ApiError, currentCsrfToken } from '../../api/client.ts';
 import { useSignedIn } from '../../api/queries.ts';
+import { withContentKeys } from '../../components/content-keys.ts';
 import { Button } from '../../components/ui/button.tsx';
-import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
-import { DataTable } from '../../components/ui/data-table.tsx';
 import { SelectField, TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { CollectionCard, type UploadState } from './collection-card.tsx';
 
 const Ok = z.object({}).loose();
 
@@ -65,8 +65,8 @@ function SearchBox({ collections }: { collections: string[] }) {
       {results.data && (
         <ol className="plain search-hits" aria-label="Retrieved chunks">
           {results.data.hits.length === 0 && <li className="muted">Nothing found.</li>}
-          {results.data.hits.map((hit, index) => (
-            <li key={`${hit.collection}/${hit.path}/${index}`} className="step tool">
+          {withContentKeys(results.data.hits, (hit) => `${hit.collection}/${hit.path} ${hit.heading} ${hit.score}`).map(({ key, item: hit }) => (
+            <li key={key} className="step tool">
               <p>
                 <code>
                   {hit.collection}/{hit.path}
@@ -79,6 +79,30 @@ function SearchBox({ collections }: { collections: string[] }) {
         </ol>
       )}
     </section>
+  );
+}
+
+/** A new uploaded collection, by name; the server says why a name is refused. */
+function NewCollectionForm({ create }: { create(name: string): Promise<unknown> }) {
+  const [createError, setCreateError] = useState<string>();
+  const createCollection = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setCreateError(undefined);
+    try {
+      await create(String(new FormData(form).get('name') ?? '').trim());
+      form.reset();
+    } catch (caught) {
+      setCreateError((caught as Error).message);
+    }
+  };
+  return (
+    <form onSubmit={createCollection} className="card inline-form" aria-label="New collection">
+      <TextField label="Collection name" name="name" required error={createError} />
+      <Button type="submit" variant="primary">
+        Create collection
+      </Button>
+    </form>
   );
 }
 
@@ -95,24 +119,11 @@ export function KnowledgePage() {
     mutationFn: ({ collection, id }: { collection: string; id: number }) => api(Ok, `/knowledge/collections/${encodeURIComponent(collection)}/documents/${id}`, { method: 'DELETE' }),
     onSuccess: refresh,
   });
-  const [createError, setCreateError] = useState<string>();
-  const [uploadState, setUploadState] = useState<{ collection: string; message: string; error: boolean }>();
+  const [uploadState, setUploadState] = useState<UploadState>();
 
   if (knowledge.isPending) return <Loading what="knowledge" />;
   if (knowledge.error) return <ErrorNote error={knowledge.error} />;
   const limitMb = knowledge.data.upload_limit_bytes / 1024 / 1024;
-
-  const createCollection = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    setCreateError(undefined);
-    try {
-      await create.mutateAsync(String(new FormData(form).get('name') ?? '').trim());
-      form.reset();
-    } catch (caught) {
-      setCreateError((caught as Error).message);
-    }
-  };
 
   return (
     <>
@@ -120,74 +131,23 @@ export function KnowledgePage() {
       <p className="muted">
         Collections agents can search. Folder collections come from the knowledge folder; uploaded ones live in this account. Uploads: .md, .txt, .html, .pdf up to {limitMb} MB each.
       </p>
-      {canEdit && (
-        <form onSubmit={createCollection} className="card inline-form" aria-label="New collection">
-          <TextField label="Collection name" name="name" required error={createError} />
-          <Button type="submit" variant="primary">
-            Create collection
-          </Button>
-        </form>
-      )}
+      {canEdit && <NewCollectionForm create={(name) => create.mutateAsync(name)} />}
       {knowledge.data.data.map((collection) => (
-        <section key={collection.name} className="card" aria-label={`Collection ${collection.name}`}>
-          <div className="section-header">
-            <h2>
-              {collection.name} <span className="muted small">({collection.source === 'folder' ? 'folder, read-only' : 'uploads'})</span>
-            </h2>
-            {canEdit && collection.source === 'console' && (
-              <label className="button button-secondary">
-                Upload document
-                <input
-                  className="visually-hidden"
-                  type="file"
-                  accept=".md,.markdown,.txt,.html,.htm,.pdf"
-                  aria-label={`Upload document to ${collection.name}`}
-                  onChange={(event) => {
-                    const file = event.target.files?.[0];
-                    event.target.value = '';
-                    if (!file) return;
-                    setUploadState({ collection: collection.name, message: `Indexing ${file.name}…`, error: false });
-                    // Each upload reports its own outcome (per-call mutate callbacks fire for the latest call only).
-                    upload.mutateAsync({ collection: collection.name, file }).then(
-                      (result) => setUploadState({ collection: collection.name, message: `Indexed ${result.data.path}: ${result.data.chunks} chunks.`, error: false }),
-                      (error: Error) => setUploadState({ collection: collection.name, message: error.message, error: true }),
-                    );
-                  }}
-                />
-              </label>
-            )}
-          </div>
-          {uploadState?.collection === collection.name && (
-            <p className={uploadState.error ? 'field-error' : 'muted'} role={uploadState.error ? 'alert' : 'status'}>
-              {uploadState.message}
-            </p>
-          )}
-          {collection.documents.length === 0 ? (
-            <p className="muted">No documents yet.</p>
-          ) : (
-            <DataTable label={`Documents in ${collection.name}`} columns={['Document', 'Chunks', 'Indexed']} actions="Actions">
-              {collection.documents.map((document) => (
-                <tr key={document.id}>
-                  <td>{document.path}</td>
-                  <td>{document.chunks}</td>
-                  <td>{dateTime(document.indexed_at)}</td>
-                  <td>
-                    {canEdit && collection.source === 'console' && (
-                      <ConfirmButton
-                        label="Delete"
-                        accessibleName={`Delete ${document.path}`}
-                        title={`Delete ${document.path}?`}
-                        description="Its chunks go too; agents stop finding it."
-                        confirmLabel="Delete"
-                        onConfirm={() => remove.mutateAsync({ collection: collection.name, id: document.id })}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          )}
-        </section>
+        <CollectionCard
+          key={collection.name}
+          collection={collection}
+          canEdit={canEdit}
+          upload={uploadState?.collection === collection.name ? uploadState : undefined}
+          onUpload={(file) => {
+            setUploadState({ collection: collection.name, message: `Indexing ${file.name}…`, error: false });
+            // Each upload reports its own outcome (per-call mutate callbacks fire for the latest call only).
+            upload.mutateAsync({ collection: collection.name, file }).then(
+              (result) => setUploadState({ collection: collection.name, message: `Indexed ${result.data.path}: ${result.data.chunks} chunks.`, error: false }),
+              (error: Error) => setUploadState({ collection: collection.name, message: error.message, error: true }),
+            );
+          }}
+          onDelete={(document) => remove.mutateAsync({ collection: collection.name, id: document.id })}
+        />
       ))}
       <SearchBox collections={knowledge.data.data.map((collection) => collection.name)} />
     </>

@@ -2,6 +2,37 @@ import { SelectField, TextField } from '../../components/ui/field.tsx';
 
 type PropertySchema = { type?: string; enum?: unknown[]; default?: unknown; minimum?: number; maximum?: number };
 
+/** One parameter's control: a select for an enum, a number field for a number or integer, else a text field. */
+function ParamControl({ name, property, required }: { name: string; property: PropertySchema; required: boolean }) {
+  const defaultValue = property.default === undefined ? '' : String(property.default);
+  if (property.enum) {
+    return (
+      <SelectField label={name} name={`param:${name}`} defaultValue={String(property.default ?? property.enum[0] ?? '')} required={required}>
+        {property.enum.map((value) => (
+          <option key={String(value)} value={String(value)}>
+            {String(value)}
+          </option>
+        ))}
+      </SelectField>
+    );
+  }
+  if (property.type === 'integer' || property.type === 'number') {
+    return (
+      <TextField
+        label={name}
+        name={`param:${name}`}
+        type="number"
+        step={property.type === 'integer' ? 1 : 'any'}
+        min={property.minimum}
+        max={property.maximum}
+        defaultValue={defaultValue}
+        required={required}
+      />
+    );
+  }
+  return <TextField label={name} name={`param:${name}`} defaultValue={defaultValue} required={required} />;
+}
+
 /**
  * Controls drawn from a model's `media_params_schema` (JSON Schema): an enum becomes a
  * select, a number or integer a number field, a string a text field. Nothing about any
@@ -12,31 +43,9 @@ export function MediaParamsControls({ schema }: { schema: Record<string, unknown
   const required = new Set((schema['required'] ?? []) as string[]);
   return (
     <>
-      {Object.entries(properties).map(([name, property]) =>
-        property.enum ? (
-          <SelectField key={name} label={name} name={`param:${name}`} defaultValue={String(property.default ?? property.enum[0] ?? '')} required={required.has(name)}>
-            {property.enum.map((value) => (
-              <option key={String(value)} value={String(value)}>
-                {String(value)}
-              </option>
-            ))}
-          </SelectField>
-        ) : property.type === 'integer' || property.type === 'number' ? (
-          <TextField
-            key={name}
-            label={name}
-            name={`param:${name}`}
-            type="number"
-            step={property.type === 'integer' ? 1 : 'any'}
-            min={property.minimum}
-            max={property.maximum}
-            defaultValue={property.default === undefined ? '' : String(property.default)}
-            required={required.has(name)}
-          />
-        ) : (
-          <TextField key={name} label={name} name={`param:${name}`} defaultValue={property.default === undefined ? '' : String(property.default)} required={required.has(name)} />
-        ),
-      )}
+      {Object.entries(properties).map(([name, property]) => (
+        <ParamControl key={name} name={name} property={property} required={required.has(name)} />
+      ))}
     </>
   );
 }

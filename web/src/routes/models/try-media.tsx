@@ -1,11 +1,14 @@
 import type { ConsoleModel } from '@contract/models.ts';
 import { type FormEvent, useEffect, useState } from 'react';
 import { usd } from '../../api/client.ts';
+import { withContentKeys } from '../../components/content-keys.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { TextAreaField } from '../../components/ui/field.tsx';
 import { MediaParamsControls, readParams } from './media-params-controls.tsx';
 
 type ImageResult = { data: Array<{ url?: string; b64_json?: string }>; usage?: { cost?: number } };
+
+const sourceOf = (image: ImageResult['data'][number]) => image.url ?? `data:image/png;base64,${image.b64_json ?? ''}`;
 
 /**
  * "Try" for an image or speech model: the controls come from its media_params_schema,
@@ -16,7 +19,7 @@ export function TryMedia({ model, csrf }: { model: ConsoleModel; csrf: string })
   const kind = capabilities.includes('image_generation') ? 'image' : 'speech';
   const schema = model.media_params_schema ?? {};
   const [error, setError] = useState<string>();
-  const [images, setImages] = useState<ImageResult>();
+  const [images, setImages] = useState<ImageResult & { prompt: string }>();
   const [audio, setAudio] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -37,7 +40,7 @@ export function TryMedia({ model, csrf }: { model: ConsoleModel; csrf: string })
         body: JSON.stringify(body),
       });
       if (!response.ok) throw new Error(((await response.json()) as { error?: { message?: string } }).error?.message ?? `Failed (${response.status})`);
-      if (kind === 'image') setImages((await response.json()) as ImageResult);
+      if (kind === 'image') setImages({ ...((await response.json()) as ImageResult), prompt: text });
       else setAudio(URL.createObjectURL(await response.blob()));
     } catch (caught) {
       setError((caught as Error).message);
@@ -61,12 +64,12 @@ export function TryMedia({ model, csrf }: { model: ConsoleModel; csrf: string })
         Try
       </Button>
       {images && (
-        <div className="try-result" aria-label="Generated images">
-          {images.data.map((image, index) => (
-            <img key={index} alt={`Generated image ${index + 1}`} src={image.url ?? `data:image/png;base64,${image.b64_json ?? ''}`} />
+        <figure className="try-result unframed" aria-label="Generated images">
+          {withContentKeys(images.data, sourceOf).map(({ key, item: image }, position) => (
+            <img key={key} alt={`“${images.prompt}”, result ${position + 1} of ${images.data.length}`} src={sourceOf(image)} />
           ))}
           {images.usage?.cost !== undefined && <p className="muted">Cost {usd(images.usage.cost)}</p>}
-        </div>
+        </figure>
       )}
       {audio && (
         <audio controls src={audio} aria-label="Generated speech">

@@ -21,7 +21,7 @@ export function FeedbackRuns() {
   return (
     <section className="card" aria-labelledby="rated-runs-title">
       <h2 id="rated-runs-title">Rated runs</h2>
-      <div className="filters" role="group" aria-label="Filter rated runs">
+      <fieldset className="filters unframed" aria-label="Filter rated runs">
         <SelectField label="Agent" value={agentId} onChange={(event) => setAgentId(event.target.value)}>
           <option value="">Every agent</option>
           {(agents.data?.data ?? []).map((agent) => (
@@ -38,7 +38,7 @@ export function FeedbackRuns() {
             </option>
           ))}
         </SelectField>
-      </div>
+      </fieldset>
       {found.isPending && <Loading what="rated runs" />}
       {found.error && <ErrorNote error={found.error} />}
       {found.data && found.data.data.length === 0 && <p className="muted">No feedback matches.</p>}

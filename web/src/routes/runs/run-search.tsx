@@ -13,11 +13,13 @@ export function RunSearch({ initial = '' }: { initial?: string }) {
     if (wanted) void navigate({ to: '/runs/$runId', params: { runId: wanted } });
   };
   return (
-    <form role="search" aria-label="Find a run" onSubmit={submit} className="card">
-      <TextField label="Run, response or call id" value={id} onChange={(event) => setId(event.target.value)} placeholder="run_…, resp_… or gen-…" />
-      <Button type="submit" variant="primary">
-        Open
-      </Button>
-    </form>
+    <search className="card" aria-label="Find a run">
+      <form onSubmit={submit}>
+        <TextField label="Run, response or call id" value={id} onChange={(event) => setId(event.target.value)} placeholder="run_…, resp_… or gen-…" />
+        <Button type="submit" variant="primary">
+          Open
+        </Button>
+      </form>
+    </search>
   );
 }

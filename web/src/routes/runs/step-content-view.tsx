@@ -1,4 +1,5 @@
 import type { RunStepView } from '@contract/runs.ts';
+import { withContentKeys } from '../../components/content-keys.ts';
 
 type Message = { role?: string; text?: string; tool_calls?: Array<{ name: string; arguments: unknown }> };
 type Hit = { source?: string; title?: string | null; score?: number };
@@ -20,8 +21,8 @@ function Pre({ label, value }: { label: string; value: unknown }) {
 function Messages({ messages }: { messages: Message[] }) {
   return (
     <ol aria-label="Prompt messages">
-      {messages.map((message, index) => (
-        <li key={index}>
+      {withContentKeys(messages, (message) => `${message.role} ${message.text}`).map(({ key, item: message }) => (
+        <li key={key}>
           <strong>{message.role}</strong>: <span style={{ whiteSpace: 'pre-wrap' }}>{message.text}</span>
           {message.tool_calls && message.tool_calls.length > 0 && <pre className="step-content">{json(message.tool_calls)}</pre>}
         </li>
@@ -51,8 +52,8 @@ export function StepContentView({ step }: { step: RunStepView }) {
       <>
         <p>Query: {String(content['query'] ?? '')}</p>
         <ol aria-label="Knowledge hits">
-          {hits.map((hit, index) => (
-            <li key={index}>
+          {withContentKeys(hits, (hit) => `${hit.source} ${hit.score}`).map(({ key, item: hit }) => (
+            <li key={key}>
               {hit.title ?? hit.source}{' '}
               <span className="muted">
                 ({hit.source}, score {hit.score?.toFixed(3)})
