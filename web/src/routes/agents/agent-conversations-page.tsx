@@ -1,3 +1,4 @@
+import type { ConversationSummary } from '@contract/conversations.ts';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { dateTime } from '../../api/client.ts';
@@ -6,7 +7,7 @@ import { useKeys, useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { DataTable } from '../../components/ui/data-table.tsx';
 import { SelectField } from '../../components/ui/field.tsx';
-import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { ListView } from '../../components/ui/query-view.tsx';
 import { AgentTabs } from './agent-tabs.tsx';
 
 /** An agent's conversations, made through the API or the playground: newest first, a page at a time, by key. */
@@ -52,33 +53,9 @@ export function AgentConversationsPage() {
             ))}
           </SelectField>
         )}
-        {page.isPending ? (
-          <Loading what="conversations" />
-        ) : page.error ? (
-          <ErrorNote error={page.error} />
-        ) : page.data.data.length === 0 ? (
-          <p className="muted">No conversations yet. Chat in the playground, or call the agent with an agent key.</p>
-        ) : (
-          <DataTable label="Conversations" columns={['First message', 'Caller', 'Key', 'Messages', 'Started', 'Last message']}>
-            {page.data.data.map((conversation) => (
-              <tr key={conversation.id}>
-                <td>
-                  <Link to="/agents/$agentId/conversations/$conversationId" params={{ agentId, conversationId: conversation.id }}>
-                    {conversation.title ?? `(no text) ${conversation.id}`}
-                  </Link>
-                </td>
-                <td>{conversation.key.caller}</td>
-                <td>
-                  {conversation.key.name}
-                  <div className="muted small">{conversation.key.source === 'playground' ? 'playground' : 'API'}</div>
-                </td>
-                <td>{conversation.message_count}</td>
-                <td>{dateTime(conversation.created_at)}</td>
-                <td>{dateTime(conversation.updated_at)}</td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
+        <ListView query={page} what="conversations" empty="No conversations yet. Chat in the playground, or call the agent with an agent key.">
+          {(conversations) => <ConversationsTable agentId={agentId} conversations={conversations} />}
+        </ListView>
         <div className="dialog-actions">
           <Button onClick={() => setCursors((current) => current.slice(0, -1))} disabled={cursors.length === 0}>
             Newer
@@ -95,5 +72,29 @@ export function AgentConversationsPage() {
         </div>
       </section>
     </>
+  );
+}
+
+function ConversationsTable({ agentId, conversations }: { agentId: string; conversations: ConversationSummary[] }) {
+  return (
+    <DataTable label="Conversations" columns={['First message', 'Caller', 'Key', 'Messages', 'Started', 'Last message']}>
+      {conversations.map((conversation) => (
+        <tr key={conversation.id}>
+          <td>
+            <Link to="/agents/$agentId/conversations/$conversationId" params={{ agentId, conversationId: conversation.id }}>
+              {conversation.title ?? `(no text) ${conversation.id}`}
+            </Link>
+          </td>
+          <td>{conversation.key.caller}</td>
+          <td>
+            {conversation.key.name}
+            <div className="muted small">{conversation.key.source === 'playground' ? 'playground' : 'API'}</div>
+          </td>
+          <td>{conversation.message_count}</td>
+          <td>{dateTime(conversation.created_at)}</td>
+          <td>{dateTime(conversation.updated_at)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,17 +1,12 @@
 import type { EditorOptions } from '@contract/agent-editor.ts';
 import { useBlocker } from '@tanstack/react-router';
 import { type FormEvent, useState } from 'react';
-import Markdown from 'react-markdown';
 import { ApiError } from '../../api/client.ts';
 import { Button } from '../../components/ui/button.tsx';
-import { SelectField, TextField } from '../../components/ui/field.tsx';
-import { MultiSelect } from '../../components/ui/multi-select.tsx';
-
-const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+import { TextField } from '../../components/ui/field.tsx';
+import { InstructionsField, ModelFields, RunSettings, ToolsAndKnowledge } from './agent-editor-fields.tsx';
 
 type Definition = Record<string, unknown>;
-const listOf = (value: unknown): string[] =>
-  Array.isArray(value) ? value.map((entry) => (typeof entry === 'object' && entry !== null ? String((entry as { name?: unknown }).name) : String(entry))) : [];
 /** Tools saved as `{ name, require_approval: true }` keep that when the form saves them again. */
 const approvalTools = (value: unknown): Set<string> =>
   new Set(
@@ -74,13 +69,11 @@ export function AgentEditor({
   saveLabel?: string;
 }) {
   const [instructions, setInstructions] = useState(String(initial['instructions'] ?? ''));
-  const [preview, setPreview] = useState(false);
   const [issues, setIssues] = useState<Array<{ path: string; message: string }>>([]);
   const [busy, setBusy] = useState(false);
   // Edited and not saved: leaving the page asks first instead of dropping the edits.
   const [dirty, setDirty] = useState(false);
   useBlocker({ shouldBlockFn: () => dirty && !window.confirm('Leave this page? Your changes to this agent are not saved.'), enableBeforeUnload: () => dirty });
-  const reasoning = (initial['reasoning'] as { effort?: string } | undefined)?.effort ?? '';
 
   const errorFor = (field: string) =>
     issues
@@ -113,81 +106,10 @@ export function AgentEditor({
       {idField}
       <TextField label="Name" name="name" required defaultValue={String(initial['name'] ?? '')} error={errorFor('name')} onChange={(event) => onNameChange?.(event.target.value)} />
       <TextField label="Description" name="description" defaultValue={String(initial['description'] ?? '')} error={errorFor('description')} />
-      <SelectField label="Model" name="model" defaultValue={String(initial['model'] ?? options.models[0] ?? '')} error={errorFor('model')}>
-        {[...new Set([...(initial['model'] ? [String(initial['model'])] : []), ...options.models])].map((model) => (
-          <option key={model} value={model}>
-            {model}
-          </option>
-        ))}
-      </SelectField>
-      <MultiSelect
-        label="Fallback models"
-        name="fallback_models"
-        options={options.models.map((model) => ({ value: model }))}
-        defaultSelected={listOf(initial['fallback_models'])}
-        error={errorFor('fallback_models')}
-      />
-      <div className="field">
-        <div className="section-header">
-          <label htmlFor="agent-instructions">Instructions</label>
-          <Button onClick={() => setPreview((current) => !current)} aria-pressed={preview}>
-            {preview ? 'Edit' : 'Preview'}
-          </Button>
-        </div>
-        {preview ? (
-          <div className="markdown-preview" aria-label="Instructions preview">
-            <Markdown>{instructions}</Markdown>
-          </div>
-        ) : (
-          <textarea
-            id="agent-instructions"
-            className="code-editor"
-            rows={12}
-            spellCheck
-            value={instructions}
-            onChange={(event) => setInstructions(event.target.value)}
-            aria-invalid={errorFor('instructions') ? true : undefined}
-          />
-        )}
-        {errorFor('instructions') && <p className="field-error">{errorFor('instructions')}</p>}
-      </div>
-      <MultiSelect
-        label="Tools"
-        name="tools"
-        options={options.tools.map((tool) => ({ value: tool.name, description: tool.description }))}
-        defaultSelected={listOf(initial['tools'])}
-        error={errorFor('tools')}
-        empty={<p className="muted small">No tools are installed on this server.</p>}
-      />
-      <MultiSelect
-        label="Knowledge"
-        name="knowledge"
-        options={options.knowledge.map((collection) => ({ value: collection }))}
-        defaultSelected={listOf(initial['knowledge'])}
-        error={errorFor('knowledge')}
-        empty={<p className="muted small">No collections yet: upload documents on the Knowledge page.</p>}
-      />
-      <div className="field-row">
-        <TextField
-          label="Temperature"
-          name="temperature"
-          type="number"
-          step="0.1"
-          min={0}
-          max={2}
-          defaultValue={initial['temperature'] === undefined ? '' : String(initial['temperature'])}
-          error={errorFor('temperature')}
-        />
-        <SelectField label="Reasoning effort" name="reasoning_effort" defaultValue={reasoning} error={errorFor('reasoning')}>
-          <option value="">model default</option>
-          {EFFORTS.map((effort) => (
-            <option key={effort} value={effort}>
-              {effort}
-            </option>
-          ))}
-        </SelectField>
-        <TextField label="Max steps" name="max_steps" type="number" min={1} max={100} defaultValue={String(initial['max_steps'] ?? 10)} error={errorFor('max_steps')} />
-      </div>
+      <ModelFields initial={initial} options={options} errorFor={errorFor} />
+      <InstructionsField value={instructions} onChange={setInstructions} error={errorFor('instructions')} />
+      <ToolsAndKnowledge initial={initial} options={options} errorFor={errorFor} />
+      <RunSettings initial={initial} errorFor={errorFor} />
       <TextField label="Change note" name="change_note" placeholder="What changed, for the version history" />
       {general.map((issue) => (
         <p key={`${issue.path}-${issue.message}`} className="field-error" role="alert">

@@ -1,6 +1,7 @@
 import type { AuditEntry } from '@contract/agent-editor.ts';
 import { useAgentAudit } from '../../api/agent-release-queries.ts';
 import { dateTime } from '../../api/client.ts';
+import { withContentKeys } from '../../components/content-keys.ts';
 import { DataTable } from '../../components/ui/data-table.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
 
@@ -37,8 +38,8 @@ export function AgentHistory({ agentId }: { agentId: string }) {
       {audit.error && <ErrorNote error={audit.error} />}
       {audit.data && (
         <DataTable label="History" columns={['When', 'Who', 'What']}>
-          {audit.data.data.map((entry, index) => (
-            <tr key={index}>
+          {withContentKeys(audit.data.data, (entry) => `${entry.created_at} ${entry.action} ${entry.version}`).map(({ key, item: entry }) => (
+            <tr key={key}>
               <td>{dateTime(entry.created_at)}</td>
               <td>{entry.actor ?? '—'}</td>
               <td>{describe(entry)}</td>

@@ -1,13 +1,11 @@
 import type { AgentDetail, EditorOptions } from '@contract/agent-editor.ts';
-import { useNavigate, useParams } from '@tanstack/react-router';
-import { type FormEvent, useState } from 'react';
+import { useParams } from '@tanstack/react-router';
+import { useState } from 'react';
 import { useSaveDraft } from '../../api/agent-release-queries.ts';
-import { useAgent, useAgentYaml, useDeleteAgent, useEditorOptions, useSaveAgent, useSignedIn } from '../../api/queries.ts';
+import { useAgent, useAgentYaml, useEditorOptions, useSignedIn } from '../../api/queries.ts';
 import { Button } from '../../components/ui/button.tsx';
-import { ConfirmButton } from '../../components/ui/confirm-dialog.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
-import { TextField } from '../../components/ui/field.tsx';
 import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { AgentHeader } from './agent-actions.tsx';
 import { AgentEditor } from './agent-editor.tsx';
 import { AgentFeedback } from './agent-feedback.tsx';
 import { AgentTabs } from './agent-tabs.tsx';
@@ -30,131 +28,120 @@ export function AgentPage() {
   return <AgentStudio key={agent.data.id} detail={agent.data} options={options.data} />;
 }
 
+type Saved = { text: string; version: number; draft: boolean };
+
+/** What kind of agent this is and how its versions reach callers. */
+function StudioIntro({ detail }: { detail: AgentDetail }) {
+  return (
+    <p className="muted studio-intro">
+      {detail.source === 'file' ? (
+        <>
+          A file agent (read-only here): <code>{detail.path}</code>. Edit the file, or duplicate it into a console agent.
+        </>
+      ) : (
+        <>
+          Console agent: callers get version {detail.published_version}
+          {detail.staged && ` (version ${detail.staged.version} staged for ${detail.staged.share}% of conversations)`}. Every save is a draft version: callers get it once it is published, or pin it as{' '}
+          <code>{`${detail.id}@N`}</code>.
+        </>
+      )}
+    </p>
+  );
+}
+
+/** The agent shown read-only (file agents, and console agents to members): as its YAML file, not as JSON. */
+function AgentFile({ agentId }: { agentId: string }) {
+  const yaml = useAgentYaml(agentId, true);
+  return (
+    <section className="card" aria-label="Definition">
+      <h2>Agent file</h2>
+      {yaml.error ? (
+        <ErrorNote error={yaml.error} />
+      ) : (
+        <figure className="unframed" aria-label="Agent file (YAML)">
+          <pre className="definition">{yaml.data ?? 'Loading…'}</pre>
+        </figure>
+      )}
+    </section>
+  );
+}
+
+/** The editor of a console agent: each save is a new version, announced with a way to try a draft at once. */
+function EditorCard({
+  detail,
+  options,
+  saved,
+  onSaved,
+  onTry,
+}: {
+  detail: AgentDetail;
+  options: EditorOptions;
+  saved: Saved | undefined;
+  onSaved(saved: Saved | undefined): void;
+  onTry(version: number): void;
+}) {
+  const saveDraft = useSaveDraft(detail.id);
+  return (
+    <section className="card" aria-label="Editor">
+      {saved && (
+        <div className="notice studio-saved">
+          <p role="status">{saved.text}</p>
+          {saved.draft && (
+            <div className="dialog-actions">
+              <Button variant="primary" onClick={() => onTry(saved.version)}>
+                Try this draft
+              </Button>
+            </div>
+          )}
+        </div>
+      )}
+      <AgentEditor
+        key={detail.newest_version}
+        initial={detail.definition}
+        options={options}
+        saveLabel="Save draft"
+        onSave={async (definition, changeNote) => {
+          onSaved(undefined);
+          const result = await saveDraft.mutateAsync({ definition, changeNote });
+          onSaved(
+            result.published
+              ? { text: `Saved and published version ${result.version}.`, version: result.version, draft: false }
+              : { text: `Saved draft version ${result.version}. Try it in the playground, or publish it under Versions when it is ready.`, version: result.version, draft: true },
+          );
+        }}
+      />
+    </section>
+  );
+}
+
 /** The studio: build on the left, try on the right (stacked on a phone), versions in a panel underneath. */
 function AgentStudio({ detail, options }: { detail: AgentDetail; options: EditorOptions }) {
   const me = useSignedIn();
-  const save = useSaveAgent();
-  const saveDraft = useSaveDraft(detail.id);
-  const remove = useDeleteAgent();
-  const navigate = useNavigate();
-  const [duplicating, setDuplicating] = useState(false);
-  const [duplicateError, setDuplicateError] = useState<string>();
   // Outside the editor: a save remounts it (fresh defaults from the new version).
-  const [saved, setSaved] = useState<{ text: string; version: number; draft: boolean }>();
+  const [saved, setSaved] = useState<Saved>();
   const [releaseNotice, setReleaseNotice] = useState<string>();
   const [versionsOpen, setVersionsOpen] = useState(false);
   const version = usePlaygroundVersion(detail);
   const canEdit = me?.role === 'owner' || me?.role === 'admin';
   const editable = detail.source === 'console' && canEdit;
-  // Shown read-only (file agents, and console agents to members): as the YAML file, not as JSON.
-  const yaml = useAgentYaml(detail.id, !editable);
-
-  const duplicate = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const id = String(new FormData(event.currentTarget).get('id') ?? '').trim();
-    try {
-      await save.mutateAsync({ id, definition: detail.definition, changeNote: `duplicated from ${detail.path ?? detail.id}`, create: true });
-      setDuplicating(false);
-      await navigate({ to: '/agents/$agentId', params: { agentId: id } });
-    } catch (caught) {
-      setDuplicateError((caught as Error).message);
-    }
-  };
 
   const tryVersion = (number: number) => {
     version.choose(number);
     focusMessage();
   };
+  const onSaved = (next: Saved | undefined) => {
+    setSaved(next);
+    if (next) setVersionsOpen(true);
+  };
 
   return (
     <>
-      <div className="section-header">
-        <h1>
-          Agent <code>{detail.id}</code>
-        </h1>
-        <div className="dialog-actions">
-          {/* Beside the editor on a wide screen, below it on a phone: one keypress away either way. */}
-          <a className="button button-primary" href="#playground">
-            Try in the playground
-          </a>
-          <a className="button button-secondary" href={`/console/api/agents/${encodeURIComponent(detail.id)}/export`} download>
-            Export YAML
-          </a>
-          {canEdit && detail.source === 'file' && <Button onClick={() => setDuplicating(true)}>Duplicate</Button>}
-          {canEdit && detail.source === 'console' && (
-            <ConfirmButton
-              label="Delete"
-              accessibleName={`Delete agent ${detail.id}`}
-              title={`Delete ${detail.id}?`}
-              description="Every version goes; calls to this agent then answer 404."
-              confirmLabel="Delete"
-              onConfirm={async () => {
-                await remove.mutateAsync(detail.id);
-                await navigate({ to: '/agents' });
-              }}
-            />
-          )}
-        </div>
-      </div>
+      <AgentHeader detail={detail} canEdit={canEdit} />
       <AgentTabs agentId={detail.id} current="agent" />
-      <p className="muted studio-intro">
-        {detail.source === 'file' ? (
-          <>
-            A file agent (read-only here): <code>{detail.path}</code>. Edit the file, or duplicate it into a console agent.
-          </>
-        ) : (
-          <>
-            Console agent: callers get version {detail.published_version}
-            {detail.staged && ` (version ${detail.staged.version} staged for ${detail.staged.share}% of conversations)`}. Every save is a draft version: callers get it once it is published, or pin it
-            as <code>{`${detail.id}@N`}</code>.
-          </>
-        )}
-      </p>
+      <StudioIntro detail={detail} />
       <div className="studio">
         <div className="studio-pane studio-build">
-          {editable ? (
-            <section className="card" aria-label="Editor">
-              {saved && (
-                <div className="notice studio-saved">
-                  <p role="status">{saved.text}</p>
-                  {saved.draft && (
-                    <div className="dialog-actions">
-                      <Button variant="primary" onClick={() => tryVersion(saved.version)}>
-                        Try this draft
-                      </Button>
-                    </div>
-                  )}
-                </div>
-              )}
-              <AgentEditor
-                key={detail.newest_version}
-                initial={detail.definition}
-                options={options}
-                saveLabel="Save draft"
-                onSave={async (definition, changeNote) => {
-                  setSaved(undefined);
-                  const result = await saveDraft.mutateAsync({ definition, changeNote });
-                  setSaved(
-                    result.published
-                      ? { text: `Saved and published version ${result.version}.`, version: result.version, draft: false }
-                      : { text: `Saved draft version ${result.version}. Try it in the playground, or publish it under Versions when it is ready.`, version: result.version, draft: true },
-                  );
-                  setVersionsOpen(true);
-                }}
-              />
-            </section>
-          ) : (
-            <section className="card" aria-label="Definition">
-              <h2>Agent file</h2>
-              {yaml.error ? (
-                <ErrorNote error={yaml.error} />
-              ) : (
-                <pre className="definition" aria-label="Agent file (YAML)">
-                  {yaml.data ?? 'Loading…'}
-                </pre>
-              )}
-            </section>
-          )}
+          {editable ? <EditorCard detail={detail} options={options} saved={saved} onSaved={onSaved} onTry={tryVersion} /> : <AgentFile agentId={detail.id} />}
         </div>
         <div className="studio-pane studio-try">
           <Playground agentId={detail.id} version={version} />
@@ -174,17 +161,6 @@ function AgentStudio({ detail, options }: { detail: AgentDetail; options: Editor
         />
       )}
       <AgentFeedback agentId={detail.id} />
-      <Dialog open={duplicating} onOpenChange={setDuplicating} title="Duplicate agent" description="An editable console copy under a new id.">
-        <form onSubmit={duplicate} className="form-grid">
-          <TextField label="New agent id" name="id" required pattern="[a-zA-Z0-9_\-]{1,64}" defaultValue={`${detail.id}-copy`} error={duplicateError} />
-          <div className="dialog-actions">
-            <Button onClick={() => setDuplicating(false)}>Cancel</Button>
-            <Button type="submit" variant="primary">
-              Duplicate
-            </Button>
-          </div>
-        </form>
-      </Dialog>
     </>
   );
 }

@@ -58,7 +58,7 @@ export function AnswerFeedback({ responseId }: { responseId: string }) {
   };
   return (
     <form className="answer-feedback" aria-label="Feedback on this answer" onSubmit={submit}>
-      <div role="group" aria-label="Rate this answer" className="answer-feedback-thumbs">
+      <fieldset aria-label="Rate this answer" className="answer-feedback-thumbs unframed">
         <Button aria-pressed={thumb === 'up'} onClick={() => setThumb('up')}>
           <ThumbIcon />
           Good answer
@@ -67,7 +67,7 @@ export function AnswerFeedback({ responseId }: { responseId: string }) {
           <ThumbIcon />
           Bad answer
         </Button>
-      </div>
+      </fieldset>
       {thumb && (
         <>
           <TextAreaField label="Comment (optional)" value={comment} maxLength={FEEDBACK_COMMENT_MAX} rows={2} onChange={(event) => setComment(event.target.value)} />

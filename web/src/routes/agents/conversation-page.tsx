@@ -1,7 +1,8 @@
+import type { ConversationDetail } from '@contract/conversations.ts';
 import { Link, useParams } from '@tanstack/react-router';
 import { dateTime } from '../../api/client.ts';
 import { useConversation } from '../../api/conversation-queries.ts';
-import { ErrorNote, Loading } from '../../components/ui/states.tsx';
+import { QueryView } from '../../components/ui/query-view.tsx';
 import { AgentTabs } from './agent-tabs.tsx';
 import { ConversationThread } from './conversation-thread.tsx';
 
@@ -22,28 +23,30 @@ export function ConversationPage() {
           ← All conversations
         </Link>
       </p>
-      {conversation.isPending ? (
-        <Loading what="the conversation" />
-      ) : conversation.error ? (
-        <ErrorNote error={conversation.error} />
-      ) : (
-        <section className="card conversation" aria-labelledby="conversation-heading">
-          <h2 id="conversation-heading">{conversation.data.title ?? 'Conversation'}</h2>
-          <dl className="facts">
-            <dt>Caller</dt>
-            <dd>{conversation.data.key.caller}</dd>
-            <dt>Key</dt>
-            <dd>{conversation.data.key.name}</dd>
-            <dt>Started</dt>
-            <dd>{dateTime(conversation.data.created_at)}</dd>
-            <dt>Id</dt>
-            <dd>
-              <code>{conversation.data.id}</code>
-            </dd>
-          </dl>
-          <ConversationThread conversation={conversation.data} />
-        </section>
-      )}
+      <QueryView query={conversation} what="the conversation">
+        {(data) => <ConversationCard conversation={data} />}
+      </QueryView>
     </>
+  );
+}
+
+function ConversationCard({ conversation }: { conversation: ConversationDetail }) {
+  return (
+    <section className="card conversation" aria-labelledby="conversation-heading">
+      <h2 id="conversation-heading">{conversation.title ?? 'Conversation'}</h2>
+      <dl className="facts">
+        <dt>Caller</dt>
+        <dd>{conversation.key.caller}</dd>
+        <dt>Key</dt>
+        <dd>{conversation.key.name}</dd>
+        <dt>Started</dt>
+        <dd>{dateTime(conversation.created_at)}</dd>
+        <dt>Id</dt>
+        <dd>
+          <code>{conversation.id}</code>
+        </dd>
+      </dl>
+      <ConversationThread conversation={conversation} />
+    </section>
   );
 }

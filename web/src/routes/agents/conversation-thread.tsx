@@ -9,7 +9,7 @@ import { type AnswerStep, answerSteps, branchPath, indexTree, runsOf, siblingsOf
 /** The ‹ n/m › control at a fork: which of a message's versions (edits, regenerations) the branch shows. */
 export function BranchSwitcher({ position, count, onChoose }: { position: number; count: number; onChoose: (offset: number) => void }) {
   return (
-    <div className="branch-switcher" role="group" aria-label="Branches">
+    <fieldset className="branch-switcher unframed" aria-label="Branches">
       <Button onClick={() => onChoose(-1)} disabled={position === 0} aria-label="Previous branch">
         ‹
       </Button>
@@ -17,7 +17,7 @@ export function BranchSwitcher({ position, count, onChoose }: { position: number
       <Button onClick={() => onChoose(1)} disabled={position === count - 1} aria-label="Next branch">
         ›
       </Button>
-    </div>
+    </fieldset>
   );
 }
 
@@ -37,8 +37,14 @@ function StepView({ step }: { step: AnswerStep }) {
           Tool <code>{step.name}</code>
           {step.isError && <strong> (failed)</strong>}
         </p>
-        {step.arguments && <pre aria-label="Arguments">{step.arguments}</pre>}
-        <pre aria-label="Result">{step.result ?? 'no result stored'}</pre>
+        {step.arguments && (
+          <figure className="unframed" aria-label="Arguments">
+            <pre>{step.arguments}</pre>
+          </figure>
+        )}
+        <figure className="unframed" aria-label="Result">
+          <pre>{step.result ?? 'no result stored'}</pre>
+        </figure>
       </section>
     );
   }

@@ -3,8 +3,8 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Button } from '../../components/ui/button.tsx';
 import { TextAreaField } from '../../components/ui/field.tsx';
 import { usePlaygroundConversation } from './playground-conversation.ts';
-import { PlaygroundExchange } from './playground-exchange.tsx';
 import type { Exchange } from './playground-history.ts';
+import { PlaygroundTranscript } from './playground-transcript.tsx';
 import { choiceValue, parseChoice, pinnedModel, type VersionChoice } from './playground-version.ts';
 import { createConversation, streamResponse } from './response-stream.ts';
 
@@ -71,6 +71,40 @@ function Composer({ busy, onSend }: { busy: boolean; onSend(event: FormEvent<HTM
   );
 }
 
+/** The playground's title, which version answers, and a way to start over; a note says when switching versions started over. */
+function PlaygroundHeader({
+  version,
+  busy,
+  switched,
+  canStartOver,
+  onStartOver,
+}: {
+  version: PlaygroundVersion;
+  busy: boolean;
+  switched: string | undefined;
+  canStartOver: boolean;
+  onStartOver(): void;
+}) {
+  return (
+    <>
+      <div className="section-header">
+        <h2>Playground</h2>
+        <div className="playground-controls">
+          <VersionPicker version={version} busy={busy} />
+          <Button onClick={onStartOver} disabled={busy || !canStartOver}>
+            New conversation
+          </Button>
+        </div>
+      </div>
+      {version.choices.length > 0 && (
+        <p id="playground-version-hint" className="muted small playground-hint" role="status">
+          {switched ?? 'Switching versions starts a new conversation.'}
+        </p>
+      )}
+    </>
+  );
+}
+
 export function Playground({ agentId, version }: { agentId: string; version: PlaygroundVersion }) {
   const queryClient = useQueryClient();
   const [exchanges, setExchanges] = useState<Exchange[]>([]);
@@ -86,13 +120,6 @@ export function Playground({ agentId, version }: { agentId: string; version: Pla
   const [switched, setSwitched] = useState<string>();
   const shownVersion = useRef(version.current);
   const model = pinnedModel(agentId, version.current);
-  const transcript = useRef<HTMLDivElement>(null);
-  // The transcript follows a streaming answer unless the reader scrolled up to read an earlier one.
-  const following = useRef(true);
-  useEffect(() => {
-    const box = transcript.current;
-    if (box && following.current && exchanges.length > 0) box.scrollTop = box.scrollHeight;
-  }, [exchanges]);
 
   const update = (key: string, change: Partial<Exchange>) => setExchanges((current) => current.map((exchange) => (exchange.key === key ? { ...exchange, ...change } : exchange)));
 
@@ -146,53 +173,18 @@ export function Playground({ agentId, version }: { agentId: string; version: Pla
 
   return (
     <section id="playground" tabIndex={-1} className="card playground" aria-label="Playground">
-      <div className="section-header">
-        <h2>Playground</h2>
-        <div className="playground-controls">
-          <VersionPicker version={version} busy={busy} />
-          <Button onClick={() => startOver()} disabled={busy || exchanges.length === 0}>
-            New conversation
-          </Button>
-        </div>
-      </div>
-      {version.choices.length > 0 && (
-        <p id="playground-version-hint" className="muted small playground-hint" role="status">
-          {switched ?? 'Switching versions starts a new conversation.'}
-        </p>
-      )}
-      {conversation.loading && (
-        <p className="muted" role="status">
-          Loading the conversation…
-        </p>
-      )}
-      {/* Scrolls on its own beside the editor: focusable then, so the keyboard can scroll it too. */}
-      <div
-        ref={transcript}
-        onScroll={(event) => {
-          const box = event.currentTarget;
-          following.current = box.scrollHeight - box.scrollTop - box.clientHeight < 48;
-        }}
-        className="playground-transcript"
-        tabIndex={path.length > 0 ? 0 : undefined}
-        role={path.length > 0 ? 'region' : undefined}
-        aria-label={path.length > 0 ? 'Conversation' : undefined}
-      >
-        {path.length === 0 && !conversation.loading && <p className="muted">Send a message to try the agent{version.choices.length > 0 ? ' with the version chosen above' : ''}.</p>}
-        <ol className="plain exchanges">
-          {path.map((exchange) => (
-            <PlaygroundExchange
-              key={exchange.key}
-              exchange={exchange}
-              siblings={exchanges.filter((sibling) => sibling.parent === exchange.parent)}
-              onChoose={(target) => setChosen((current) => new Map(current).set(exchange.parent, target))}
-              editing={editing === exchange.key}
-              onEdit={(on) => setEditing(on ? exchange.key : undefined)}
-              busy={busy}
-              onRun={(parent, message) => void run(parent, message)}
-            />
-          ))}
-        </ol>
-      </div>
+      <PlaygroundHeader version={version} busy={busy} switched={switched} canStartOver={exchanges.length > 0} onStartOver={() => startOver()} />
+      <PlaygroundTranscript
+        exchanges={exchanges}
+        path={path}
+        loading={conversation.loading}
+        withVersions={version.choices.length > 0}
+        editing={editing}
+        busy={busy}
+        onChoose={(parent, target) => setChosen((current) => new Map(current).set(parent, target))}
+        onEdit={setEditing}
+        onRun={(parent, message) => void run(parent, message)}
+      />
       <Composer busy={busy} onSend={send} />
     </section>
   );

@@ -24,36 +24,11 @@ type StreamEvent = {
   error?: { message?: string };
 };
 
-/**
- * Runs the agent through `POST /agents/v1/responses` with `stream: true` and the
- * console session (no key), calling `onSteps` as each semantic event changes what is
- * drawn: reasoning, each tool call with its arguments and then its result, the text.
- */
-export async function streamResponse(
-  request: { model: string; input: string; previousResponseId: string | null; conversationId?: string | undefined },
-  onSteps: (steps: DrawnStep[]) => void,
-  signal?: AbortSignal,
-): Promise<RunSummary> {
-  const response = await fetch('/agents/v1/responses', {
-    method: 'POST',
-    credentials: 'same-origin',
-    ...(signal && { signal }),
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-csrf-token': currentCsrfToken() },
-    body: JSON.stringify({
-      model: request.model,
-      input: request.input,
-      stream: true,
-      ...(request.previousResponseId ? { previous_response_id: request.previousResponseId } : request.conversationId && { conversation: request.conversationId }),
-    }),
-  });
-  if (!response.ok || !response.body) {
-    const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
-    throw new Error(body.error?.message ?? `The run failed (${response.status})`);
-  }
+/** Draws a run's stream events as steps, calling `onSteps` with a copy whenever what is drawn changes; `outcome` says how the run ended. */
+function eventDrawer(onSteps: (steps: DrawnStep[]) => void) {
   const steps: DrawnStep[] = [];
   const byCall = new Map<string, Extract<DrawnStep, { kind: 'tool' }>>();
-  let summary: RunSummary | undefined;
-  let failure: string | undefined;
+  const outcome: { summary?: RunSummary; failure?: string } = {};
   const changed = () => onSteps(steps.map((step) => ({ ...step })));
 
   const handle = (event: StreamEvent) => {
@@ -100,7 +75,7 @@ export async function streamResponse(
       case 'response.incomplete':
       case 'response.failed': {
         const usage = event.response?.usage;
-        summary = {
+        outcome.summary = {
           responseId: event.response?.id ?? '',
           status: event.response?.status ?? event.type.slice('response.'.length),
           inputTokens: usage?.input_tokens ?? 0,
@@ -111,18 +86,48 @@ export async function streamResponse(
         break;
       }
       case 'error':
-        failure = event.error?.message ?? 'The run failed.';
+        outcome.failure = event.error?.message ?? 'The run failed.';
         break;
       default:
         return;
     }
     changed();
   };
+  return { handle, outcome };
+}
+
+/**
+ * Runs the agent through `POST /agents/v1/responses` with `stream: true` and the
+ * console session (no key), calling `onSteps` as each semantic event changes what is
+ * drawn: reasoning, each tool call with its arguments and then its result, the text.
+ */
+export async function streamResponse(
+  request: { model: string; input: string; previousResponseId: string | null; conversationId?: string | undefined },
+  onSteps: (steps: DrawnStep[]) => void,
+  signal?: AbortSignal,
+): Promise<RunSummary> {
+  const response = await fetch('/agents/v1/responses', {
+    method: 'POST',
+    credentials: 'same-origin',
+    ...(signal && { signal }),
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-csrf-token': currentCsrfToken() },
+    body: JSON.stringify({
+      model: request.model,
+      input: request.input,
+      stream: true,
+      ...(request.previousResponseId ? { previous_response_id: request.previousResponseId } : request.conversationId && { conversation: request.conversationId }),
+    }),
+  });
+  if (!response.ok || !response.body) {
+    const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
+    throw new Error(body.error?.message ?? `The run failed (${response.status})`);
+  }
+  const drawer = eventDrawer(onSteps);
 
   const parser = createParser({
     onEvent: (message) => {
       try {
-        handle(JSON.parse(message.data) as StreamEvent);
+        drawer.handle(JSON.parse(message.data) as StreamEvent);
       } catch {
         // A frame that is not JSON is not an event we draw.
       }
@@ -131,6 +136,7 @@ export async function streamResponse(
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) parser.feed(decoder.decode(chunk.value, { stream: true }));
+  const { failure, summary } = drawer.outcome;
   if (failure) throw new Error(failure);
   if (!summary) throw new Error('The stream ended before the response completed.');
   return summary;

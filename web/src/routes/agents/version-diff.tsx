@@ -2,9 +2,8 @@ import type { AgentDetail } from '@contract/agent-editor.ts';
 import { useState } from 'react';
 import { useVersionDiff } from '../../api/agent-release-queries.ts';
 import { SelectField } from '../../components/ui/field.tsx';
+import { LineDiff } from '../../components/ui/line-diff.tsx';
 import { ErrorNote } from '../../components/ui/states.tsx';
-
-const MARKS = { same: ' ', removed: '-', added: '+' } as const;
 
 /** Two versions' YAML side by side as one line diff; the server computes it, the page only draws it. */
 export function VersionDiff({ agentId, versions, published }: { agentId: string; versions: AgentDetail['versions']; published: number | null }) {
@@ -30,16 +29,7 @@ export function VersionDiff({ agentId, versions, published }: { agentId: string;
       </div>
       {from === to && <p className="muted">Choose two different versions.</p>}
       {diff.error && <ErrorNote error={diff.error} />}
-      {diff.data && from !== to && (
-        <pre className="definition version-diff" aria-label={`Changes from v${diff.data.from} to v${diff.data.to}`}>
-          {diff.data.lines.map((line, index) => (
-            // Lines repeat (blank lines, list items): their place is their identity.
-            <span key={index} className={`diff-${line.kind}`}>
-              {`${MARKS[line.kind]} ${line.text}\n`}
-            </span>
-          ))}
-        </pre>
-      )}
+      {diff.data && from !== to && <LineDiff label={`Changes from v${diff.data.from} to v${diff.data.to}`} lines={diff.data.lines} />}
     </section>
   );
 }
