@@ -27,7 +27,8 @@ export class WindowLeases {
   constructor(options: { take: (subject: string, limit: number, need: number) => Promise<SlotGrant>; sweep: () => Promise<void>; now?: () => number }) {
     this.#take = options.take;
     this.#sweepRows = options.sweep;
-    this.#now = options.now ?? Date.now;
+    // Read at each call, so a clock a test replaces is the one counted.
+    this.#now = options.now ?? (() => Date.now());
   }
 
   /** A take answered from the lease alone (slots held, or a window seen too full); undefined when the row must be asked. */
