@@ -29,7 +29,7 @@ export const EnvSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Redis for the request-rate windows every process shares (faster; without it they are in PostgreSQL, or in memory on the one-process embedded store).'),
+    .describe('Redis for the rate windows of keys and deployments that every process shares (faster; without it they are in PostgreSQL, or in memory on the one-process embedded store).'),
   JUNCTION_CONFIG: z.string().min(1).optional().describe('The config file (default `./junction.yaml` when present): models, aliases, plans, providers, currencies.'),
   JUNCTION_KEY_SECRET: z.string().min(1).optional().describe('HMAC key for API-key hashes (a built-in value when unset); changing it invalidates every key.'),
   JUNCTION_FX_RATES: z.string().optional().describe('USD value of credit currencies, `EUR=1.08,GBP=1.27`; wins over the config file.'),
