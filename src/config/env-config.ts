@@ -86,8 +86,8 @@ export const EnvSchema = z.object({
   AWS_DEFAULT_REGION: z.string().min(1).optional().describe('The region of `bedrock` calls when `AWS_REGION` is unset.'),
   BEDROCK_BASE_URL: z.url().optional().describe('The Bedrock runtime endpoint of `bedrock` calls without a `base_url` (default `https://bedrock-runtime.<region>.amazonaws.com`).'),
   // Parsed by src/catalog/configured-providers.ts through src/providers/native-providers.ts.
-  COHERE_API_KEY: z.string().optional().describe('Enables the `cohere` provider (its v2 Chat API) and deployments with `provider: cohere`.'),
-  COHERE_BASE_URL: z.url().optional().describe("The `cohere` provider's origin (default `https://api.cohere.com`; the adapter adds `/v2/chat`)."),
+  COHERE_API_KEY: z.string().optional().describe('Enables the `cohere` provider (its v2 Chat and Embed APIs) and deployments with `provider: cohere`.'),
+  COHERE_BASE_URL: z.url().optional().describe("The `cohere` provider's origin (default `https://api.cohere.com`; the adapter adds `/v2/chat` and `/v2/embed`)."),
   MISTRAL_API_KEY: z.string().optional().describe('Enables the `mistral` provider and deployments with `provider: mistral`.'),
   MISTRAL_BASE_URL: z.url().optional().describe("The `mistral` provider's API root (default `https://api.mistral.ai/v1`)."),
   JUNCTION_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().optional().describe("Per-attempt wait for an upstream's response headers (default 60000)."),
