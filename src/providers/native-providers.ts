@@ -11,7 +11,7 @@ export type NativeProvider = {
 };
 
 export const NATIVE_PROVIDERS = {
-  // The origin: the adapter adds `/v2/chat`.
+  // The origin: the adapter adds `/v2/chat` and `/v2/embed`.
   cohere: { kind: 'cohere', baseUrl: 'https://api.cohere.com', baseUrlEnv: 'COHERE_BASE_URL', apiKeyEnv: 'COHERE_API_KEY' },
   mistral: { kind: 'mistral', baseUrl: 'https://api.mistral.ai/v1', baseUrlEnv: 'MISTRAL_BASE_URL', apiKeyEnv: 'MISTRAL_API_KEY' },
 } as const satisfies Record<string, NativeProvider>;
