@@ -13,6 +13,8 @@ import { chatBody, startRoutingApp, type RoutingApp } from './routing-app.ts';
 let slow: StallingUpstream;
 let fast: StallingUpstream;
 let solo: StallingUpstream;
+/** Only the idle-limit tests use it: no straggling request of another test reaches it. */
+let quiet: StallingUpstream;
 let gateway: RoutingApp;
 let key: string;
 
@@ -39,7 +41,7 @@ models:
   openai/idle:
     prices: { input: 10, output: 20 }
     deployments:
-      - { provider: openai, name: solo, model: m, base_url: ${solo.url}, stream_idle_timeout_ms: 60 }
+      - { provider: openai, name: quiet, model: m, base_url: ${quiet.url}, stream_idle_timeout_ms: 60 }
     routing: { ${neverOpens} }
 `;
 
@@ -47,20 +49,21 @@ models:
 const neverOpens = 'failure_threshold: 1000, window: 1000';
 
 beforeAll(async () => {
-  [slow, fast, solo] = await Promise.all([startStallingUpstream(), startStallingUpstream(), startStallingUpstream()]);
+  [slow, fast, solo, quiet] = await Promise.all([startStallingUpstream(), startStallingUpstream(), startStallingUpstream(), startStallingUpstream()]);
   gateway = await startRoutingApp(config(), { OPENAI_API_KEY: 'sk-timeouts' });
   key = await gateway.key('model');
 });
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([slow?.close(), fast?.close(), solo?.close()]);
+  await Promise.all([slow?.close(), fast?.close(), solo?.close(), quiet?.close()]);
 });
 
 beforeEach(() => {
   slow.stall = undefined;
   fast.stall = undefined;
   solo.stall = undefined;
+  quiet.stall = undefined;
 });
 
 const chat = (model: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -177,22 +180,22 @@ describe('x-junction-timeout-ms', () => {
 
 describe('stream_idle_timeout_ms', () => {
   it('ends a stream that stalls after its first event with an error event, without a retry, and bills what streamed', async () => {
-    solo.stall = 'after-first-event';
-    const hits = solo.hits;
+    quiet.stall = 'after-first-event';
+    const hits = quiet.hits;
     const response = await chat('openai/idle', { stream: true });
     expect(response.statusCode).toBe(200);
     expect(response.body).toContain('"content":"hello "');
     expect(response.body).toContain('"code":"upstream_timeout"');
     expect(response.body).not.toContain('data: [DONE]');
-    expect(solo.hits - hits).toBe(1);
+    expect(quiet.hits - hits).toBe(1);
     const [row] = await usageRow(String(response.headers['x-request-id']));
-    expect(row).toMatchObject({ status: 'upstream_error', http_status: 504, error_code: 'upstream_timeout', provider: 'solo' });
+    expect(row).toMatchObject({ status: 'upstream_error', http_status: 504, error_code: 'upstream_timeout', provider: 'quiet' });
     expect(row?.output_tokens).toBeGreaterThan(0);
     expect(Number(row?.cost_micros)).toBeGreaterThan(0);
   });
 
   it('ends an Anthropic-format stream with its error event', async () => {
-    solo.stall = 'after-first-event';
+    quiet.stall = 'after-first-event';
     const response = await gateway.app.inject({
       method: 'POST',
       url: '/v1/messages',
