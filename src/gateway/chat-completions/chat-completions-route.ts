@@ -17,7 +17,7 @@ import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
 import { type ChatRequest, ChatRequestSchema } from './chat-request-schema.ts';
 import { isPlainChatRequest } from './plain-chat-request.ts';
 import { toChatInput } from './convert-chat-request.ts';
-import { chatCompletionJson } from './render-chat-response.ts';
+import { renderChatCompletion } from './render-chat-response.ts';
 
 const NOTHING_UNKNOWN: UnknownFields = { topLevel: undefined, nested: [] };
 
@@ -41,9 +41,7 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       reply.headers(droppedParamsHeaders('openai', result.model.providerKind, unknown));
       reply.header(PROVIDER_HEADER, result.model.providerId);
       reply.headers(cacheHeaders(result));
-      // Serialized here (fastify's default for an object is the same JSON, typed alike).
-      reply.type('application/json; charset=utf-8');
-      return chatCompletionJson(result.response, {
+      return renderChatCompletion(result.response, {
         id: result.generationId,
         model: result.model.id,
         created,
