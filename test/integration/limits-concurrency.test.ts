@@ -11,8 +11,9 @@ import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts
 
 /**
  * Limits hold exactly under concurrency: 50 parallel calls against a budget that
- * covers the worst case of 10. The slow model keeps every call in flight at once, so
- * no budget is freed by an early finisher during the burst.
+ * covers the worst case of 10. The upstream holds every answer open until each call was
+ * admitted or refused, so no budget is freed by an early finisher during the burst,
+ * however slowly a loaded machine starts them.
  */
 let gateway: GatewayHarness;
 const MODEL = 'openai/test-slow';
@@ -34,15 +35,22 @@ function worstCaseMicros(): number {
 async function burst(key: string, count = 50, baseUrls: string[] = [gateway.baseUrl]) {
   const before = gateway.openai.attempts('test-slow');
   const clients = baseUrls.map((url) => new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 }));
+  const release = gateway.openai.holdSlowAnswers();
+  // Admitted calls answer with their first chunks; refused ones with their error.
   const results = await Promise.allSettled(
-    Array.from({ length: count }, async (_, index) => {
+    Array.from({ length: count }, (_, index) => {
       const client = clients[index % clients.length] as OpenAI;
-      const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: MESSAGE }], max_tokens: MAX_TOKENS, stream: true });
-      for await (const _ of stream) {
-        // drain
-      }
+      return client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: MESSAGE }], max_tokens: MAX_TOKENS, stream: true });
     }),
   );
+  release();
+  for (const result of results) {
+    if (result.status === 'fulfilled') {
+      for await (const _ of result.value) {
+        // drain
+      }
+    }
+  }
   await gateway.settle();
   const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as { status?: number; code?: string; headers?: Headers }] : []));
   return { ok: results.length - refused.length, refused, reachedUpstream: gateway.openai.attempts('test-slow') - before };

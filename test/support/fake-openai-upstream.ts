@@ -36,6 +36,8 @@
  * (reasoning words count too) and finishes with `length`.
  * `tool` and `reasoning` combine; the `fail-*` and `slow` rules apply to any model containing them.
  * `attempts(model)` counts chat requests per model name, failed or not.
+ * `holdSlowAnswers()` stops every `slow` stream before its last chunk until the function it
+ * returns is called: a test decides a burst of calls while none of them can finish.
  *
  * Usage, deterministic: prompt_tokens = ceil(characters of all message text / 4);
  * completion_tokens = number of whitespace-separated words output (reasoning, text, and
@@ -65,6 +67,8 @@ export type FakeOpenAIUpstream = {
   url: string;
   requests: RecordedRequest[];
   attempts(model: string): number;
+  /** Holds `slow` streams before their last chunk; call the returned function to let them end. */
+  holdSlowAnswers(): () => void;
   /** How many answers (streamed, or `hang` ones never given) the client closed before the server finished them. */
   readonly clientDisconnects: number;
   close(): Promise<void>;
@@ -88,7 +92,7 @@ export type MultipartBody = {
 export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): Promise<FakeOpenAIUpstream> {
   const requests: RecordedRequest[] = [];
   const attemptCounts = new Map<string, number>();
-  const state = { clientDisconnects: 0, completionCounter: 0 };
+  const state: { clientDisconnects: number; completionCounter: number; slowHold: Promise<void> | undefined } = { clientDisconnects: 0, completionCounter: 0, slowHold: undefined };
   const stateful = createStatefulState();
 
   const server = createServer((request, response) => {
@@ -184,6 +188,7 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
         response.destroy();
         return;
       }
+      if (model.includes('slow') && position === chunks.length - 1) await state.slowHold;
       response.write(`data: ${JSON.stringify(chunk)}\n\n`);
       if (model.includes('slow')) await sleep(options.slowChunkDelayMs ?? 100);
       // Let the chunks reach the client before the socket is destroyed.
@@ -199,6 +204,16 @@ export async function startFakeOpenAIUpstream(options: FakeOpenAIOptions = {}): 
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     attempts: (model) => attemptCounts.get(model) ?? 0,
+    holdSlowAnswers: () => {
+      let release = () => {};
+      state.slowHold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        state.slowHold = undefined;
+        release();
+      };
+    },
     get clientDisconnects() {
       return state.clientDisconnects;
     },
