@@ -6,10 +6,10 @@
  * 2. the bulk path that builds the large store: BENCH_SCALE_CHUNKS synthetic chunks
  *    (1,000,000 on PostgreSQL; BENCH_SCALE_CHUNKS_PGLITE, 100,000, on PGlite) generated
  *    and inserted directly with the HNSW and GIN indexes dropped, then each index built once;
- * 3. search p50/p95 in two scopes: the account holding 95% of the chunks beside the example
- *    knowledge (recall@10 on the labelled questions measured there), and a tenant holding
- *    the other 5%, for whom the account and collection filter rejects most of what the
- *    indexes offer first.
+ * 3. search p50/p95 in three scopes: the account holding most chunks beside the example
+ *    knowledge (recall@10 on the labelled questions measured there); a tenant holding 5%,
+ *    for whom the account and collection filter rejects most of what the indexes offer
+ *    first; and a small account of SMALL_SCOPE_CHUNKS, which both retrievers search whole.
  *
  * The corpus, the questions and the timing are bench/knowledge-search.ts's (the 100k part).
  *
@@ -21,7 +21,7 @@ import type { Embedder } from '../src/knowledge/embedder.ts';
 import { searchByText } from '../src/knowledge/full-text-search.ts';
 import { searchKnowledge } from '../src/knowledge/hybrid-search.ts';
 import { indexKnowledge } from '../src/knowledge/knowledge-indexer.ts';
-import { searchByVector } from '../src/knowledge/knowledge-repository.ts';
+import { searchByVector, SMALL_SCOPE_CHUNKS } from '../src/knowledge/knowledge-repository.ts';
 import type { Database } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { EXAMPLE_KNOWLEDGE_DIR } from '../test/support/knowledge-fixtures.ts';
@@ -32,6 +32,7 @@ import { COLLECTIONS, DIMS, dropIndexes, lexicalEmbedder, load, MODEL, openBench
 /** The tenant's share of the chunks: a scope the filter narrows to one row in twenty. */
 const TENANT_SHARE = 0.05;
 
+/** hnswUsed: whether the planner walks the HNSW index for a plain nearest-neighbour query of the scope (searchByVector decides on its own). */
 export type ScopeTimings = { scope: string; chunks: number; hnswUsed: boolean; timings: Timing[] };
 
 export type KnowledgeScaleResult = {
@@ -63,14 +64,17 @@ export async function runKnowledgeScale(log: (line: string) => void = (line) => 
     await migrate(db);
     const account = await createAccount(db, 'bench');
     const tenant = await createAccount(db, 'bench-tenant');
+    const small = await createAccount(db, 'bench-small');
     await indexKnowledge({ db, accountId: account.id, rootDir: EXAMPLE_KNOWLEDGE_DIR, embedder: lexicalEmbedder });
     const exampleOnly = await recallAtTen(db, account.id);
     const tenantChunks = Math.round(chunks * TENANT_SHARE);
-    log(`knowledge scale on ${db.engine}: loading ${chunks} chunks (${tenantChunks} of them the tenant's)…`);
+    const accountChunks = chunks - tenantChunks - SMALL_SCOPE_CHUNKS;
+    log(`knowledge scale on ${db.engine}: loading ${chunks} chunks (${tenantChunks} of them the tenant's, ${SMALL_SCOPE_CHUNKS} the small account's)…`);
     const definitions = await dropIndexes(db);
     const insertStart = performance.now();
-    await load(db, account.id, chunks - tenantChunks, next, words);
+    await load(db, account.id, accountChunks, next, words);
     await load(db, tenant.id, tenantChunks, next, words);
+    await load(db, small.id, SMALL_SCOPE_CHUNKS, next, words);
     const insertSeconds = (performance.now() - insertStart) / 1000;
     log(`  inserted in ${insertSeconds.toFixed(0)} s; building the indexes…`);
     const built = await rebuildIndexes(db, definitions, maintenanceWorkMem);
@@ -83,8 +87,9 @@ export async function runKnowledgeScale(log: (line: string) => void = (line) => 
     const queryVectors = Array.from({ length: queries }, () => unitVector(next));
     const scopes: ScopeTimings[] = [];
     for (const [scope, accountId, scopeChunks] of [
-      ['account', account.id, chunks - tenantChunks],
+      ['account', account.id, accountChunks],
       ['tenant', tenant.id, tenantChunks],
+      ['small account', small.id, SMALL_SCOPE_CHUNKS],
     ] as const) {
       log(`  timing the ${scope}'s searches…`);
       scopes.push({ scope, chunks: scopeChunks, hnswUsed: await hnswUsed(db, accountId, queryVectors[0] ?? []), timings: await timeScope(db, accountId, questions, queryVectors) });
@@ -121,7 +126,7 @@ export async function timeScope(db: Database, accountId: string, questions: stri
   const scope = { accountId, collections: COLLECTIONS, limit: 30 };
   const queries = questions.length;
   return [
-    await time('vector only (HNSW top 30)', queries, async (index) => (await searchByVector(db, { ...scope, embeddingModel: MODEL, vector: queryVectors[index] ?? [] })).length),
+    await time('vector only (top 30)', queries, async (index) => (await searchByVector(db, { ...scope, embeddingModel: MODEL, vector: queryVectors[index] ?? [] })).length),
     await time('full text only (top 30)', queries, async (index) => (await searchByText(db, { ...scope, question: questions[index] ?? '' })).length),
     await time('hybrid (both + RRF, top 5)', queries, async (index) => {
       current = index;
