@@ -1,16 +1,27 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForBackgroundResponse } from '../../support/background-response.ts';
+import { type GatedUpstream, startGatedUpstream } from '../../support/gated-upstream.ts';
 import { useRuntimeGateway } from '../../support/runtime-fixtures.ts';
 import { engineName } from '../../support/test-database.ts';
 
-/** `background: true`, GET (as it stands, and replayed as a stream), cancel, and a client that walks away. */
+/**
+ * `background: true`, GET (as it stands, and replayed as a stream), cancel, and a client that walks away.
+ * The gateway reaches the fake OpenAI upstream through a gate, so a test can hold the model calls.
+ */
+const providerEnv: Record<string, string> = {};
+let gate: GatedUpstream;
+beforeAll(async () => {
+  gate = await startGatedUpstream(() => runtime.gateway.openai.url);
+  providerEnv.OPENAI_BASE_URL = gate.url;
+});
+afterAll(async () => gate?.close());
 const runtime = useRuntimeGateway(
   {
     echo: 'name: Echo\nmodel: openai/test-echo\ninstructions: Repeat.\n',
     slow: 'name: Slow\nmodel: openai/test-slow\ninstructions: Take your time.\n',
     helper: 'name: Helper\nmodel: openai/test-tool\ninstructions: Use your tool.\ntools: [echo_upper]\n',
   },
-  { JUNCTION_RUN_LEASE_SECONDS: '3' },
+  Object.assign(providerEnv, { JUNCTION_RUN_LEASE_SECONDS: '3' }),
 );
 
 type Resource = {
@@ -36,14 +47,24 @@ const eventsOf = (text: string) =>
     .map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)) as { type: string; sequence_number: number; response?: Resource });
 
 describe(`background responses on ${engineName()}`, () => {
-  it('answers at once with queued, runs on, and GET shows the finished response (billed like a foreground one)', async () => {
-    const started = performance.now();
-    const { status, json } = await create({ model: 'helper', input: 'shout this', background: true });
-    expect(status).toBe(200);
-    expect(json.status).toBe('queued');
-    expect(json.background).toBe(true);
-    expect(json.output).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(2_000);
+  it('answers before its run has done anything, runs on, and GET shows the finished response (billed like a foreground one)', async () => {
+    const release = gate.hold();
+    let created: { status: number; json: Resource } | undefined;
+    try {
+      const answering = create({ model: 'helper', input: 'shout this', background: true }).then((answer) => (created = answer));
+      answering.catch(() => undefined);
+      for (let attempt = 0; attempt < 200 && (created === undefined || gate.waiting === 0); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      // Both at once: the answer is out while the run's first model call waits at the gate.
+      expect(gate.waiting).toBe(1);
+      expect(created?.status).toBe(200);
+      expect(created?.json).toMatchObject({ status: 'queued', background: true, output: [] });
+      const meanwhile = JSON.parse((await retrieve(created?.json.id ?? '')).text) as Resource;
+      expect(['queued', 'in_progress']).toContain(meanwhile.status);
+      expect(meanwhile.output).toEqual([]);
+    } finally {
+      release();
+    }
+    const json = created?.json as Resource;
     const done = await settled(json.id);
     expect(done.status, JSON.stringify(done)).toBe('completed');
     expect(done.output.map((item) => item.type)).toEqual(['junction:tool_call', 'message']);
