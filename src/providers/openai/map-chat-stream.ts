@@ -17,7 +17,6 @@ import { UpstreamError } from '../upstream-error.ts';
 import { generateToolCallId, mapFinishReason, mapUsage } from './map-chat-response.ts';
 import { readOpenAIStreamError } from './openai-error.ts';
 import { OpenAIChatChunkSchema, type OpenAIChatChunk } from './openai-wire-schemas.ts';
-import { isPlainDeltaChunk } from './plain-delta-chunk.ts';
 import { TextDeltaScanner } from './text-delta-scanner.ts';
 
 type ToolCallState = { index: number; id: string | undefined; name: string | undefined; started: boolean; pendingArguments: string };
@@ -171,7 +170,6 @@ function parseChunk(data: string): OpenAIChatChunk | undefined {
       upstreamMessage: 'upstream sent a malformed stream event',
     });
   }
-  if (isPlainDeltaChunk(json)) return json;
   const parsed = OpenAIChatChunkSchema.safeParse(json);
   // Shapes we do not understand (vendor keep-alives, extra event kinds) are skipped, not fatal.
   return parsed.success ? parsed.data : undefined;
