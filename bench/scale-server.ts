@@ -2,7 +2,8 @@
  * Junction under the scale bench (bench/scale.ts): the real app, as bench/gateway-server.ts
  * starts it, with one account's usage log loaded to SCALE_ROWS rows before it listens: rows
  * in time order over 90 days, 20 keys, 30 models, 94.5% success, then analyzed, as issue 71
- * measured. Prints its URL, a model key, a provisioning key, a console session cookie and
+ * measured. With SCALE_TOTAL_ROWS, 99 other accounts' rows fill the log to that many,
+ * generated in the database alongside. Prints its URL, a model key, a provisioning key, a console session cookie and
  * how long the load took.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +14,12 @@ import { buildApp } from '../src/app.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
 import { issueSetupLink } from '../src/console/session-routes.ts';
 import { createServices } from '../src/assembly/services.ts';
+import { keepUsagePartitions } from '../src/billing/usage-partitions.ts';
 
 const rows = Number(process.env.SCALE_ROWS ?? 1_000_000);
+/** The whole log: the measured account's rows and OTHER_ACCOUNTS' (SCALE_TOTAL_ROWS, default the measured rows alone). */
+const totalRows = Number(process.env.SCALE_TOTAL_ROWS ?? rows);
+const OTHER_ACCOUNTS = 99;
 const KEYS = 20;
 const MODELS = 30;
 const DAYS = 90;
@@ -40,10 +45,11 @@ const accountId = services.defaultAccount.id;
 const loadStarted = performance.now();
 const end = Date.now();
 const spanMs = DAYS * 86_400_000;
-for (let first = 1; first <= rows; first += CHUNK) {
-  const last = Math.min(rows, first + CHUNK - 1);
-  // Row g of N at end - span + g × span / N: in time order, the newest now. 5.5% are not successes.
-  await services.db.query(
+// The log's months over the span, as a log that grew over it has them (a new store has this month's and the next ones only).
+for (let at = end - spanMs; at < end; at += 28 * 86_400_000) await keepUsagePartitions(services.db, new Date(at), undefined);
+/** The measured account's rows `first`..`last`: row g of N at end - span + g × span / N, in time order, the newest now; 5.5% are not successes. */
+const measured = (first: number, last: number) =>
+  services.db.query(
     `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, requested_model, model, provider, status, http_status,
        input_tokens, output_tokens, cost_micros, latency_ms, created_at)
      SELECT 'gen-scale-' || g, $1::uuid, ($2::uuid[])[1 + g % ${KEYS}], 'req-' || g, 'chat.completions', 'openai/model-' || (g % ${MODELS}),
@@ -53,6 +59,37 @@ for (let first = 1; first <= rows; first += CHUNK) {
      FROM generate_series($6::int, $7::int) g`,
     [accountId, keyIds, end, spanMs, rows, first, last],
   );
+const others = Math.max(0, totalRows - rows);
+const otherAccounts: string[] = [];
+if (others > 0) {
+  const made = await services.db.query<{ id: string }>(`INSERT INTO accounts (name) SELECT 'scale-other-' || g FROM generate_series(1, ${OTHER_ACCOUNTS}) g RETURNING id`);
+  otherAccounts.push(...made.rows.map((row) => row.id));
+}
+/** The other accounts' rows over the same days, each batch's rows spread over the accounts. */
+const other = (first: number, last: number) =>
+  services.db.query(
+    `INSERT INTO usage_log (id, account_id, request_id, endpoint, requested_model, model, provider, status, http_status,
+       input_tokens, output_tokens, cost_micros, latency_ms, created_at)
+     SELECT 'gen-other-' || g, ($1::uuid[])[1 + g % ${OTHER_ACCOUNTS}], 'req-' || g, 'chat.completions', 'openai/model-' || (g % ${MODELS}),
+       'openai/model-' || (g % ${MODELS}), 'openai', CASE WHEN g % 200 < 11 THEN 'upstream_error' ELSE 'success' END,
+       CASE WHEN g % 200 < 11 THEN 502 ELSE 200 END, 100 + g % 900, 50 + g % 400, CASE WHEN g % 200 < 11 THEN 0 ELSE 20 + g % 500 END, 200 + g % 1000,
+       to_timestamp(($2::float8 - $3::float8 + g * ($3::float8 / $4::float8)) / 1000)
+     FROM generate_series($5::bigint, $6::bigint) g`,
+    [otherAccounts, end, spanMs, others, first, last],
+  );
+// Both logs grow in time order together, as a shared log does: a batch of each, by turns.
+const measuredBatches = Math.ceil(rows / CHUNK);
+const otherBatches = Math.ceil(others / CHUNK);
+const turns = Math.max(measuredBatches, otherBatches);
+let measuredNext = 1;
+let otherNext = 1;
+for (let turn = 0; turn < turns; turn += 1) {
+  const measuredUntil = Math.min(rows, Math.round(((turn + 1) * rows) / turns));
+  if (measuredUntil >= measuredNext) await measured(measuredNext, measuredUntil);
+  measuredNext = measuredUntil + 1;
+  const otherUntil = Math.min(others, Math.round(((turn + 1) * others) / turns));
+  if (otherUntil >= otherNext) await other(otherNext, otherUntil);
+  otherNext = otherUntil + 1;
 }
 await services.db.query(services.db.engine === 'postgres' ? 'VACUUM ANALYZE usage_log' : 'ANALYZE usage_log');
 await services.db.query('ANALYZE usage_daily_rollups');
