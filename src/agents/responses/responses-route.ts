@@ -14,7 +14,6 @@ import { startForegroundResponse } from './foreground-response.ts';
 import { inputItemsRoutes } from './input-items-routes.ts';
 import { prepareOptions, prepareResponse } from './response-preparation.ts';
 import { CreateResponseSchema } from './response-request-schema.ts';
-import { plainResponseRequest } from './plain-response-request.ts';
 
 /**
  * `POST /agents/v1/responses` (Open Responses), `GET` and `DELETE /responses/{id}`.
@@ -40,7 +39,7 @@ export async function agentResponsesRoutes(app: FastifyInstance, deps: AgentsApi
   });
 
   app.post('/responses', { bodyLimit: LARGE_BODY_LIMIT }, async (request, reply) => {
-    const body = plainResponseRequest(request.body) ?? parseInput(CreateResponseSchema, request.body);
+    const body = parseInput(CreateResponseSchema, request.body);
     if (body.background && body.generate === false) throw new JunctionError('invalid_request', 'A generate: false warm-up answers at once: send it without background.', { param: 'generate' });
     const owner = ownerOf(request);
     const requested = await deps.agents.require(owner.accountId, body.model);
