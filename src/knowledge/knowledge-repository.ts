@@ -50,19 +50,6 @@ export type ChunkMatch = {
 
 export type SearchScope = { accountId: string; collections: readonly string[]; limit: number };
 
-/**
- * A scope of at most this many chunks (the knowledge of most agents) is searched whole by
- * both retrievers: every full-text match ranked, every vector compared. Its rows are found
- * by the (account, collection) index, and an index built over every account's chunks would
- * make it pay for the rows it filters out.
- */
-export const SMALL_SCOPE_CHUNKS = 1000;
-
-/** The scope's chunk count, as a CTE the search statements gate their branches on. */
-export const SCOPE_SIZE_SQL = `scope_size AS (
-       SELECT coalesce(sum(chunk_count), 0) AS chunks FROM knowledge_documents WHERE account_id = $2 AND collection = ANY($3::text[])
-     )`;
-
 export async function upsertCollection(db: Queryable, accountId: string, name: string, embeddingModel: string | null, source: 'folder' | 'console' = 'folder'): Promise<void> {
   await db.query(
     `INSERT INTO knowledge_collections (account_id, name, embedding_model, source) VALUES ($1, $2, $3, $4)
@@ -182,12 +169,7 @@ const MATCH_COLUMNS = 'id, collection, path, title, heading, content';
  * and the `dims = N` predicate so the partial HNSW index for that size is chosen
  * (checked with EXPLAIN on PostgreSQL 15 and PGlite). Iterative scan, on in every
  * session of both engines, keeps returning candidates when the account/collection
- * filter rejects the first ones the graph offers; but a scope that is a small share of
- * the index (one account's few chunks among many accounts') would have the graph walk
- * past thousands of others' chunks, and past `hnsw.max_scan_tuples` return too few. So
- * a scope of at most SMALL_SCOPE_CHUNKS is compared whole instead, exactly: its ORDER BY
- * is written so that no HNSW index matches it. The branch is chosen inside the statement,
- * on the scope's size, so each stays one prepared statement.
+ * filter rejects the first ones the graph offers.
  */
 export async function searchByVector(db: Database, scope: SearchScope & { embeddingModel: string; vector: readonly number[] }): Promise<ChunkMatch[]> {
   const dims = scope.vector.length;
@@ -197,17 +179,11 @@ export async function searchByVector(db: Database, scope: SearchScope & { embedd
   // statement was a sizeable part of a search on PGlite, and a LIMIT left as a parameter is
   // costed as a tenth of the table in a generic plan, which would never be chosen.
   const limit = candidateLimit(scope.limit);
-  const filter = `dims = ${dims} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4`;
   const search = async (queryable: Queryable) => {
     const result = await queryable.query<MatchRow>(
-      `WITH ${SCOPE_SIZE_SQL}
-       (SELECT ${MATCH_COLUMNS}, ${EXACT_DISTANCE} AS score FROM knowledge_chunks
-        WHERE (SELECT chunks FROM scope_size) <= ${SMALL_SCOPE_CHUNKS} AND ${filter}
-        ORDER BY ${EXACT_DISTANCE} LIMIT ${limit})
-       UNION ALL
-       (SELECT ${MATCH_COLUMNS}, ${distance} AS score FROM knowledge_chunks
-        WHERE (SELECT chunks FROM scope_size) > ${SMALL_SCOPE_CHUNKS} AND ${filter}
-        ORDER BY ${distance} LIMIT ${limit})`,
+      `SELECT ${MATCH_COLUMNS}, ${distance} AS score FROM knowledge_chunks
+       WHERE dims = ${dims} AND account_id = $2 AND collection = ANY($3::text[]) AND embedding_model = $4
+       ORDER BY ${distance} LIMIT ${limit}`,
       [vector, scope.accountId, scope.collections, scope.embeddingModel],
       { prepareAs: `knowledge-vector-${dims}-${limit}` },
     );
@@ -221,9 +197,6 @@ export async function searchByVector(db: Database, scope: SearchScope & { embedd
     return search(tx);
   });
 }
-
-/** The cosine distance on the column as it is, which no HNSW index (each on a cast of it) can order by. */
-const EXACT_DISTANCE = 'embedding <=> $1::vector';
 
 function candidateLimit(limit: number): number {
   // Interpolated into SQL like dims: integers only.

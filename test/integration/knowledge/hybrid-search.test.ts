@@ -7,7 +7,7 @@ import { RRF_K, searchKnowledge } from '../../../src/knowledge/hybrid-search.ts'
 import { indexKnowledge } from '../../../src/knowledge/knowledge-indexer.ts';
 import { searchByVector } from '../../../src/knowledge/knowledge-repository.ts';
 import { toVectorLiteral } from '../../../src/knowledge/embedder.ts';
-import type { Database, Queryable } from '../../../src/store/database.ts';
+import type { Database } from '../../../src/store/database.ts';
 import { EXAMPLE_KNOWLEDGE_DIR, openKnowledgeDatabase } from '../../support/knowledge-fixtures.ts';
 import { createLexicalEmbedder } from '../../support/lexical-embedder.ts';
 import { engineName } from '../../support/test-database.ts';
@@ -64,26 +64,6 @@ describe(`hybrid search on ${engineName()}`, () => {
     const textScores = new Map(fromText.rows.map((row) => [Number(row.id), Number(row.score)]));
     for (const match of matches) expect(match.score).toBeCloseTo(textScores.get(match.id) ?? Number.NaN, 6);
     expect(matches.map((match) => match.score)).toEqual(matches.map((match) => match.score).sort((a, b) => a - b));
-  });
-
-  it('compares every vector of a small scope, so an account finds its nearest chunks whatever the index offers first', async () => {
-    const [vector = []] = await embedder.embed(['student discount on a hub bought for school'], 'query');
-    // The store seen from inside one transaction, so the search runs under its settings.
-    const within = (tx: Queryable): Database => Object.assign(Object.create(db) as Database, { query: tx.query.bind(tx), transaction: <T>(work: (inner: Queryable) => Promise<T>) => work(tx) });
-    const nearest = await db.transaction(async (tx) => {
-      // Sorts priced out, as on a table large enough that the planner prefers the index walk;
-      // and a walk this narrow offers one chunk, if that, and goes no further.
-      await tx.query('SET LOCAL enable_sort = off');
-      await tx.query('SET LOCAL hnsw.ef_search = 1');
-      await tx.query('SET LOCAL hnsw.iterative_scan = off');
-      return searchByVector(within(tx), { accountId, collections, limit: 8, embeddingModel: embedder.modelId, vector });
-    });
-    const exact = await db.query<{ id: number }>('SELECT id FROM knowledge_chunks WHERE account_id = $2 AND collection = ANY($3::text[]) ORDER BY embedding <=> $1::vector, id LIMIT 8', [
-      toVectorLiteral(vector),
-      accountId,
-      collections,
-    ]);
-    expect(nearest.map((match) => match.id)).toEqual(exact.rows.map((row) => Number(row.id)));
   });
 
   it('searches only the requested collections', async () => {
