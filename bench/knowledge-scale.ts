@@ -9,7 +9,7 @@
  * 3. search p50/p95 in three scopes: the account holding most chunks beside the example
  *    knowledge (recall@10 on the labelled questions measured there); a tenant holding 5%,
  *    for whom the account and collection filter rejects most of what the indexes offer
- *    first; and a small account of SMALL_SCOPE_CHUNKS, which both retrievers search whole.
+ *    first; and a small account of 1,000 chunks, whose filter rejects nearly everything.
  *
  * The corpus, the questions and the timing are bench/knowledge-search.ts's (the 100k part).
  *
@@ -21,7 +21,7 @@ import type { Embedder } from '../src/knowledge/embedder.ts';
 import { searchByText } from '../src/knowledge/full-text-search.ts';
 import { searchKnowledge } from '../src/knowledge/hybrid-search.ts';
 import { indexKnowledge } from '../src/knowledge/knowledge-indexer.ts';
-import { searchByVector, SMALL_SCOPE_CHUNKS } from '../src/knowledge/knowledge-repository.ts';
+import { searchByVector } from '../src/knowledge/knowledge-repository.ts';
 import type { Database } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { EXAMPLE_KNOWLEDGE_DIR } from '../test/support/knowledge-fixtures.ts';
@@ -30,6 +30,8 @@ import { type IngestResult, measureIngest } from './knowledge-ingest.ts';
 import { COLLECTIONS, DIMS, dropIndexes, lexicalEmbedder, load, MODEL, openBenchDatabase, random, rebuildIndexes, recallAtTen, type Timing, time, unitVector, vocabulary } from './knowledge-search.ts';
 
 /** The tenant's share of the chunks: a scope the filter narrows to one row in twenty. */
+/** The small account's chunks: the knowledge of most agents, full-text search's small scope (full-text-search.ts). */
+const SMALL_SCOPE_CHUNKS = 1000;
 const TENANT_SHARE = 0.05;
 
 /** hnswUsed: whether the planner walks the HNSW index for a plain nearest-neighbour query of the scope (searchByVector decides on its own). */
