@@ -19,6 +19,7 @@ import { agentsEvaluationsRoutes } from './console/agents-evaluations-routes.ts'
 import { agentsApiAuth } from './console/agents-session-auth.ts';
 import { consoleApi } from './console/console-api.ts';
 import { serveWeb } from './console/serve-web.ts';
+import { lazyChildLoggerFactory } from './http/lazy-child-logger.ts';
 import { loggerOptions } from './http/logger-options.ts';
 import { apiDocsRoutes } from './api-docs.ts';
 import { registerMetrics } from './ops/metrics.ts';
@@ -34,6 +35,7 @@ export async function buildApp(services: Services, options: { logStream?: NodeJS
     ...logging,
     // 128 random bits from the pooled buffer: randomUUID() plus replaceAll showed in profiles.
     genReqId: () => `req_${randomHex(16)}`,
+    childLoggerFactory: lazyChildLoggerFactory,
     // Idle keep-alive sockets close at shutdown; in-flight requests drain first.
     forceCloseConnections: 'idle',
     return503OnClosing: true,

@@ -21,7 +21,7 @@ afterAll(async () => gateway.close());
 describe('chat completions through the official openai client', () => {
   it('answers, bills and logs a plain call, with the provider key swapped in', async () => {
     const { data: completion, response } = await client.chat.completions.create({ model: 'openai/test-echo', messages: [{ role: 'user', content: 'hello there gateway' }] }).withResponse();
-    // fastify serializes the answer object with its JSON content type.
+    // The answer is serialized by hand (chatCompletionJson): typed as fastify types an object.
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(completion.choices[0]?.message.content).toBe('hello there gateway');
     expect(completion.choices[0]?.finish_reason).toBe('stop');

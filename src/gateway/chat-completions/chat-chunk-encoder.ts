@@ -1,5 +1,5 @@
 import type { ModelStreamEvent, Usage } from '../../core/model-types.ts';
-import { completionOpening, toChatFinishReason, toChatUsage } from './render-chat-response.ts';
+import { chatUsageJson, completionOpening, toChatFinishReason } from './render-chat-response.ts';
 
 /**
  * Canonical stream events → `chat.completion.chunk` JSON texts, in OpenAI's order: a
@@ -55,7 +55,7 @@ export class ChatChunkEncoder {
 
   /** A usage chunk alone (`choices: []`): what a stream that failed midway was billed, before its error. */
   usageOnly(costMicros: number, usage: Usage): string {
-    return `${this.#prefix}"choices":[],"usage":${JSON.stringify(toChatUsage(usage, costMicros))}}`;
+    return `${this.#prefix}"choices":[],"usage":${chatUsageJson(usage, costMicros)}}`;
   }
 
   /** A delta chunk; `fields` is the delta object's serialized content, without braces. */

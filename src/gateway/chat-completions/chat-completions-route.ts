@@ -11,12 +11,15 @@ import { rateLimitHeaders } from '../../pipeline/rate-limiter.ts';
 import { callContextFrom } from '../call-context-from-request.ts';
 import { PROVIDER_HEADER } from '../../routing/provider-header.ts';
 import { cacheHeaders, takeCacheOption } from '../response-cache-option.ts';
-import { carryUnknownFields, droppedParamsHeaders, readTolerantly, type TolerantBody } from '../tolerant-reader.ts';
+import { carryUnknownFields, droppedParamsHeaders, readTolerantly, type TolerantBody, type UnknownFields } from '../tolerant-reader.ts';
 import { liftCacheControlHints } from './cache-control-hints.ts';
 import { ChatChunkEncoder } from './chat-chunk-encoder.ts';
 import { type ChatRequest, ChatRequestSchema } from './chat-request-schema.ts';
+import { isPlainChatRequest } from './plain-chat-request.ts';
 import { toChatInput } from './convert-chat-request.ts';
-import { renderChatCompletion } from './render-chat-response.ts';
+import { chatCompletionJson } from './render-chat-response.ts';
+
+const NOTHING_UNKNOWN: UnknownFields = { topLevel: undefined, nested: [] };
 
 export type ChatRouteDeps = { authenticator: KeyAuthenticator; chat: ChatPipeline };
 
@@ -24,7 +27,7 @@ export type ChatRouteDeps = { authenticator: KeyAuthenticator; chat: ChatPipelin
 export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
   app.post('/chat/completions', { bodyLimit: LARGE_BODY_LIMIT, preHandler: requireKey(deps.authenticator, { kinds: ['model'] }) }, async (request, reply) => {
     const cache = takeCacheOption(request.body);
-    const { body, unknown }: TolerantBody<ChatRequest> = readTolerantly(ChatRequestSchema, request.body);
+    const { body, unknown }: TolerantBody<ChatRequest> = isPlainChatRequest(request.body) ? { body: request.body, unknown: NOTHING_UNKNOWN } : readTolerantly(ChatRequestSchema, request.body);
     const input = toChatInput(body);
     liftCacheControlHints(input.request, unknown);
     if (cache) input.cache = cache;
@@ -38,7 +41,9 @@ export async function chatCompletionsRoute(app: FastifyInstance, deps: ChatRoute
       reply.headers(droppedParamsHeaders('openai', result.model.providerKind, unknown));
       reply.header(PROVIDER_HEADER, result.model.providerId);
       reply.headers(cacheHeaders(result));
-      return renderChatCompletion(result.response, {
+      // Serialized here (fastify's default for an object is the same JSON, typed alike).
+      reply.type('application/json; charset=utf-8');
+      return chatCompletionJson(result.response, {
         id: result.generationId,
         model: result.model.id,
         created,

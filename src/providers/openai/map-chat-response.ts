@@ -6,9 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { AssistantPart, FinishReason, ModelResponse, Usage } from '../../core/model-types.ts';
 import { parseUpstreamBody } from './parse-upstream-body.ts';
 import { OpenAIChatResponseSchema, type OpenAIUsage } from './openai-wire-schemas.ts';
+import { isPlainChatResponse } from './plain-chat-response.ts';
 
 export function mapChatResponse(body: unknown, requestedModel: string): ModelResponse {
-  const data = parseUpstreamBody(OpenAIChatResponseSchema, body, 'chat completion');
+  const data = isPlainChatResponse(body) ? body : parseUpstreamBody(OpenAIChatResponseSchema, body, 'chat completion');
   const choice = data.choices[0];
   const message = choice?.message;
   const content: AssistantPart[] = [];

@@ -17,6 +17,8 @@ import { UpstreamError } from '../upstream-error.ts';
 import { generateToolCallId, mapFinishReason, mapUsage } from './map-chat-response.ts';
 import { readOpenAIStreamError } from './openai-error.ts';
 import { OpenAIChatChunkSchema, type OpenAIChatChunk } from './openai-wire-schemas.ts';
+import { isPlainDeltaChunk } from './plain-delta-chunk.ts';
+import { TextDeltaScanner } from './text-delta-scanner.ts';
 
 type ToolCallState = { index: number; id: string | undefined; name: string | undefined; started: boolean; pendingArguments: string };
 type ChunkToolCall = NonNullable<NonNullable<NonNullable<OpenAIChatChunk['choices']>[number]['delta']>['tool_calls']>[number];
@@ -32,6 +34,7 @@ class ChatChunkMapping implements SseEventMapping {
   /** [DONE] seen: later events are read (to the body's end, keeping the connection) but ignored. */
   #done = false;
   readonly #toolCalls = new Map<number, ToolCallState>();
+  readonly #textDeltas = new TextDeltaScanner();
 
   map(event: SseEvent, out: ModelStreamEvent[]): boolean {
     // Read on to the end of the body rather than stopping: stopping early destroys the
@@ -42,6 +45,9 @@ class ChatChunkMapping implements SseEventMapping {
       this.#done = true;
       return false;
     }
+    // Most chunks are read without a parse: the first when it is a text delta, then text
+    // deltas, the finish and the usage under the same opening (text-delta-scanner.ts).
+    if (this.#sentMetadata ? this.#readLaterChunk(event.data, out) : this.#readFirstChunk(event.data, out)) return false;
     const chunk = parseChunk(event.data);
     if (chunk === undefined) return false;
     if (chunk.error !== undefined && chunk.error !== null) {
@@ -51,6 +57,7 @@ class ChatChunkMapping implements SseEventMapping {
         upstreamMessage: readOpenAIStreamError(chunk.error),
       });
     }
+    this.#textDeltas.learn(event.data);
     if (!this.#sentMetadata) {
       this.#sentMetadata = true;
       out.push({
@@ -72,6 +79,45 @@ class ChatChunkMapping implements SseEventMapping {
     for (const call of delta?.tool_calls ?? []) mapToolCallDelta(call, this.#toolCalls, out);
     if (choice?.finish_reason) this.#finishRaw = choice.finish_reason;
     return false;
+  }
+
+  /** A chunk after the first when it is a text delta, the finish or the usage under the learned opening; false: parse it. */
+  #readLaterChunk(data: string, out: ModelStreamEvent[]): boolean {
+    const text = this.#textDeltas.read(data);
+    if (text !== undefined) {
+      if (text) out.push({ type: 'text-delta', delta: text });
+      return true;
+    }
+    const finishReason = this.#textDeltas.readFinish(data);
+    if (finishReason !== undefined) {
+      this.#finishRaw = finishReason;
+      return true;
+    }
+    const usage = this.#textDeltas.readUsage(data);
+    if (usage === undefined) return false;
+    this.#usage = mapUsage(usage);
+    return true;
+  }
+
+  /**
+   * The stream's first chunk when it is a plain text delta (OpenAI's role chunk): its
+   * metadata from its opening and its text from the scanner, without parsing it whole.
+   * False when it is anything else: the caller parses it (the opening, if learned, stays),
+   * and reports its metadata.
+   */
+  #readFirstChunk(data: string, out: ModelStreamEvent[]): boolean {
+    const metadata = this.#textDeltas.learnMetadata(data);
+    if (metadata === undefined) return false;
+    const text = this.#textDeltas.read(data);
+    if (text === undefined) return false;
+    this.#sentMetadata = true;
+    out.push({
+      type: 'response-metadata',
+      ...(metadata.id ? { id: metadata.id } : {}),
+      ...(metadata.model ? { model: metadata.model } : {}),
+    });
+    if (text) out.push({ type: 'text-delta', delta: text });
+    return true;
   }
 
   end(out: ModelStreamEvent[]): void {
@@ -125,6 +171,7 @@ function parseChunk(data: string): OpenAIChatChunk | undefined {
       upstreamMessage: 'upstream sent a malformed stream event',
     });
   }
+  if (isPlainDeltaChunk(json)) return json;
   const parsed = OpenAIChatChunkSchema.safeParse(json);
   // Shapes we do not understand (vendor keep-alives, extra event kinds) are skipped, not fatal.
   return parsed.success ? parsed.data : undefined;

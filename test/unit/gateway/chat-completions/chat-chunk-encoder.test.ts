@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChatChunkEncoder } from '../../../../src/gateway/chat-completions/chat-chunk-encoder.ts';
+import { chatUsageJson, toChatUsage } from '../../../../src/gateway/chat-completions/render-chat-response.ts';
 
 const meta = { id: 'gen-1', model: 'openai/gpt-x', created: 1700000000, provider: 'openai' };
 const base = { id: 'gen-1', object: 'chat.completion.chunk', created: 1700000000, model: 'openai/gpt-x', provider: 'openai' };
@@ -43,8 +44,8 @@ describe('ChatChunkEncoder', () => {
   });
 });
 
-describe('the chunk opening', () => {
-  it('carries extra fields after the five it opens with, one that replaces one of them in its place', () => {
+describe('the chunk opening and usage written by hand', () => {
+  it('match JSON.stringify of the objects they stand for', () => {
     const cases: Array<Record<string, unknown> | undefined> = [
       undefined,
       {},
@@ -58,5 +59,14 @@ describe('the chunk opening', () => {
       const expected = { ...base, id: 'gen-"quoted"\n', ...extra, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] };
       expect(chunk).toBe(JSON.stringify(expected));
     }
+  });
+
+  it('write usage as toChatUsage serializes, odd numbers included', () => {
+    const usages = [
+      { inputTokens: 3, outputTokens: 5 },
+      { inputTokens: 0, outputTokens: 0, cachedInputTokens: 2, reasoningTokens: 9 },
+      { inputTokens: 1e21, outputTokens: Number.NaN },
+    ];
+    for (const usage of usages) for (const cost of [0, 1, 1_234_567, 0.5]) expect(chatUsageJson(usage, cost)).toBe(JSON.stringify(toChatUsage(usage, cost)));
   });
 });
