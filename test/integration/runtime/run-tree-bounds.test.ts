@@ -16,8 +16,8 @@ const runtime = useRuntimeGateway({
   'cost-boss': 'name: Cost boss\nmodel: openai/test-tool\ninstructions: Delegate.\nagents: [looper]\nmax_run_cost_usd: 0.005\n',
   'deep-boss': 'name: Deep boss\nmodel: openai/test-tool\ninstructions: Delegate.\nagents: [middle]\nmax_run_cost_usd: 0.005\n',
   'handing-boss': 'name: Handing boss\nmodel: openai/test-tool\ninstructions: Hand over.\nhandoffs: [looper]\nmax_run_cost_usd: 0.005\n',
-  'time-boss': 'name: Time boss\nmodel: openai/test-tool\ninstructions: Delegate.\nagents: [slow-looper]\nmax_run_seconds: 2\n',
-  'time-handing-boss': 'name: Time handing boss\nmodel: openai/test-tool\ninstructions: Hand over.\nhandoffs: [slow-looper]\nmax_run_seconds: 2\n',
+  'time-boss': 'name: Time boss\nmodel: openai/test-tool\ninstructions: Delegate.\nagents: [slow-looper]\nmax_run_seconds: 1\n',
+  'time-handing-boss': 'name: Time handing boss\nmodel: openai/test-tool\ninstructions: Hand over.\nhandoffs: [slow-looper]\nmax_run_seconds: 1\n',
 });
 
 type Resource = { status: string; incomplete_details: { reason: string } | null };
@@ -47,8 +47,8 @@ describe(`bounds over the run tree on ${engineName()}`, () => {
     expect(total).toBeLessThanOrEqual(COST_CAP_MICROS + largestStep);
   });
 
-  // A slow step streams for about 1.5 s here, so the looper gets through one step at most before the
-  // 2 s bound cuts the next while it streams: the fake upstream sees that answer's reader leave.
+  // A slow step streams for about 1.5 s here, longer than the 1 s bound, so the looper's first step
+  // is still streaming when the bound cuts it: the fake upstream sees that answer's reader leave.
   it.each(['time-boss', 'time-handing-boss'])(
     '%s: the time bound cuts the step still running below it',
     async (model) => {
