@@ -16,6 +16,7 @@ import { type RoundRobinProxy, startRoundRobinProxy } from '../support/round-rob
 import { runtimeFolders } from '../support/runtime-fixtures.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { createScratchDatabase } from '../support/test-database.ts';
+import { redisAnswers, TEST_REDIS_URL } from '../support/redis-probe.ts';
 
 /**
  * Three Junction hosts, each with its own data folder, on one PostgreSQL database behind a
@@ -28,7 +29,7 @@ import { createScratchDatabase } from '../support/test-database.ts';
  * PGlite is one process by design, so this runs in the PostgreSQL pass only.
  */
 const enabled = Boolean(process.env.DATABASE_URL);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const HOSTS = 3;
 const OWNER = { email: 'owner@example.com', password: 'three hosts owner 1' };
 const SLOW_MODEL = 'openai/test-slow';
@@ -37,17 +38,6 @@ const MESSAGE = 'count slowly please';
 // Sixty words echoed after the slow model's thirty: a step of about five seconds, journaled after one.
 const LONG_STORY = Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ');
 
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const redisAvailable = enabled && (await redisAnswers());
 
 const folders = runtimeFolders({});

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { createServices, type Services } from '../../src/assembly/services.ts';
@@ -11,6 +10,7 @@ import { createKey } from '../../src/keys/key-service.ts';
 import { startFakeOpenAIUpstream } from '../support/fake-openai-upstream.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { createScratchDatabase } from '../support/test-database.ts';
+import { redisAnswers, TEST_REDIS_URL } from '../support/redis-probe.ts';
 
 /**
  * Two server processes on one PostgreSQL database serve a deployment with `rpm: 10` as its
@@ -20,20 +20,9 @@ import { createScratchDatabase } from '../support/test-database.ts';
  * PGlite is one process by design, so this runs in the PostgreSQL pass only.
  */
 const enabled = Boolean(process.env.DATABASE_URL);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const run = randomUUID().slice(0, 8);
 
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const redisAvailable = enabled && (await redisAnswers());
 
 let upstream: Awaited<ReturnType<typeof startFakeOpenAIUpstream>>;

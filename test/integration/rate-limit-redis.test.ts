@@ -6,24 +6,14 @@ import { JunctionError } from '../../src/core/errors.ts';
 import { KeyRateLimiter } from '../../src/pipeline/rate-limiter.ts';
 import { bearer } from '../support/test-app.ts';
 import { startGateway, type GatewayHarness } from '../support/gateway-harness.ts';
+import { redisAnswers, TEST_REDIS_URL } from '../support/redis-probe.ts';
 
 /**
  * With REDIS_URL the requests-per-minute window is shared by every process. Runs
  * against the local Redis (CI starts one); skipped where none answers.
  */
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const available = await redisAnswers();
 
 describe.skipIf(!available)('rate limits in Redis', () => {

@@ -20,6 +20,7 @@ import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../../support/
 import { recordStatements } from '../../support/statement-recorder.ts';
 import { bearer, startTestApp, type TestApp } from '../../support/test-app.ts';
 import { createScratchDatabase } from '../../support/test-database.ts';
+import { redisAnswers, TEST_REDIS_URL } from '../../support/redis-probe.ts';
 
 /**
  * A deployment's `rpm`/`tpm` is its provider account's quota, so it holds however many
@@ -29,20 +30,9 @@ import { createScratchDatabase } from '../../support/test-database.ts';
  * this run, so windows in a shared Redis are this run's own.
  */
 const onPostgres = Boolean(process.env.DATABASE_URL);
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const run = randomUUID().slice(0, 8);
 
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const redisAvailable = await redisAnswers();
 
 const config = (upstream: string) => `
