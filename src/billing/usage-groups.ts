@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/database.ts';
 import type { UsageFilterValues, UsageGrouping } from './usage-filter-schema.ts';
-import { usageWhere } from './usage-where.ts';
+import { type ModelMatch, modelMatchOf, usageConditions } from './usage-where.ts';
 
 /** Requests, tokens and spend of a set of rows. */
 export type UsageTotals = { requests: number; inputTokens: number; outputTokens: number; costMicros: number };
@@ -11,8 +11,7 @@ export type UsageGroups = { groups: UsageGroup[]; totals: UsageTotals; truncated
 /** At most this many groups are listed (largest spend first); the totals still count every row. */
 export const GROUPS_MAX = 500;
 
-const TOTALS =
-  'count(*)::bigint AS requests, COALESCE(sum(input_tokens), 0)::bigint AS input_tokens, COALESCE(sum(output_tokens), 0)::bigint AS output_tokens, COALESCE(sum(cost_micros), 0)::bigint AS cost_micros';
+const DAY_MS = 86_400_000;
 
 type TotalsRow = { requests: string | number; input_tokens: string | number; output_tokens: string | number; cost_micros: string | number };
 const totalsOf = (row: TotalsRow | undefined): UsageTotals => ({
@@ -29,28 +28,79 @@ const sumOf = (groups: UsageTotals[]): UsageTotals => ({
   costMicros: groups.reduce((total, group) => total + group.costMicros, 0),
 });
 
+const SUMS = 'sum(requests)::bigint AS requests, sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens, sum(cost_micros)::bigint AS cost_micros';
+
 /**
- * The filtered rows grouped, with the totals of all of them. Tokens are not in the daily
- * rollups, so groups are summed from the log itself, over the filters' range (the caller
- * bounds it). Days are the caller's local days: `dayStarts` are the instants each begins,
- * ascending, and a row falls in the last day begun at or before it.
+ * The filtered rows grouped, with the totals of all of them. Days are the caller's local
+ * days: `dayStarts` are the instants each begins, ascending, and a row falls in the last
+ * day begun at or before it.
+ *
+ * Where the daily rollups can answer (filters of key, model and agent only; for days,
+ * days that are UTC days), the whole UTC days of the range are summed from the rollups
+ * and the part days at its edges from the log; otherwise, and for the days a retention may
+ * have cut (up to the account's oldest row in the log), from the log alone. Both give the
+ * same sums: the rollups count exactly the log's rows.
  */
 export async function groupUsage(db: Queryable, accountId: string, filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[] = []): Promise<UsageGroups> {
-  const where = await usageWhere(db, accountId, filters);
-  const params = [...where.params];
-  const expressions: Record<UsageGrouping, () => string> = {
-    key: () => 'key_id::text',
-    model: () => "COALESCE(model, requested_model, 'unknown')",
-    agent: () => 'agent_id',
-    // A day's number (1 = the first); the caller names it.
-    day: () => `width_bucket(created_at, $${params.push(dayStarts.map((start) => start.toISOString()))}::timestamptz[])::text`,
+  const match = await modelMatchOf(db, accountId, filters);
+  const whole = await rolledUpDays(db, accountId, filters, grouping, dayStarts);
+  const params: unknown[] = [accountId];
+  const starts = grouping === 'day' ? `$${params.push(dayStarts.map((start) => start.toISOString()))}::timestamptz[]` : '';
+  const fromLog = (range: UsageFilterValues): string => {
+    const group = { key: 'key_id::text', model: "COALESCE(model, requested_model, 'unknown')", agent: 'agent_id', day: `width_bucket(created_at, ${starts})::text` }[grouping];
+    return `SELECT ${group} AS key, count(*) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost_micros,
+      min(created_at) AS first_at FROM usage_log WHERE ${usageConditions(params, range, match)} GROUP BY 1`;
   };
-  const group = expressions[grouping]();
-  const order = grouping === 'day' ? 'min(created_at)' : 'sum(cost_micros) DESC, count(*) DESC, 1';
-  const groups = await db.query<TotalsRow & { key: string | null }>(`SELECT ${group} AS key, ${TOTALS} FROM usage_log WHERE ${where.sql} GROUP BY 1 ORDER BY ${order} LIMIT ${GROUPS_MAX + 1}`, params);
+  const parts: string[] = [];
+  if (whole === undefined) parts.push(fromLog(filters));
+  else {
+    if (filters.from && filters.from < whole.from) parts.push(fromLog({ ...filters, to: whole.from }));
+    parts.push(fromRollups(params, filters, match, grouping, starts, whole));
+    if (filters.to && whole.to < filters.to) parts.push(fromLog({ ...filters, from: whole.to }));
+  }
+  // A day's number (1 = the first), which the caller names; other groups largest spend first.
+  const order = grouping === 'day' ? 'min(first_at)' : 'sum(cost_micros) DESC, sum(requests) DESC, 1';
+  const union = parts.join(' UNION ALL ');
+  const groups = await db.query<TotalsRow & { key: string | null }>(`SELECT key, ${SUMS} FROM (${union}) parts GROUP BY 1 ORDER BY ${order} LIMIT ${GROUPS_MAX + 1}`, params);
   const listed = groups.rows.slice(0, GROUPS_MAX).map((row) => ({ key: row.key, ...totalsOf(row) }));
   const truncated = groups.rows.length > GROUPS_MAX;
   // Every group listed: their sums are the totals, without reading the rows a second time.
-  const totals = truncated ? totalsOf((await db.query<TotalsRow>(`SELECT ${TOTALS} FROM usage_log WHERE ${where.sql}`, where.params)).rows[0]) : sumOf(listed);
+  const totals = truncated ? totalsOf((await db.query<TotalsRow>(`SELECT ${SUMS} FROM (${union}) parts`, params)).rows[0]) : sumOf(listed);
   return { groups: listed, totals, truncated };
+}
+
+/** UTC days as instants: the first day's midnight and the midnight after the last. */
+type WholeDays = { from: Date; to: Date };
+
+/**
+ * The UTC days of the range the rollups answer for, or undefined when they answer for
+ * none. A retention drops the log's oldest rows, whole months and then the default
+ * partition's rows up to an instant, while the rollups keep them: only the days after the
+ * one holding the account's oldest row are whole in the log.
+ */
+async function rolledUpDays(db: Queryable, accountId: string, filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[]): Promise<WholeDays | undefined> {
+  if (filters.status || filters.endpoint || !filters.from || !filters.to) return undefined;
+  if (grouping === 'day' && dayStarts.some((start) => start.getTime() % DAY_MS !== 0)) return undefined;
+  const first = Math.ceil(filters.from.getTime() / DAY_MS) * DAY_MS;
+  const end = Math.floor(filters.to.getTime() / DAY_MS) * DAY_MS;
+  if (first >= end) return undefined;
+  const oldest = await db.query<{ oldest: Date | string | null }>('SELECT min(created_at) AS oldest FROM usage_log WHERE account_id = $1', [accountId]);
+  const at = oldest.rows[0]?.oldest;
+  if (at === null || at === undefined) return undefined;
+  const from = Math.max(first, Math.floor(new Date(at).getTime() / DAY_MS) * DAY_MS + DAY_MS);
+  return from < end ? { from: new Date(from), to: new Date(end) } : undefined;
+}
+
+/** The rollups' part of the group-by: the filters' conditions over usage_daily_rollups, as the log's part names its columns. */
+function fromRollups(params: unknown[], filters: UsageFilterValues, match: ModelMatch | undefined, grouping: UsageGrouping, starts: string, whole: WholeDays): string {
+  const conditions = ['account_id = $1', `day >= $${params.push(whole.from.toISOString().slice(0, 10))}::date`, `day < $${params.push(whole.to.toISOString().slice(0, 10))}::date`];
+  if (filters.keyId) conditions.push(`key_id = $${params.push(filters.keyId)}`);
+  // The rollups' model is the name a model search matches.
+  if (match && 'text' in match) conditions.push(`strpos(lower(model), lower($${params.push(match.text)})) > 0`);
+  else if (match) conditions.push(`model = ANY($${params.push(match.names)}::text[])`);
+  if (filters.agentId) conditions.push(`agent_id = $${params.push(filters.agentId)}`);
+  const midnight = `(day::timestamp AT TIME ZONE 'UTC')`;
+  const group = { key: 'key_id::text', model: 'model', agent: 'agent_id', day: `width_bucket(${midnight}, ${starts})::text` }[grouping];
+  return `SELECT ${group} AS key, sum(requests) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(spend_micros) AS cost_micros,
+    min(${midnight}) AS first_at FROM usage_daily_rollups WHERE ${conditions.join(' AND ')} GROUP BY 1`;
 }

@@ -1,9 +1,11 @@
 import type { Queryable } from '../store/database.ts';
 
 /**
- * Reads of usage_daily_rollups (migration 0021): per account, UTC day, model and key, the
- * requests, errors and spend of the usage log, kept exact with it in the statements that
- * write it. A month of one account is at most days × models × keys rows.
+ * Reads of usage_daily_rollups (migrations 0021, 0036): per account, UTC day, model, key and
+ * agent, the requests, errors, spend and tokens of the usage log, kept exact with it in the
+ * statements that write it. A month of one account is at most days × models × keys × agents
+ * rows; the reads here sum over agents. The Usage page's group-by reads them too
+ * (usage-groups.ts).
  */
 
 export type DailySpend = { day: string; name: string; spend: number };

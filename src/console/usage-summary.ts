@@ -9,7 +9,7 @@ import { type UsageSummary, UsageSummaryQuerySchema } from './contract/usage.ts'
 
 /** Without `from`, a group-by covers this many days before `to`. */
 const DEFAULT_DAYS = 30;
-/** A group-by sums the log's rows themselves, so its range is bounded. */
+/** A group-by sums the log's rows themselves where the daily rollups cannot answer, so its range is bounded. */
 export const SUMMARY_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
 

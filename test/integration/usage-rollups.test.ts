@@ -40,19 +40,22 @@ afterAll(async () => {
 
 /** The log's rows grouped as the rollups group them, next to the rollups themselves, both ordered alike. */
 async function rollupAndLog(db: Queryable): Promise<{ rollup: unknown[]; log: unknown[] }> {
-  const order = 'ORDER BY account_id, day, model, key_id NULLS FIRST';
+  const order = 'ORDER BY account_id, day, model, key_id NULLS FIRST, agent_id NULLS FIRST';
   const rollup = await db.query(
-    `SELECT account_id, day::text AS day, model, key_id, requests::int AS requests, errors::int AS errors, spend_micros::float8 AS spend FROM usage_daily_rollups ${order}`,
+    `SELECT account_id, day::text AS day, model, key_id, agent_id, requests::int AS requests, errors::int AS errors, spend_micros::float8 AS spend,
+       input_tokens::int AS input_tokens, output_tokens::int AS output_tokens
+     FROM usage_daily_rollups ${order}`,
   );
   const log = await db.query(
-    `SELECT account_id, (created_at AT TIME ZONE 'UTC')::date::text AS day, COALESCE(model, requested_model, 'unknown') AS model, key_id,
-       count(*)::int AS requests, (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors, sum(cost_micros)::float8 AS spend
-     FROM usage_log GROUP BY 1, 2, 3, 4 ${order}`,
+    `SELECT account_id, (created_at AT TIME ZONE 'UTC')::date::text AS day, COALESCE(model, requested_model, 'unknown') AS model, key_id, agent_id,
+       count(*)::int AS requests, (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors, sum(cost_micros)::float8 AS spend,
+       sum(input_tokens)::int AS input_tokens, sum(output_tokens)::int AS output_tokens
+     FROM usage_log GROUP BY 1, 2, 3, 4, 5 ${order}`,
   );
   return { rollup: rollup.rows, log: log.rows };
 }
 
-/** Rows over three UTC days, three models (one without a served model), both keys and none, every kind of status. */
+/** Rows over three UTC days, three models (one without a served model), both keys and none, three agents and none, every kind of status. */
 function varied(count: number, seed: number): UsageRecord[] {
   return Array.from({ length: count }, (_, index) => {
     const n = index + seed;
@@ -64,6 +67,9 @@ function varied(count: number, seed: number): UsageRecord[] {
         requestedModel: model ?? (n % 2 ? 'openai/unknown-one' : null),
         status: STATUSES[n % STATUSES.length] ?? 'success',
         costMicros: (n * 37) % 1_000,
+        inputTokens: (n * 13) % 500,
+        outputTokens: (n * 7) % 300,
+        agentId: n % 4 === 0 ? null : `agent-${n % 3}`,
         createdAt: new Date(Date.UTC(2026, 10, 27 + (n % 3), 23, 59, 59, n % 1_000)),
       },
     );
@@ -156,5 +162,75 @@ describe('the rollup migration', () => {
     );
     const kept = await rollupAndLog(db);
     expect(kept.rollup).toEqual(kept.log);
+  });
+});
+
+describe('migration 0036 (the rollups by agent)', () => {
+  let storage: Awaited<ReturnType<typeof freshStorage>>;
+  let db: Database;
+  let earlier: string;
+
+  beforeAll(async () => {
+    storage = await freshStorage();
+    db = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
+    earlier = mkdtempSync(join(tmpdir(), 'junction-migrations-'));
+    for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_/.test(name) && Number(name.slice(0, 4)) < 36)) copyFileSync(join(MIGRATIONS_DIR, file), join(earlier, file));
+  });
+  afterAll(async () => {
+    await db?.close();
+    await storage?.drop();
+    rmSync(earlier, { recursive: true, force: true });
+  });
+
+  /** The rollups summed over agents: what every reader before 0036 sums. */
+  const byModelAndKey = async () =>
+    (
+      await db.query(
+        `SELECT account_id, day::text AS day, model, key_id, sum(requests)::int AS requests, sum(errors)::int AS errors, sum(spend_micros)::float8 AS spend
+         FROM usage_daily_rollups GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4 NULLS FIRST`,
+      )
+    ).rows;
+  const onOrAfter = (rows: unknown[], day: string) => (rows as Array<{ day: string }>).filter((row) => row.day >= day);
+  const olderThan = (rows: unknown[], day: string) => (rows as Array<{ day: string }>).filter((row) => row.day < day);
+
+  it('splits the days the log holds whole by agent with their tokens, and keeps the days a retention cut', async () => {
+    await migrate(db, earlier);
+    const owners = [randomUUID(), randomUUID()];
+    await db.query(
+      `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, model, requested_model, status, cost_micros, input_tokens, output_tokens, agent_id, created_at)
+       SELECT 'gen-old-' || g, ($1::uuid[])[1 + g % 2], CASE WHEN g % 3 = 0 THEN NULL ELSE ($2::uuid[])[1 + g % 2] END, 'req', 'chat.completions',
+         CASE WHEN g % 4 = 0 THEN NULL ELSE 'model-' || (g % 5) END, CASE WHEN g % 8 = 0 THEN NULL ELSE 'asked-' || (g % 3) END,
+         (ARRAY['success', 'upstream_error', 'rejected', 'deferred_billing', 'client_closed'])[1 + g % 5], (g * 7) % 500, g % 700, g % 300,
+         CASE WHEN g % 4 = 1 THEN NULL ELSE 'agent-' || (g % 3) END, timestamptz '2026-09-01T00:00:00Z' + g * interval '7 minutes'
+       FROM generate_series(0, 2999) g`,
+      [owners, [randomUUID(), randomUUID()]],
+    );
+    // A retention: 1 September gone whole, 2 September up to noon; the rollups keep them.
+    await db.query(`DELETE FROM usage_log WHERE created_at < timestamptz '2026-09-02T12:00:00Z'`);
+    const totals = await byModelAndKey();
+
+    expect(await migrate(db)).toContain('0036_usage_rollups_by_agent');
+    // Every reader's sums are unchanged, on every day.
+    expect(await byModelAndKey()).toEqual(totals);
+    // The days the log holds whole are its rows, by agent, with their tokens.
+    const migrated = await rollupAndLog(db);
+    expect(onOrAfter(migrated.rollup, '2026-09-03').length).toBeGreaterThan(100);
+    expect(onOrAfter(migrated.rollup, '2026-09-03')).toEqual(onOrAfter(migrated.log, '2026-09-03'));
+    // The days it holds in part or not at all keep their rows as they were: no agent, no tokens.
+    const kept = olderThan(migrated.rollup, '2026-09-03') as Array<{ agent_id: string | null; input_tokens: number; output_tokens: number }>;
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.every((row) => row.agent_id === null && row.input_tokens === 0 && row.output_tokens === 0)).toBe(true);
+
+    // New rows add to the rows by agent, on a whole day and on a day the retention cut.
+    await db.query(
+      `INSERT INTO usage_log (id, account_id, request_id, endpoint, model, status, cost_micros, input_tokens, output_tokens, agent_id, created_at)
+       SELECT 'gen-new-' || g, $1::uuid, 'req', 'chat.completions', 'model-1', 'success', 11, 3, 2, 'agent-1', timestamptz '2026-09-02T10:00:00Z' + g * interval '1 day'
+       FROM generate_series(0, 3) g`,
+      [owners[0]],
+    );
+    const after = await rollupAndLog(db);
+    expect(onOrAfter(after.rollup, '2026-09-03')).toEqual(onOrAfter(after.log, '2026-09-03'));
+    const requests = (rows: unknown[]) => (rows as Array<{ requests: number }>).reduce((sum, row) => sum + row.requests, 0);
+    expect(requests(olderThan(after.rollup, '2026-09-03')) - requests(kept)).toBe(1);
   });
 });

@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localDays } from '../../src/billing/local-days.ts';
+import type { UsageFilterValues, UsageGrouping } from '../../src/billing/usage-filter-schema.ts';
+import { groupUsage, type UsageGroups } from '../../src/billing/usage-groups.ts';
+import type { Database } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { openDatabase } from '../../src/store/open-database.ts';
+import { freshStorage } from '../support/test-database.ts';
+
+/**
+ * The Usage page's group-by reads whole UTC days from the daily rollups and the part days
+ * at the range's edges from the log: its answers equal the log's own, for every grouping
+ * and every filter the rollups answer, including after a retention cut the log's oldest
+ * day. The log's answer is the same call with an endpoint filter every row matches (the
+ * rollups cannot answer it), and the seeds summed here. On PGlite, and on PostgreSQL with
+ * DATABASE_URL.
+ */
+let storage: Awaited<ReturnType<typeof freshStorage>>;
+let db: Database;
+let accountId: string;
+const KEYS = [randomUUID(), randomUUID(), null];
+const AGENTS = [null, 'support', 'triage', 'billing'];
+// [model, requested model]: a row without a served model is named by the one it asked for, else 'unknown'.
+const MODELS: Array<[string | null, string | null]> = [
+  ['openai/gpt-4o-mini', 'openai/gpt-4o-mini'],
+  ['openai/gpt-4o', 'openai/gpt-4o'],
+  ['anthropic/claude-sonnet-4-5', 'anthropic/claude-sonnet-4-5'],
+  [null, 'openai/GPT-asked'],
+  [null, null],
+];
+const STATUSES = ['success', 'success', 'upstream_error', 'deferred_billing', 'rejected', 'client_closed'];
+const DAY_MS = 86_400_000;
+const FIRST = Date.UTC(2026, 9, 3);
+
+type Seed = { id: string; at: Date; keyId: string | null; agentId: string | null; model: string | null; requested: string | null; status: string; input: number; output: number; cost: number };
+
+/** Rows every 53 minutes over ten UTC days, and rows on each midnight and the instant before it. */
+function seeds(): Seed[] {
+  const instants: number[] = [];
+  for (let at = FIRST; at < FIRST + 10 * DAY_MS; at += 53 * 60_000) instants.push(at);
+  for (let day = 1; day < 10; day += 1) instants.push(FIRST + day * DAY_MS, FIRST + day * DAY_MS - 1);
+  return instants.map((at, index) => {
+    const [model, requested] = MODELS[index % MODELS.length] ?? [null, null];
+    return {
+      id: `gen-groups-${index}`,
+      at: new Date(at),
+      keyId: KEYS[index % KEYS.length] ?? null,
+      agentId: AGENTS[(index >> 1) % AGENTS.length] ?? null,
+      model,
+      requested,
+      status: STATUSES[index % STATUSES.length] ?? 'success',
+      input: (index * 13) % 500,
+      output: (index * 7) % 300,
+      cost: (index * 37) % 1_000,
+    };
+  });
+}
+
+let rows: Seed[] = [];
+
+async function insert(batch: Seed[]): Promise<void> {
+  await db.query(
+    `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, model, requested_model, status, input_tokens, output_tokens, cost_micros, agent_id, created_at)
+     SELECT id, $1, key_id, 'req', 'chat.completions', model, requested, status, input, output, cost, agent_id, at
+     FROM unnest($2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::bigint[], $10::text[], $11::timestamptz[])
+       AS t(id, key_id, model, requested, status, input, output, cost, agent_id, at)`,
+    [
+      accountId,
+      batch.map((row) => row.id),
+      batch.map((row) => row.keyId),
+      batch.map((row) => row.model),
+      batch.map((row) => row.requested),
+      batch.map((row) => row.status),
+      batch.map((row) => row.input),
+      batch.map((row) => row.output),
+      batch.map((row) => row.cost),
+      batch.map((row) => row.agentId),
+      batch.map((row) => row.at.toISOString()),
+    ],
+  );
+}
+
+beforeAll(async () => {
+  storage = await freshStorage();
+  db = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
+  await migrate(db);
+  accountId = (await db.query<{ id: string }>("INSERT INTO accounts (name) VALUES ('groups') RETURNING id")).rows[0]?.id ?? '';
+  // Another account's rows on the same days are never counted.
+  const other = (await db.query<{ id: string }>("INSERT INTO accounts (name) VALUES ('other') RETURNING id")).rows[0]?.id ?? '';
+  rows = seeds();
+  // Several statements, so the rollups add to rows of earlier ones.
+  for (let start = 0; start < rows.length; start += 70) await insert(rows.slice(start, start + 70));
+  await db.query(
+    `INSERT INTO usage_log (id, account_id, request_id, endpoint, model, status, cost_micros, agent_id, created_at)
+     SELECT 'gen-other-' || g, $1, 'req', 'chat.completions', 'openai/gpt-4o-mini', 'success', 5000, 'support', timestamptz '2026-10-03T00:00:00Z' + g * interval '1 hour'
+     FROM generate_series(0, 200) g`,
+    [other],
+  );
+}, 60_000);
+afterAll(async () => {
+  await db?.close();
+  await storage?.drop();
+});
+
+const nameOf = (row: Seed): string => row.model ?? row.requested ?? 'unknown';
+
+/** The seeds still in the log that the filters match, grouped and summed here. */
+function expected(filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[]): Map<string | null, number[]> {
+  const groups = new Map<string | null, number[]>();
+  for (const row of rows) {
+    if (filters.from && row.at < filters.from) continue;
+    if (filters.to && row.at >= filters.to) continue;
+    if (filters.keyId && row.keyId !== filters.keyId) continue;
+    if (filters.agentId && row.agentId !== filters.agentId) continue;
+    if (filters.model && !nameOf(row).toLowerCase().includes(filters.model.toLowerCase())) continue;
+    const day = dayStarts.filter((start) => start <= row.at).length;
+    const key = { key: row.keyId, model: nameOf(row), agent: row.agentId, day: String(day) }[grouping];
+    const sums = groups.get(key) ?? [0, 0, 0, 0];
+    groups.set(key, [(sums[0] ?? 0) + 1, (sums[1] ?? 0) + row.input, (sums[2] ?? 0) + row.output, (sums[3] ?? 0) + row.cost]);
+  }
+  return groups;
+}
+
+const asMap = (result: UsageGroups) => new Map(result.groups.map((group) => [group.key, [group.requests, group.inputTokens, group.outputTokens, group.costMicros]]));
+
+/** The group-by as the page asks it, the same rows from the log alone, and the seeds' sums: one answer. */
+async function compare(filters: UsageFilterValues, grouping: UsageGrouping, zone = 'UTC'): Promise<UsageGroups> {
+  const dayStarts = grouping === 'day' && filters.from && filters.to ? localDays(zone, filters.from, filters.to, 400).starts : [];
+  const served = await groupUsage(db, accountId, filters, grouping, dayStarts);
+  const logged = await groupUsage(db, accountId, { ...filters, endpoint: 'chat.completions' }, grouping, dayStarts);
+  expect(served).toEqual(logged);
+  expect(asMap(served)).toEqual(expected(filters, grouping, dayStarts));
+  return served;
+}
+
+const at = (iso: string) => new Date(iso);
+// The log's oldest day (3 October) is read from the log whatever the range: the edges lie after it.
+const EDGES = { from: at('2026-10-04T05:30:00Z'), to: at('2026-10-11T17:45:00Z') };
+
+describe('the group-by over the daily rollups', () => {
+  it('equals the log for every grouping, with part days at both edges', async () => {
+    for (const grouping of ['key', 'model', 'agent', 'day'] as const) {
+      const result = await compare(EDGES, grouping);
+      expect(result.groups.length).toBeGreaterThan(1);
+    }
+    // Days of another zone are not UTC days: read from the log, still the same answer.
+    await compare(EDGES, 'day', 'America/New_York');
+  });
+
+  it('equals the log with key, model and agent filters, alone and together', async () => {
+    const filters: UsageFilterValues[] = [
+      { keyId: KEYS[0] ?? '' },
+      { agentId: 'triage' },
+      { model: 'GPT' },
+      { model: 'asked' },
+      { model: 'no-such-model' },
+      { model: 'unknown', keyId: KEYS[1] ?? '', agentId: 'support' },
+    ];
+    for (const filter of filters) for (const grouping of ['key', 'model', 'agent', 'day'] as const) await compare({ ...EDGES, ...filter }, grouping);
+  });
+
+  it('equals the log on ranges of whole days, within one day, and between two midnights and an instant', async () => {
+    for (const range of [
+      { from: at('2026-10-04T00:00:00Z'), to: at('2026-10-09T00:00:00Z') },
+      { from: at('2026-10-05T01:00:00Z'), to: at('2026-10-05T23:00:00Z') },
+      { from: at('2026-10-05T00:00:00Z'), to: at('2026-10-06T00:00:00.001Z') },
+      { from: at('2026-09-01T00:00:00Z'), to: at('2026-11-01T00:00:00Z') },
+    ]) {
+      for (const grouping of ['key', 'agent', 'day'] as const) await compare(range, grouping);
+    }
+  });
+
+  it('reads the whole days from the rollups and the edges from the log', async () => {
+    const before = await groupUsage(db, accountId, EDGES, 'agent');
+    // A whole day's rollup and an edge day's rollup changed by hand: only the first shows.
+    const change = (day: string, by: number) =>
+      db.query(
+        `UPDATE usage_daily_rollups r SET requests = r.requests + $3
+         FROM (SELECT model, key_id FROM usage_daily_rollups WHERE account_id = $1 AND day = $2::date AND agent_id = 'triage' ORDER BY model, key_id NULLS FIRST LIMIT 1) one
+         WHERE r.account_id = $1 AND r.day = $2::date AND r.agent_id = 'triage' AND r.model = one.model AND r.key_id IS NOT DISTINCT FROM one.key_id`,
+        [accountId, day, by],
+      );
+    await change('2026-10-07', 1_000);
+    await change('2026-10-04', 1_000);
+    await change('2026-10-11', 1_000);
+    const after = await groupUsage(db, accountId, EDGES, 'agent');
+    await change('2026-10-07', -1_000);
+    await change('2026-10-04', -1_000);
+    await change('2026-10-11', -1_000);
+    expect(after.totals.requests - before.totals.requests).toBe(1_000);
+    expect(after.groups.find((group) => group.key === 'triage')?.requests).toBe((before.groups.find((group) => group.key === 'triage')?.requests ?? 0) + 1_000);
+  });
+
+  it('reads the days up to the oldest row from the log once a retention cut the log in a day', async () => {
+    // What the default partition's sweep does: the rows before an instant go, the rollups keep them.
+    const cut = at('2026-10-05T13:00:00Z');
+    await db.query('DELETE FROM usage_log WHERE account_id = $1 AND created_at < $2', [accountId, cut]);
+    rows = rows.filter((row) => row.at >= cut);
+    for (const grouping of ['key', 'model', 'agent', 'day'] as const) {
+      await compare(EDGES, grouping);
+      await compare({ from: at('2026-10-01T00:00:00Z'), to: at('2026-10-12T00:00:00Z') }, grouping);
+    }
+    const dropped = await db.query<{ requests: number }>('SELECT sum(requests)::int AS requests FROM usage_daily_rollups WHERE account_id = $1 AND day < $2::date', [accountId, '2026-10-05']);
+    expect(dropped.rows[0]?.requests).toBeGreaterThan(0);
+  });
+});
