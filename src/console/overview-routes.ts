@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isTimeZone, localDays } from '../billing/local-days.ts';
-import { localDailyUsage } from '../billing/local-daily-usage.ts';
-import { dailyRequests, dailySpendByKey, dailySpendByModel, type DailyRequests, type DailySpend, spendTotals } from '../billing/usage-rollups.ts';
+import { type DailySpend, localDailyUsage } from '../billing/local-daily-usage.ts';
 import { JunctionError } from '../core/errors.ts';
 import { microsToUsd } from '../core/money.ts';
 import { getCreditSummary } from '../credits/credit-repository.ts';
@@ -16,8 +15,6 @@ export type OverviewDeps = { db: Database; now: () => Date; settle: () => Promis
 const DAYS = 30;
 const DAY_MS = 86_400_000;
 
-type Series = { byModel: DailySpend[]; byKey: DailySpend[]; requests: DailyRequests[]; today: number; month: number };
-
 /**
  * The last 30 days of `zone` (today last), and the instant its month began. Computed from
  * a few more days back, so a clock change in between never leaves one out.
@@ -29,28 +26,17 @@ function daysOf(zone: string, now: Date): { days: string[]; starts: Date[]; mont
   return { days: all.days.slice(-DAYS), starts: all.starts.slice(-DAYS), monthStart };
 }
 
-/** The daily rollups hold UTC days: they are read when the zone's days are UTC days, else the log is grouped by the zone's days. */
-async function seriesOf(reads: Queryable, accountId: string, range: { days: string[]; starts: Date[]; monthStart: Date }): Promise<Series> {
-  const first = range.starts[0] as Date;
-  if (range.starts.every((start) => start.getTime() % DAY_MS === 0) && range.monthStart.getTime() % DAY_MS === 0) {
-    const today = range.starts.at(-1) as Date;
-    const spend = await spendTotals(reads, accountId, today, range.monthStart);
-    return {
-      byModel: await dailySpendByModel(reads, accountId, first),
-      byKey: await dailySpendByKey(reads, accountId, first),
-      requests: await dailyRequests(reads, accountId, first),
-      ...spend,
-    };
-  }
-  const from = new Date(Math.min(range.monthStart.getTime(), first.getTime()));
+/** The series, with spend today and this month: the month may begin before the 30 days do. */
+async function seriesOf(reads: Queryable, accountId: string, range: { days: string[]; starts: Date[]; monthStart: Date }) {
+  const from = new Date(Math.min(range.monthStart.getTime(), (range.starts[0] as Date).getTime()));
   const usage = await localDailyUsage(reads, accountId, range, from);
   const today = range.days.at(-1);
   const monthFirst = `${today?.slice(0, 7)}-01`;
-  const sum = (predicate: (day: string) => boolean) => usage.byModel.filter((point) => predicate(point.day)).reduce((total, point) => total + Number(point.spend), 0);
+  const sum = (predicate: (day: string) => boolean) => usage.byModel.filter((point) => predicate(point.day)).reduce((total, point) => total + point.spend, 0);
   return { ...usage, today: sum((day) => day === today), month: usage.before + sum((day) => day >= monthFirst) };
 }
 
-/** Balance, spend today and this month, and 30 days of spend (by model, by key), requests and errors, in the browser's days. */
+/** Balance, spend today and this month, and 30 days of spend (by model, by key, by agent), requests and errors, in the browser's days. */
 export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): Promise<void> {
   app.get('/overview', { preHandler: requireConsoleUser(deps.db, deps.now) }, async (request): Promise<Overview> => {
     const accountId = consoleCaller(request).accountId;
@@ -61,7 +47,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): 
 
     // One reading connection for the page's queries, in turn: a page never takes several.
     const [credit, series] = await reportingReadsOf(deps.db).session(async (reads) => [await getCreditSummary(reads, accountId), await seriesOf(reads, accountId, range)] as const);
-    const point = (row: { day: string; name: string; spend: number }) => ({ day: row.day, name: row.name, spend_usd: microsToUsd(Number(row.spend)) });
+    const point = (row: DailySpend) => ({ day: row.day, name: row.name, spend_usd: microsToUsd(Number(row.spend)) });
     return {
       balance: {
         usd: microsToUsd(credit.grantedMicros - credit.usageMicros),
@@ -75,6 +61,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): 
       days: range.days,
       spend_by_model: series.byModel.map(point),
       spend_by_key: series.byKey.map(point),
+      spend_by_agent: series.byAgent.map(point),
       requests: series.requests.map((row) => ({ day: row.day, requests: Number(row.requests), errors: Number(row.errors) })),
     };
   });

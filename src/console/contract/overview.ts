@@ -17,6 +17,8 @@ export const OverviewSchema = z.object({
   days: z.array(z.string()),
   spend_by_model: z.array(DailySeriesPointSchema),
   spend_by_key: z.array(DailySeriesPointSchema),
+  /** Spend of agents' calls by agent id (calls made outside an agent are in no series here). */
+  spend_by_agent: z.array(DailySeriesPointSchema),
   requests: z.array(DailyRequestsSchema),
 });
 export type Overview = z.infer<typeof OverviewSchema>;

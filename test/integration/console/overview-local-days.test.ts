@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localDays } from '../../../src/billing/local-days.ts';
+import { localDailyUsage, usageSourceFor } from '../../../src/billing/local-daily-usage.ts';
 import { issueSetupLink } from '../../../src/console/session-routes.ts';
 import type { Overview } from '../../../src/console/contract/overview.ts';
 import { type ConsoleSession, ORIGIN, sessionCookieOf, sessionFrom } from '../../support/console-session.ts';
@@ -6,8 +8,8 @@ import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
 /**
  * The Overview in the browser's days: its charts, "today" and "this month" are the days
- * of the time zone the page sends (read from the log), and UTC's from the daily rollups,
- * with the same answer either way for the same rows.
+ * of the time zone the page sends. Zones a whole number of half hours off UTC read the
+ * half-hour rollups, the others the log, with the same answer either way for the same rows.
  */
 const NOW = new Date('2026-12-02T12:00:00Z');
 let app: TestApp;
@@ -20,7 +22,8 @@ const ROWS = [
   { id: 'o3', at: '2026-12-01T04:59:59Z', model: 'a/model', status: 'success', cost: 100 },
   { id: 'o4', at: '2026-12-01T05:00:00Z', model: 'a/model', status: 'success', cost: 200 },
   { id: 'o5', at: '2026-12-02T04:00:00Z', model: 'b/model', status: 'upstream_error', cost: 300 },
-  { id: 'o6', at: '2026-12-02T06:00:00Z', model: 'a/model', status: 'success', cost: 400 },
+  { id: 'o6', at: '2026-12-02T06:00:00Z', model: 'a/model', status: 'success', cost: 400, agent: 'support' },
+  { id: 'o7', at: '2026-12-02T06:29:59Z', model: 'a/model', status: 'success', cost: 0, agent: 'triage' },
 ];
 
 beforeAll(async () => {
@@ -36,9 +39,9 @@ beforeAll(async () => {
   owner = await sessionFrom(app.app, sessionCookieOf(setup));
   for (const row of ROWS) {
     await app.services.db.query(
-      `INSERT INTO usage_log (id, account_id, request_id, endpoint, requested_model, model, status, input_tokens, output_tokens, cost_micros, created_at)
-       VALUES ($1, $2, 'req', 'chat.completions', $3, $3, $4, 0, 0, $5, $6)`,
-      [row.id, app.services.defaultAccount.id, row.model, row.status, row.cost, row.at],
+      `INSERT INTO usage_log (id, account_id, request_id, endpoint, requested_model, model, status, input_tokens, output_tokens, cost_micros, created_at, agent_id)
+       VALUES ($1, $2, 'req', 'chat.completions', $3, $3, $4, 0, 0, $5, $6, $7)`,
+      [row.id, app.services.defaultAccount.id, row.model, row.status, row.cost, row.at, row.agent ?? null],
     );
   }
 }, 60_000);
@@ -67,27 +70,53 @@ describe('the Overview in the browser’s days', () => {
     expect(ny.requests).toEqual([
       { day: '2026-11-30', requests: 2, errors: 0 },
       { day: '2026-12-01', requests: 2, errors: 1 },
-      { day: '2026-12-02', requests: 1, errors: 0 },
+      { day: '2026-12-02', requests: 2, errors: 0 },
     ]);
+    // An agent with no spend on a day has no point; calls outside agents are in no agent's series.
+    expect(ny.spend_by_agent).toEqual([{ day: '2026-12-02', name: 'support', spend_usd: usd(400) }]);
     expect([ny.spend_today_usd, ny.spend_month_usd]).toEqual([usd(400), usd(900)]);
   });
 
-  it('reads UTC days from the rollups, and a half-hour zone from the log, each with its own today', async () => {
+  it('gives UTC, a half-hour zone and a quarter-hour zone each its own days and today', async () => {
     const utc = await overview('UTC');
     expect(utc.days.at(-1)).toBe('2026-12-02');
     expect(utc.requests).toEqual([
       { day: '2026-11-30', requests: 1, errors: 0 },
       { day: '2026-12-01', requests: 2, errors: 0 },
-      { day: '2026-12-02', requests: 2, errors: 1 },
+      { day: '2026-12-02', requests: 3, errors: 1 },
     ]);
     expect([utc.spend_today_usd, utc.spend_month_usd]).toEqual([usd(700), usd(1_000)]);
+    // Kolkata (+05:30) reads the half hours; its 2 December began at 18:30Z on the 1st.
     const kolkata = await overview('Asia/Kolkata');
     expect(kolkata.requests.map((entry) => [entry.day, entry.requests])).toEqual([
       ['2026-11-30', 1],
       ['2026-12-01', 2],
-      ['2026-12-02', 2],
+      ['2026-12-02', 3],
     ]);
     expect([kolkata.spend_today_usd, kolkata.spend_month_usd]).toEqual([usd(700), usd(1_000)]);
+    // Kathmandu (+05:45) reads the log; 04:59:59Z on 1 December is 10:44:59 there.
+    const kathmandu = await overview('Asia/Kathmandu');
+    expect(kathmandu.spend_by_model.map((point) => [point.day, point.name, point.spend_usd])).toEqual([
+      ['2026-11-30', 'c/model', usd(50)],
+      ['2026-12-01', 'a/model', usd(300)],
+      ['2026-12-02', 'a/model', usd(400)],
+      ['2026-12-02', 'b/model', usd(300)],
+    ]);
+    expect(kathmandu.spend_by_agent).toEqual([{ day: '2026-12-02', name: 'support', spend_usd: usd(400) }]);
+  });
+
+  it('sums the same series from the half-hour rollups as from the log', async () => {
+    const zones = ['UTC', 'America/New_York', 'Asia/Kolkata', 'Australia/Adelaide', 'America/St_Johns'];
+    for (const zone of zones) {
+      const days = localDays(zone, new Date('2026-10-25T00:00:00Z'), NOW, 60);
+      const from = days.starts[0] as Date;
+      expect(usageSourceFor(days.starts, from)).toBe('half_hours');
+      const rolled = await localDailyUsage(app.services.db, app.services.defaultAccount.id, days, from, 'half_hours');
+      expect(rolled).toEqual(await localDailyUsage(app.services.db, app.services.defaultAccount.id, days, from, 'log'));
+      expect(rolled.requests.reduce((total, day) => total + day.requests, 0)).toBe(ROWS.length);
+    }
+    const kathmandu = localDays('Asia/Kathmandu', new Date('2026-11-25T00:00:00Z'), NOW, 60);
+    expect(usageSourceFor(kathmandu.starts, kathmandu.starts[0] as Date)).toBe('log');
   });
 
   it('refuses a time zone it does not know, naming the field', async () => {

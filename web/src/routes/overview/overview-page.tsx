@@ -101,6 +101,7 @@ export function OverviewPage() {
       </div>
       <SpendChart title="Spend per day by model" days={data.days} points={data.spend_by_model} />
       <SpendChart title="Spend per day by key" days={data.days} points={data.spend_by_key} />
+      {data.spend_by_agent.length > 0 && <SpendChart title="Spend per day by agent" days={data.days} points={data.spend_by_agent} />}
       <section className="card chart-card" aria-label="Requests and errors">
         <h2>Requests and errors</h2>
         <ResponsiveContainer width="100%" height={200}>

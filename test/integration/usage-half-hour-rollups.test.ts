@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HALF_HOUR_ROLLUP_DAYS, sweepHalfHourRollups } from '../../src/billing/half-hour-rollup-retention.ts';
+import type { Database, Queryable } from '../../src/store/database.ts';
+import { migrate, MIGRATIONS_DIR } from '../../src/store/migrate.ts';
+import { openDatabase } from '../../src/store/open-database.ts';
+import { freshStorage } from '../support/test-database.ts';
+
+/**
+ * The half-hour rollups the Overview reads in most time zones (migration 0035) stay exact
+ * with the usage log: backfilled from a log written before them (its last 62 days), kept
+ * with every statement's rows after, concurrent ones too, and swept when older than their
+ * retention. On PGlite, and on PostgreSQL with DATABASE_URL.
+ */
+let storage: Awaited<ReturnType<typeof freshStorage>>;
+let db: Database;
+let earlier: string;
+const owners = [randomUUID(), randomUUID()];
+const DAY_MS = 86_400_000;
+
+beforeAll(async () => {
+  storage = await freshStorage();
+  db = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
+  earlier = mkdtempSync(join(tmpdir(), 'junction-migrations-'));
+  for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_/.test(name) && Number(name.slice(0, 4)) < 35)) copyFileSync(join(MIGRATIONS_DIR, file), join(earlier, file));
+});
+afterAll(async () => {
+  await db?.close();
+  await storage?.drop();
+  rmSync(earlier, { recursive: true, force: true });
+});
+
+/** The log's rows since `since` grouped as the rollups group them, next to the rollups since then, ordered alike. */
+async function rollupsAndLog(reads: Queryable, since: Date): Promise<{ rollups: unknown[]; log: unknown[] }> {
+  const order = 'ORDER BY account_id, period_start, dimension, name';
+  const rollups = await reads.query(
+    `SELECT account_id, period_start, dimension, name, requests::int AS requests, errors::int AS errors, spend_micros::float8 AS spend
+     FROM usage_half_hour_rollups WHERE period_start >= $1 ${order}`,
+    [since],
+  );
+  const log = await reads.query(
+    `SELECT account_id, period_start, dimension, name, count(*)::int AS requests,
+       (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors, sum(cost_micros)::float8 AS spend
+     FROM (SELECT *, date_bin('30 minutes', created_at, timestamptz '2000-01-01Z') AS period_start FROM usage_log WHERE created_at >= $1) rows
+     CROSS JOIN LATERAL (VALUES ('model', COALESCE(model, requested_model, 'unknown')), ('key', COALESCE(key_id::text, '')), ('agent', agent_id)) AS d(dimension, name)
+     WHERE name IS NOT NULL GROUP BY 1, 2, 3, 4 ${order}`,
+    [since],
+  );
+  return { rollups: rollups.rows, log: log.rows };
+}
+
+/** `count` rows of both accounts, a row every `stepMinutes` from `start`: models (one unnamed), keys and none, agents and none, every status. */
+const insertRows = (prefix: string, count: number, start: Date, stepMinutes: number) =>
+  db.query(
+    `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, model, requested_model, status, cost_micros, agent_id, created_at)
+     SELECT $1 || g, ($2::uuid[])[1 + g % 2], CASE WHEN g % 3 = 0 THEN NULL ELSE ($3::uuid[])[1 + g % 2] END, 'req', 'chat.completions',
+       CASE WHEN g % 4 = 0 THEN NULL ELSE 'model-' || (g % 5) END, CASE WHEN g % 8 = 0 THEN NULL ELSE 'asked-' || (g % 3) END,
+       (ARRAY['success', 'upstream_error', 'rejected', 'deferred_billing', 'client_closed'])[1 + g % 5], (g * 7) % 500,
+       CASE WHEN g % 3 = 1 THEN NULL ELSE 'agent-' || (g % 4) END, $4::timestamptz + g * ($5 * interval '1 minute')
+     FROM generate_series(1, $6::int) g`,
+    [prefix, owners, [randomUUID(), randomUUID()], start, stepMinutes, count],
+  );
+
+describe('the half-hour rollups', () => {
+  it('are backfilled from the last 62 days of an older log, then kept with every statement', async () => {
+    await migrate(db, earlier);
+    const now = Date.now();
+    // 80 days of rows every 37 minutes: the backfill takes the newest 62 days, from a half hour's start.
+    await insertRows('old-', Math.floor((80 * 24 * 60) / 37), new Date(now - 80 * DAY_MS), 37);
+    expect(await migrate(db)).toContain('0035_usage_half_hour_rollups');
+    const cutoff = new Date(Math.floor((now - HALF_HOUR_ROLLUP_DAYS * DAY_MS) / 1_800_000 + 1) * 1_800_000);
+    const backfilled = await rollupsAndLog(db, cutoff);
+    expect(backfilled.rollups.length).toBeGreaterThan(1_000);
+    expect(backfilled.rollups).toEqual(backfilled.log);
+    const older = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups WHERE period_start < $1', [new Date(now - 63 * DAY_MS)]);
+    expect(older.rows[0]?.count).toBe(0);
+
+    // Four statements at once, each into half hours the others write too.
+    await Promise.all([0, 1, 2, 3].map((batch) => insertRows(`new-${batch}-`, 400, new Date(now - DAY_MS + batch * 60_000), 3)));
+    const kept = await rollupsAndLog(db, cutoff);
+    expect(kept.rollups).toEqual(kept.log);
+  });
+
+  it('are swept when older than their retention, the newer ones left', async () => {
+    const now = new Date();
+    await insertRows('swept-', 400, new Date(now.getTime() - 70 * DAY_MS), 30);
+    const before = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups');
+    const cutoff = new Date(now.getTime() - HALF_HOUR_ROLLUP_DAYS * DAY_MS);
+    const old = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups WHERE period_start < $1', [cutoff]);
+    expect(old.rows[0]?.count).toBeGreaterThan(100);
+    const swept = await sweepHalfHourRollups({ db, days: HALF_HOUR_ROLLUP_DAYS, now: () => now });
+    expect(swept).toBe(old.rows[0]?.count);
+    const after = await db.query<{ count: number; oldest: Date }>('SELECT count(*)::int AS count, min(period_start) AS oldest FROM usage_half_hour_rollups');
+    expect(after.rows[0]?.count).toBe((before.rows[0]?.count ?? 0) - swept);
+    expect(new Date(after.rows[0]?.oldest as Date).getTime()).toBeGreaterThanOrEqual(cutoff.getTime());
+  });
+});
