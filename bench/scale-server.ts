@@ -1,7 +1,7 @@
 /**
  * Junction under the scale bench (bench/scale.ts): the real app, as bench/gateway-server.ts
  * starts it, with one account's usage log loaded to SCALE_ROWS rows before it listens: rows
- * in time order over 90 days, 20 keys, 30 models, 94.5% success, then analyzed, as issue 71
+ * in time order over 90 days, 20 keys, 30 models, 1 in 4 of an agent (5 agents), 94.5% success, then analyzed, as issue 71
  * measured. With SCALE_TOTAL_ROWS, 99 other accounts' rows fill the log to that many,
  * generated in the database alongside. Prints its URL, a model key, a provisioning key, a console session cookie and
  * how long the load took.
@@ -23,6 +23,9 @@ const OTHER_ACCOUNTS = 99;
 const KEYS = 20;
 const MODELS = 30;
 const DAYS = 90;
+/** Agents' calls: 1 row in 4, over AGENTS agents (agent-0 … agent-4); the others carry none. */
+const AGENTS = 5;
+const AGENT_OF_ROW = `CASE WHEN g % 4 = 0 THEN 'agent-' || (g / 4 % ${AGENTS}) END`;
 /** Rows per INSERT: each statement's rollup upsert reads its own rows once. */
 const CHUNK = 100_000;
 
@@ -51,11 +54,11 @@ for (let at = end - spanMs; at < end; at += 28 * 86_400_000) await keepUsagePart
 const measured = (first: number, last: number) =>
   services.db.query(
     `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, requested_model, model, provider, status, http_status,
-       input_tokens, output_tokens, cost_micros, latency_ms, created_at)
+       input_tokens, output_tokens, cost_micros, latency_ms, agent_id, created_at)
      SELECT 'gen-scale-' || g, $1::uuid, ($2::uuid[])[1 + g % ${KEYS}], 'req-' || g, 'chat.completions', 'openai/model-' || (g % ${MODELS}),
        'openai/model-' || (g % ${MODELS}), 'openai', CASE WHEN g % 200 < 11 THEN 'upstream_error' ELSE 'success' END,
        CASE WHEN g % 200 < 11 THEN 502 ELSE 200 END, 100 + g % 900, 50 + g % 400, CASE WHEN g % 200 < 11 THEN 0 ELSE 20 + g % 500 END, 200 + g % 1000,
-       to_timestamp(($3::float8 - $4::float8 + g * ($4::float8 / $5::float8)) / 1000)
+       ${AGENT_OF_ROW}, to_timestamp(($3::float8 - $4::float8 + g * ($4::float8 / $5::float8)) / 1000)
      FROM generate_series($6::int, $7::int) g`,
     [accountId, keyIds, end, spanMs, rows, first, last],
   );
@@ -69,11 +72,11 @@ if (others > 0) {
 const other = (first: number, last: number) =>
   services.db.query(
     `INSERT INTO usage_log (id, account_id, request_id, endpoint, requested_model, model, provider, status, http_status,
-       input_tokens, output_tokens, cost_micros, latency_ms, created_at)
+       input_tokens, output_tokens, cost_micros, latency_ms, agent_id, created_at)
      SELECT 'gen-other-' || g, ($1::uuid[])[1 + g % ${OTHER_ACCOUNTS}], 'req-' || g, 'chat.completions', 'openai/model-' || (g % ${MODELS}),
        'openai/model-' || (g % ${MODELS}), 'openai', CASE WHEN g % 200 < 11 THEN 'upstream_error' ELSE 'success' END,
        CASE WHEN g % 200 < 11 THEN 502 ELSE 200 END, 100 + g % 900, 50 + g % 400, CASE WHEN g % 200 < 11 THEN 0 ELSE 20 + g % 500 END, 200 + g % 1000,
-       to_timestamp(($2::float8 - $3::float8 + g * ($3::float8 / $4::float8)) / 1000)
+       ${AGENT_OF_ROW}, to_timestamp(($2::float8 - $3::float8 + g * ($3::float8 / $4::float8)) / 1000)
      FROM generate_series($5::bigint, $6::bigint) g`,
     [otherAccounts, end, spanMs, others, first, last],
   );

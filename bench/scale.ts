@@ -3,7 +3,7 @@
  * (BENCH_SCALE_ROWS, default 1,000,000 on PGlite; BENCH_SCALE_ROWS_PG, default 5,000,000 on
  * PostgreSQL) among BENCH_SCALE_TOTAL_ROWS of 100 accounts (default: that account's alone), generated
  * in the database in batches, then
- * - Overview p50/p95, and p50/p95 of each Usage filter (console and `GET /v1/usage`);
+ * - Overview p50/p95, and p50/p95 of each Usage filter (console and `GET /v1/usage`) and group-by;
  * - a 30-day CSV export: rows received and time to the last byte;
  * - `GET /v1/key` and chat p95 unloaded, and again while three clients reload Overview
  *   for BENCH_SCALE_LOAD_SECONDS (60), with every answer that was not a 200 counted.
@@ -95,6 +95,14 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
     ['console: a page deep in that day', console(`/usage?${window}&cursor=${deep.next_cursor ?? ''}`)],
     ['/v1/usage: a model with no rows', reports('/usage?model=openai/no-such-model')],
     ['/v1/usage: a key', reports(`/usage?key_id=${server.keyId}`)],
+    // The Usage page's group-bys over its default 30 days: whole UTC days from the daily rollups, the edges from the log.
+    ['console: group by key, 30 days', console('/usage/summary?group_by=key')],
+    ['console: group by model, 30 days', console('/usage/summary?group_by=model')],
+    ['console: group by agent, 30 days', console('/usage/summary?group_by=agent')],
+    ['console: group by UTC day, 30 days', console('/usage/summary?group_by=day&time_zone=UTC')],
+    ['console: group by agent, one agent, 30 days', console('/usage/summary?group_by=agent&agent_id=agent-1')],
+    // Days of another zone are no UTC days: summed from the log.
+    ['console: group by Paris day, 30 days (log)', console('/usage/summary?group_by=day&time_zone=Europe/Paris')],
   ];
   for (const [name, request] of cases) filters.push({ name, ...(await sample(SAMPLES, request)) });
 
