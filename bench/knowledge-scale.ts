@@ -13,6 +13,12 @@
  *
  * The corpus, the questions and the timing are bench/knowledge-search.ts's (the 100k part).
  *
+ * Loading 1M chunks and building their indexes takes the better part of an hour. On PostgreSQL,
+ * BENCH_KEEP_DATABASE=1 keeps the database a run loaded (its name is printed), and
+ * BENCH_SCALE_DATABASE=<that name> times the searches on it again: no ingest, no load, no
+ * index build, the same questions (the generator is advanced past the chunks it loaded),
+ * recall measured among the synthetic chunks only.
+ *
  *   node --import tsx bench/knowledge-scale.ts
  */
 import { pathToFileURL } from 'node:url';
@@ -27,7 +33,23 @@ import { migrate } from '../src/store/migrate.ts';
 import { EXAMPLE_KNOWLEDGE_DIR } from '../test/support/knowledge-fixtures.ts';
 import { stopAll } from './child-process.ts';
 import { type IngestResult, measureIngest } from './knowledge-ingest.ts';
-import { COLLECTIONS, DIMS, dropIndexes, lexicalEmbedder, load, MODEL, openBenchDatabase, random, rebuildIndexes, recallAtTen, type Timing, time, unitVector, vocabulary } from './knowledge-search.ts';
+import {
+  COLLECTIONS,
+  DIMS,
+  dropIndexes,
+  lexicalEmbedder,
+  load,
+  MODEL,
+  openBenchDatabase,
+  random,
+  rebuildIndexes,
+  recallAtTen,
+  skipLoad,
+  type Timing,
+  time,
+  unitVector,
+  vocabulary,
+} from './knowledge-search.ts';
 
 /** The tenant's share of the chunks: a scope the filter narrows to one row in twenty. */
 /** The small account's chunks: the knowledge of most agents, full-text search's small scope (full-text-search.ts). */
@@ -42,10 +64,11 @@ export type KnowledgeScaleResult = {
   sharedBuffers: string;
   chunks: number;
   queries: number;
-  ingest: IngestResult;
-  build: { insertSeconds: number; insertChunksPerSecond: number; hnswSeconds: number; ginSeconds: number; maintenanceWorkMem: string };
+  /** Absent on a database loaded by an earlier run (BENCH_SCALE_DATABASE), as are the build and recall on the example knowledge alone. */
+  ingest?: IngestResult;
+  build?: { insertSeconds: number; insertChunksPerSecond: number; hnswSeconds: number; ginSeconds: number; maintenanceWorkMem: string };
   scopes: ScopeTimings[];
-  recallAt10: { exampleOnly: number; withDistractors: number };
+  recallAt10: { exampleOnly?: number; withDistractors: number };
 };
 
 export async function runKnowledgeScale(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<KnowledgeScaleResult> {
@@ -56,42 +79,53 @@ export async function runKnowledgeScale(log: (line: string) => void = (line) => 
   // The HNSW graph of 1M × 256 dims takes about 1.5 GB; built in memory it takes minutes, spilled it takes hours.
   const maintenanceWorkMem = postgres ? '4GB' : '1GB';
 
-  const ingest = await measureIngest({ chunks: ingestChunks, log });
+  const reused = postgres ? process.env.BENCH_SCALE_DATABASE : undefined;
+  const ingest = reused ? undefined : await measureIngest({ chunks: ingestChunks, log });
 
   const next = random(42);
   const words = vocabulary(next);
-  const bench = await openBenchDatabase();
+  const bench = await openBenchDatabase(reused);
   let db = bench.db;
   try {
-    await migrate(db);
-    const account = await createAccount(db, 'bench');
-    const tenant = await createAccount(db, 'bench-tenant');
-    const small = await createAccount(db, 'bench-small');
-    await indexKnowledge({ db, accountId: account.id, rootDir: EXAMPLE_KNOWLEDGE_DIR, embedder: lexicalEmbedder });
-    const exampleOnly = await recallAtTen(db, account.id);
     const tenantChunks = Math.round(chunks * TENANT_SHARE);
     const accountChunks = chunks - tenantChunks - SMALL_SCOPE_CHUNKS;
-    log(`knowledge scale on ${db.engine}: loading ${chunks} chunks (${tenantChunks} of them the tenant's, ${SMALL_SCOPE_CHUNKS} the small account's)…`);
-    const definitions = await dropIndexes(db);
-    const insertStart = performance.now();
-    await load(db, account.id, accountChunks, next, words);
-    await load(db, tenant.id, tenantChunks, next, words);
-    await load(db, small.id, SMALL_SCOPE_CHUNKS, next, words);
-    const insertSeconds = (performance.now() - insertStart) / 1000;
-    log(`  inserted in ${insertSeconds.toFixed(0)} s; building the indexes…`);
-    const built = await rebuildIndexes(db, definitions, maintenanceWorkMem);
-    const secondsOf = (kind: string) => built.find((index) => index.definition.includes(`USING ${kind}`))?.seconds ?? 0;
-    db = await bench.reopen(db);
-    const withDistractors = await recallAtTen(db, account.id);
+    let loaded: Pick<KnowledgeScaleResult, 'build'> & { accounts: string[]; exampleOnly?: number };
+    if (reused) {
+      log(`knowledge scale on ${db.engine}: searching the ${chunks} chunks loaded before in ${reused}…`);
+      loaded = { accounts: await accountIds(db, ['bench', 'bench-tenant', 'bench-small']) };
+      for (const size of [accountChunks, tenantChunks, SMALL_SCOPE_CHUNKS]) skipLoad(size, next, words);
+    } else {
+      await migrate(db);
+      const account = await createAccount(db, 'bench');
+      const tenant = await createAccount(db, 'bench-tenant');
+      const small = await createAccount(db, 'bench-small');
+      await indexKnowledge({ db, accountId: account.id, rootDir: EXAMPLE_KNOWLEDGE_DIR, embedder: lexicalEmbedder });
+      const exampleOnly = await recallAtTen(db, account.id);
+      log(`knowledge scale on ${db.engine}: loading ${chunks} chunks (${tenantChunks} of them the tenant's, ${SMALL_SCOPE_CHUNKS} the small account's)…`);
+      const definitions = await dropIndexes(db);
+      const insertStart = performance.now();
+      await load(db, account.id, accountChunks, next, words);
+      await load(db, tenant.id, tenantChunks, next, words);
+      await load(db, small.id, SMALL_SCOPE_CHUNKS, next, words);
+      const insertSeconds = (performance.now() - insertStart) / 1000;
+      log(`  inserted in ${insertSeconds.toFixed(0)} s; building the indexes…`);
+      const built = await rebuildIndexes(db, definitions, maintenanceWorkMem);
+      const secondsOf = (kind: string) => built.find((index) => index.definition.includes(`USING ${kind}`))?.seconds ?? 0;
+      db = await bench.reopen(db);
+      const build = { insertSeconds, insertChunksPerSecond: chunks / insertSeconds, hnswSeconds: secondsOf('hnsw'), ginSeconds: secondsOf('gin'), maintenanceWorkMem };
+      loaded = { accounts: [account.id, tenant.id, small.id], exampleOnly, build };
+    }
+    const [mainId = '', tenantId = '', smallId = ''] = loaded.accounts;
+    const withDistractors = await recallAtTen(db, mainId);
 
     // Mid-frequency words (ranks 50–2,000) as questions, as in the 100k part.
     const questions = Array.from({ length: queries }, () => Array.from({ length: 4 }, () => words[50 + Math.floor(next() * 1950)]).join(' '));
     const queryVectors = Array.from({ length: queries }, () => unitVector(next));
     const scopes: ScopeTimings[] = [];
     for (const [scope, accountId, scopeChunks] of [
-      ['account', account.id, accountChunks],
-      ['tenant', tenant.id, tenantChunks],
-      ['small account', small.id, SMALL_SCOPE_CHUNKS],
+      ['account', mainId, accountChunks],
+      ['tenant', tenantId, tenantChunks],
+      ['small account', smallId, SMALL_SCOPE_CHUNKS],
     ] as const) {
       log(`  timing the ${scope}'s searches…`);
       scopes.push({ scope, chunks: scopeChunks, hnswUsed: await hnswUsed(db, accountId, queryVectors[0] ?? []), timings: await timeScope(db, accountId, questions, queryVectors) });
@@ -103,14 +137,24 @@ export async function runKnowledgeScale(log: (line: string) => void = (line) => 
       chunks,
       queries,
       ingest,
-      build: { insertSeconds, insertChunksPerSecond: chunks / insertSeconds, hnswSeconds: secondsOf('hnsw'), ginSeconds: secondsOf('gin'), maintenanceWorkMem },
+      ...(loaded.build ? { build: loaded.build } : {}),
       scopes,
-      recallAt10: { exampleOnly, withDistractors },
+      recallAt10: { ...(loaded.exampleOnly === undefined ? {} : { exampleOnly: loaded.exampleOnly }), withDistractors },
     };
   } finally {
     await db.close();
     await bench.drop();
   }
+}
+
+/** The bench accounts of a database loaded before, by name, in the order asked. */
+async function accountIds(db: Database, names: readonly string[]): Promise<string[]> {
+  const result = await db.query<{ id: string; name: string }>('SELECT id, name FROM accounts WHERE name = ANY($1::text[])', [names]);
+  return names.map((name) => {
+    const row = result.rows.find((account) => account.name === name);
+    if (!row) throw new Error(`no account ${name} in the reused database`);
+    return row.id;
+  });
 }
 
 async function hnswUsed(db: Database, accountId: string, vector: number[]): Promise<boolean> {
@@ -140,14 +184,19 @@ export async function timeScope(db: Database, accountId: string, questions: stri
 export function printKnowledgeScale(result: KnowledgeScaleResult): void {
   const { ingest, build } = result;
   console.log(`\nknowledge at scale, ${result.engine === 'pglite' ? 'pglite in a data folder' : result.engine} (shared_buffers ${result.sharedBuffers})`);
+  if (ingest) {
+    console.log(
+      `indexing through the knowledge sync (fake embeddings upstream, ${ingest.embeddingCalls} calls): ${ingest.chunks} chunks in ${ingest.documents} documents, ${ingest.seconds.toFixed(1)} s, ${ingest.chunksPerSecond.toFixed(0)} chunks/s`,
+    );
+  }
+  if (build) {
+    console.log(
+      `bulk build of ${result.chunks} chunks × ${DIMS} dims: insert ${build.insertSeconds.toFixed(0)} s (${build.insertChunksPerSecond.toFixed(0)} chunks/s), HNSW ${build.hnswSeconds.toFixed(0)} s, GIN ${build.ginSeconds.toFixed(0)} s (maintenance_work_mem ${build.maintenanceWorkMem})`,
+    );
+  }
+  const exampleOnly = result.recallAt10.exampleOnly;
   console.log(
-    `indexing through the knowledge sync (fake embeddings upstream, ${ingest.embeddingCalls} calls): ${ingest.chunks} chunks in ${ingest.documents} documents, ${ingest.seconds.toFixed(1)} s, ${ingest.chunksPerSecond.toFixed(0)} chunks/s`,
-  );
-  console.log(
-    `bulk build of ${result.chunks} chunks × ${DIMS} dims: insert ${build.insertSeconds.toFixed(0)} s (${build.insertChunksPerSecond.toFixed(0)} chunks/s), HNSW ${build.hnswSeconds.toFixed(0)} s, GIN ${build.ginSeconds.toFixed(0)} s (maintenance_work_mem ${build.maintenanceWorkMem})`,
-  );
-  console.log(
-    `recall@10 on the labelled questions: ${result.recallAt10.exampleOnly.toFixed(2)} on the example knowledge alone, ${result.recallAt10.withDistractors.toFixed(2)} among the synthetic chunks`,
+    `recall@10 on the labelled questions: ${exampleOnly === undefined ? '' : `${exampleOnly.toFixed(2)} on the example knowledge alone, `}${result.recallAt10.withDistractors.toFixed(2)} among the synthetic chunks`,
   );
   console.log(`| scope | search (second pass, ${result.queries} queries) | p50 ms | p95 ms | p99 ms | results | first pass p50 / p95 ms |`);
   console.log('|---|---|---:|---:|---:|---:|---:|');

@@ -96,8 +96,16 @@ export function unitVector(next: () => number): number[] {
 
 export type BenchDatabase = { db: Database; reopen(db: Database): Promise<Database>; drop(): Promise<void> };
 
-export async function openBenchDatabase(): Promise<BenchDatabase> {
+/** `existing`: a PostgreSQL database kept by an earlier run (BENCH_KEEP_DATABASE=1), opened as it is and never dropped. */
+export async function openBenchDatabase(existing?: string): Promise<BenchDatabase> {
   const baseUrl = process.env.DATABASE_URL;
+  if (existing) {
+    if (!baseUrl || !/^[a-z0-9_]+$/.test(existing)) throw new Error(`reusing database ${existing} needs DATABASE_URL and a plain database name`);
+    const url = new URL(baseUrl);
+    url.pathname = `/${existing}`;
+    const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory://' });
+    return { db, reopen: async (opened) => opened, drop: async () => undefined };
+  }
   if (!baseUrl) {
     const pgliteSharedBuffers = parsePgliteSharedBuffers(process.env.JUNCTION_PGLITE_SHARED_BUFFERS);
     const pglitePageCacheBytes = parsePglitePageCache(process.env.JUNCTION_PGLITE_PAGE_CACHE);
@@ -206,6 +214,18 @@ export async function load(db: Database, accountId: string, chunks: number, next
     if ((start / INSERT_BATCH) % 20 === 19) process.stderr.write(`  loaded ${start + size} chunks\n`);
   }
   await writing;
+}
+
+/**
+ * Draws what load() would for `chunks` chunks without writing them: a run on a database
+ * loaded before then asks the same questions as the run that loaded it.
+ */
+export function skipLoad(chunks: number, next: () => number, words: string[]): void {
+  const pick = zipfSampler(words.length, next);
+  for (let chunk = 0; chunk < chunks; chunk += 1) {
+    for (let word = 0; word < WORDS_PER_CHUNK; word += 1) pick();
+    unitVector(next);
+  }
 }
 
 /** Latencies of a second pass over the questions (steady state), and the first pass's p50 / p95 (pages not yet in memory). */
