@@ -4,7 +4,7 @@ import { listMessages } from '../conversations/conversation-repository.ts';
 import { JunctionError } from '../core/errors.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { Database } from '../store/database.ts';
-import { reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountReadsOf } from '../store/reporting-reads.ts';
 import { type ConsoleCaller, consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { ConversationIdParamsSchema, type ConversationDetail, ConversationListQuerySchema, type ConversationPage } from './contract/conversations.ts';
 import { type ConversationScope, findAccountConversation, listAgentConversations, playgroundKeyId, runIdsOfResponses, runUsageTotals } from './conversations-repository.ts';
@@ -24,12 +24,12 @@ const notFound = (id: string) => new JunctionError('not_found', `No conversation
  */
 export async function consoleConversationsRoutes(app: FastifyInstance, deps: ConsoleConversationsDeps): Promise<void> {
   const reader = requireConsoleUser(deps.db, deps.now);
-  const reads = reportingReadsOf(deps.db);
+  const reads = (accountId: string) => accountReadsOf(deps.db, accountId);
 
   /** Undefined when the caller may see no conversation at all (a member who never used the playground). */
   const scopeOf = async (caller: ConsoleCaller): Promise<ConversationScope | undefined> => {
     if (caller.role !== 'member') return { accountId: caller.accountId, onlyKeyId: null };
-    const keyId = await reads.session((db) => playgroundKeyId(db, caller.accountId, caller.user.id));
+    const keyId = await reads(caller.accountId).session((db) => playgroundKeyId(db, caller.accountId, caller.user.id));
     return keyId === null ? undefined : { accountId: caller.accountId, onlyKeyId: keyId };
   };
 
@@ -38,7 +38,7 @@ export async function consoleConversationsRoutes(app: FastifyInstance, deps: Con
     const query = parseInput(ConversationListQuerySchema, request.query, 'query string');
     const scope = await scopeOf(consoleCaller(request));
     if (!scope) return { data: [], next_cursor: null };
-    const page = await reads.session((db) => listAgentConversations(db, scope, id, { keyId: query.key_id ?? null, after: query.cursor ?? null, limit: query.limit }));
+    const page = await reads(scope.accountId).session((db) => listAgentConversations(db, scope, id, { keyId: query.key_id ?? null, after: query.cursor ?? null, limit: query.limit }));
     const last = page.conversations.at(-1);
     return { data: page.conversations.map(toSummary), next_cursor: page.hasMore && last ? last.id : null };
   });
@@ -49,7 +49,7 @@ export async function consoleConversationsRoutes(app: FastifyInstance, deps: Con
     if (!scope) throw notFound(id);
     // The last run's usage rows may still be queued for the next group commit.
     await deps.settle();
-    return reads.session(async (db) => {
+    return reads(scope.accountId).session(async (db) => {
       const header = await findAccountConversation(db, scope, id);
       if (!header) throw notFound(id);
       const messages = await listMessages(db, header.id);

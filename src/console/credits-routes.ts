@@ -6,7 +6,7 @@ import { type AccountBalance, type CreditGrant, findAccountBalance, getCreditSum
 import { grantInCurrency } from '../credits/grant-in-currency.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { Database } from '../store/database.ts';
-import { reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import type { CreditAccount, CreditGrantView, Credits } from './contract/credits.ts';
 import { GrantInputSchema } from './contract/credits.ts';
@@ -59,7 +59,7 @@ export async function creditsRoutes(app: FastifyInstance, deps: CreditsRoutesDep
   app.get('/credits', { preHandler: requireConsoleUser(deps.db, deps.now) }, async (request): Promise<Credits> => {
     const caller = consoleCaller(request);
     await deps.settle();
-    const [summary, grants, months, canGrant] = await reportingReadsOf(deps.db).session(
+    const [summary, grants, months, canGrant] = await accountReadsOf(deps.db, caller.accountId).session(
       async (reads) =>
         [
           await getCreditSummary(reads, caller.accountId),

@@ -6,7 +6,7 @@ import { JunctionError } from '../core/errors.ts';
 import { parseInput } from '../http/parse-body.ts';
 import { findRunId } from '../runs/run-step-repository.ts';
 import type { Database, Queryable } from '../store/database.ts';
-import { reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { type FeedbackPage, FeedbackSearchQuerySchema, type FeedbackSummary } from './contract/feedback.ts';
 
@@ -31,13 +31,13 @@ async function runResponseId(db: Queryable, accountId: string, runId: string): P
  */
 export async function consoleFeedbackRoutes(app: FastifyInstance, deps: ConsoleFeedbackDeps): Promise<void> {
   const reader = requireConsoleUser(deps.db, deps.now);
-  const reads = reportingReadsOf(deps.db);
+  const reads = (accountId: string) => accountReadsOf(deps.db, accountId);
 
   app.get('/agents/:id/feedback-summary', { preHandler: reader }, async (request): Promise<FeedbackSummary> => {
     const { accountId } = consoleCaller(request);
     const { id } = parseInput(AgentParamsSchema, request.params, 'path');
     if (!(await deps.agents.find(accountId, id))) throw new JunctionError('not_found', `No agent '${id}' in this account.`);
-    const versions = await reads.session((db) => feedbackByVersion(db, accountId, id));
+    const versions = await reads(accountId).session((db) => feedbackByVersion(db, accountId, id));
     return {
       agent_id: id,
       versions: versions.map((entry) => ({ version: entry.version, count: entry.count, mean_score: entry.meanScore, up: entry.up, down: entry.down, last_at: entry.lastAt.toISOString() })),
@@ -52,7 +52,7 @@ export async function consoleFeedbackRoutes(app: FastifyInstance, deps: ConsoleF
       ...(query.agent_version !== undefined && { agentVersion: query.agent_version }),
       ...(query.rating !== undefined && { rating: query.rating }),
     };
-    const page = await reads.session((db) => listFeedback(db, accountId, filter, { limit: query.limit, after: query.cursor ?? null }));
+    const page = await reads(accountId).session((db) => listFeedback(db, accountId, filter, { limit: query.limit, after: query.cursor ?? null }));
     return { data: page.entries, next_cursor: page.hasMore ? (page.entries.at(-1)?.id ?? null) : null };
   });
 
@@ -60,7 +60,7 @@ export async function consoleFeedbackRoutes(app: FastifyInstance, deps: ConsoleF
   app.get('/runs/:id/feedback', { preHandler: reader }, async (request): Promise<FeedbackPage> => {
     const { accountId } = consoleCaller(request);
     const { id } = parseInput(RunParamsSchema, request.params, 'path');
-    const page = await reads.session(async (db) => {
+    const page = await reads(accountId).session(async (db) => {
       const runId = (await findRunId(db, accountId, id)) ?? id;
       const responseId = id.startsWith('resp_') ? id : await runResponseId(db, accountId, runId);
       return listFeedback(db, accountId, { run: { runId, responseId } }, { limit: 100, after: null });

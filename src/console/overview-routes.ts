@@ -6,7 +6,7 @@ import { microsToUsd } from '../core/money.ts';
 import { getCreditSummary } from '../credits/credit-repository.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { Database, Queryable } from '../store/database.ts';
-import { reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { type Overview, OverviewQuerySchema } from './contract/overview.ts';
 
@@ -46,7 +46,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: OverviewDeps): 
     const range = daysOf(zone, deps.now());
 
     // One reading connection for the page's queries, in turn: a page never takes several.
-    const [credit, series] = await reportingReadsOf(deps.db).session(async (reads) => [await getCreditSummary(reads, accountId), await seriesOf(reads, accountId, range)] as const);
+    const [credit, series] = await accountReadsOf(deps.db, accountId).session(async (reads) => [await getCreditSummary(reads, accountId), await seriesOf(reads, accountId, range)] as const);
     const point = (row: DailySpend) => ({ day: row.day, name: row.name, spend_usd: microsToUsd(Number(row.spend)) });
     return {
       balance: {

@@ -7,7 +7,7 @@ import { runContentMode, setRunContentMode } from '../runs/run-content-setting.t
 import { findRunId, listRunSteps, type StoredRunStep } from '../runs/run-step-repository.ts';
 import { keyName, runUsageSummary } from '../runs/run-usage.ts';
 import type { Database, Queryable } from '../store/database.ts';
-import { reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountReadsOf } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { RunContentSettingSchema, type RunLookup, type RunStepView, type RunView } from './contract/runs.ts';
 import { usageEntryById } from './usage-routes.ts';
@@ -94,7 +94,7 @@ export async function consoleRunsRoutes(app: FastifyInstance, deps: ConsoleRunsD
     const { accountId } = consoleCaller(request);
     const { id } = parseInput(IdParamsSchema, request.params, 'path');
     await deps.settle();
-    const found = await reportingReadsOf(deps.db).session((reads) => lookUp(reads, accountId, id));
+    const found = await accountReadsOf(deps.db, accountId).session((reads) => lookUp(reads, accountId, id));
     if (!found) throw new JunctionError('not_found', 'No run or call with this id in this account.');
     return found;
   });

@@ -8,7 +8,7 @@ import { JunctionError } from '../core/errors.ts';
 import { microsToUsd } from '../core/money.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { Database, Queryable } from '../store/database.ts';
-import { type ReportingReads, reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountReadsOf, type ReportingReads } from '../store/reporting-reads.ts';
 import { consoleCaller, requireConsoleUser } from './console-auth.ts';
 import { type UsageEntry, UsageQuerySchema } from './contract/usage.ts';
 import { usageSummary } from './usage-summary.ts';
@@ -103,7 +103,7 @@ const EXPORT_TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndj
 /** The usage log of the session's account: filtered, keyset-paged, exportable whole as CSV or JSON Lines, one row in detail. */
 export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsageDeps): Promise<void> {
   const reader = requireConsoleUser(deps.db, deps.now);
-  const reads = reportingReadsOf(deps.db);
+  const reads = (accountId: string) => accountReadsOf(deps.db, accountId);
 
   const filtersFrom = (query: unknown): UsageFilters => {
     const input = parseInput(UsageQuerySchema, query, 'query string');
@@ -114,7 +114,7 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
     const accountId = consoleCaller(request).accountId;
     const filters = filtersFrom(request.query);
     await deps.settle();
-    const [rows, names] = await reads.session(async (db) => [await listUsage(db, accountId, { ...filters, limit: filters.limit + 1 }), await keyNames(db, accountId)] as const);
+    const [rows, names] = await reads(accountId).session(async (db) => [await listUsage(db, accountId, { ...filters, limit: filters.limit + 1 }), await keyNames(db, accountId)] as const);
     const page = rows.slice(0, filters.limit);
     const last = page.at(-1);
     return { data: page.map((row) => toEntry(row, names)), next_cursor: rows.length > filters.limit && last ? encodeCursor(last) : null };
@@ -127,7 +127,7 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
       const filters: Omit<UsageFilters, 'limit'> = filtersFrom(request.query);
       await deps.settle();
       // The first read is made before the answer starts: a busy or unreachable store is still a 503, not a cut stream.
-      const lines = exportLines(reads, accountId, filters, format);
+      const lines = exportLines(reads(accountId), accountId, filters, format);
       const first = await lines.next();
       // One page ahead at most: a slow client holds back the reads instead of filling memory.
       const body = Readable.from(
@@ -148,13 +148,13 @@ export async function consoleUsageRoutes(app: FastifyInstance, deps: ConsoleUsag
   app.get('/usage/summary', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;
     await deps.settle();
-    return reads.session(async (db) => usageSummary(db, accountId, request.query, deps.now(), await keyNames(db, accountId)));
+    return reads(accountId).session(async (db) => usageSummary(db, accountId, request.query, deps.now(), await keyNames(db, accountId)));
   });
 
   app.get('/usage/:id', { preHandler: reader }, async (request) => {
     const accountId = consoleCaller(request).accountId;
     const { id } = request.params as { id: string };
-    const entry = await reads.session((db) => usageEntryById(db, accountId, id));
+    const entry = await reads(accountId).session((db) => usageEntryById(db, accountId, id));
     if (!entry) throw new JunctionError('not_found', `No usage row '${id}' in this account.`);
     return { data: entry };
   });

@@ -9,7 +9,7 @@ import { authenticatedKey, requireKey } from '../http/auth-hook.ts';
 import { parseInput } from '../http/parse-body.ts';
 import type { KeyAuthenticator } from '../keys/key-authenticator.ts';
 import type { Database } from '../store/database.ts';
-import { reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountReadsOf } from '../store/reporting-reads.ts';
 
 export type UsageRoutesDeps = { db: Database; authenticator: KeyAuthenticator; settlements: SettlementQueue };
 
@@ -73,7 +73,7 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRoutesDeps): 
     const query = parseInput(UsageQuerySchema, request.query, 'query string');
     await deps.settlements.drain(2_000);
     // A reporting read: on the reads' own connections, never in the gateway's way.
-    const rows = await reportingReadsOf(deps.db).session((reads) =>
+    const rows = await accountReadsOf(deps.db, key.accountId).session((reads) =>
       listUsage(reads, key.accountId, {
         ...usageFiltersOf(query),
         ...(query.cursor && { before: decodeCursor(query.cursor) }),

@@ -7,7 +7,7 @@ import type { Catalog } from '../catalog/types.ts';
 import { JunctionError } from '../core/errors.ts';
 import { openStreams } from '../http/raw-stream-writer.ts';
 import type { Database } from '../store/database.ts';
-import { reportingReadsOf } from '../store/reporting-reads.ts';
+import { accountTurnStats, reportingReadsOf } from '../store/reporting-reads.ts';
 import { registerDurabilityMetrics } from './durability-metrics.ts';
 import { FastCounter, FastHistogram } from './fast-metrics.ts';
 import { totalCounter } from './total-counter.ts';
@@ -127,8 +127,15 @@ export class JunctionMetrics {
         this.set({ state: 'max' }, stats.max);
         this.set({ state: 'in_use' }, stats.inUse);
         this.set({ state: 'waiting' }, stats.waiting);
+        this.set({ state: 'waiting_for_account' }, accountTurnStats(services.db).waiting);
       },
     });
+    totalCounter(
+      this.registry,
+      'junction_db_read_account_busy_total',
+      "Console and reporting reads refused (503) because their account's earlier reads stayed in progress",
+      () => accountTurnStats(services.db).busyRefusals,
+    );
     totalCounter(this.registry, 'junction_db_read_pool_busy_total', 'Console and reporting reads refused (503) because every reading connection stayed in use', () => reads.stats().busyRefusals);
   }
 
