@@ -16,10 +16,11 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { usageRecordFixture } from '../support/usage-record-fixture.ts';
 
 /**
- * The daily rollups the console's Overview reads stay exact with the usage log: after
+ * The daily rollups the console's Overview and Usage group-by read stay exact with the usage log: after
  * concurrent settlement batches, after a batch written again (a replayed journal, a retried
- * commit: rows already in the log add nothing), and after the migration's backfill of a log
- * written before the rollups existed. On PGlite, and on PostgreSQL with DATABASE_URL.
+ * commit: rows already in the log add nothing), after 0021's backfill of a log written before
+ * the rollups existed, and after 0036's split by agent of a log a retention cut. On PGlite,
+ * and on PostgreSQL with DATABASE_URL.
  */
 let app: TestApp;
 let accountId: string;
