@@ -1,7 +1,7 @@
 -- Half-hourly totals of the usage log per account, by model, by key and by agent: the
--- console's Overview in a time zone whose days are not UTC days (most browsers') sums these
--- instead of grouping the log. Every zone whose offset is a whole number of half hours has
--- days made of whole half hours; the daily rollups (0021) serve UTC.
+-- console's Overview sums these for the days of any time zone instead of grouping the log.
+-- A zone whose offset is a whole number of half hours has days made of whole half hours;
+-- in the few a quarter hour off, the half hour each day boundary cuts is read from the log.
 --
 -- One row per account, half hour, dimension and name:
 --   dimension 'model': name = COALESCE(model, requested_model, 'unknown'), as the Overview names it;

@@ -20,29 +20,34 @@ export const NO_KEY_NAME = 'console and operator';
 export const HALF_HOUR_MS = 1_800_000;
 
 /**
- * Where the series are summed from: the half-hour rollups when every day of the range and
- * `from` begin on a half hour (every zone whose offset is whole half hours, UTC included),
- * else the log itself (the few zones a quarter hour off).
+ * The half hours a day boundary (or `from`) falls inside rather than at their start: their
+ * rows are split between two days, so they are read from the log, and every other half hour
+ * from the rollups. None in a zone whose offset is whole half hours (UTC included); one a
+ * day in the zones a quarter hour off.
  */
-export type UsageSource = 'half_hours' | 'log';
-
-export function usageSourceFor(starts: readonly Date[], from: Date): UsageSource {
-  return [...starts, from].every((start) => start.getTime() % HALF_HOUR_MS === 0) ? 'half_hours' : 'log';
+export function cutHalfHours(starts: readonly Date[], from: Date): Date[] {
+  const cut = [...starts, from].map((start) => start.getTime()).filter((time) => time % HALF_HOUR_MS !== 0);
+  return [...new Set(cut.map((time) => Math.floor(time / HALF_HOUR_MS) * HALF_HOUR_MS))].map((time) => new Date(time));
 }
 
-/** The rows of the account since `from` grouped into model, key and agent totals (0035's dimensions and names), from either source. */
-const GROUPED: Record<UsageSource, string> = {
-  half_hours: `SELECT width_bucket(period_start, $2::timestamptz[]) AS bucket, dimension, name, requests, errors, spend_micros AS spend
-    FROM usage_half_hour_rollups WHERE account_id = $1 AND period_start >= $3`,
-  log: `SELECT bucket, d.dimension, d.name, requests, errors, spend FROM (
-      SELECT width_bucket(created_at, $2::timestamptz[]) AS bucket, COALESCE(model, requested_model, 'unknown') AS model,
-        COALESCE(key_id::text, '') AS key_name, agent_id, count(*) AS requests,
-        count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(cost_micros), 0) AS spend
-      FROM usage_log WHERE account_id = $1 AND created_at >= $3 GROUP BY 1, 2, 3, 4
+/**
+ * The account's rows since $3 grouped into model, key and agent totals (0035's dimensions and
+ * names) by day ($2 the days' starts): the rollups' whole half hours from $4 (the half hour
+ * holding $3) except the cut ones ($5), and the log's rows in the cut ones.
+ */
+const GROUPED = `SELECT width_bucket(period_start, $2::timestamptz[]) AS bucket, dimension, name, requests, errors, spend_micros AS spend
+    FROM usage_half_hour_rollups WHERE account_id = $1 AND period_start >= $4 AND period_start <> ALL ($5::timestamptz[])
+  UNION ALL
+  SELECT bucket, d.dimension, d.name, requests, errors, spend FROM (
+      SELECT width_bucket(u.created_at, $2::timestamptz[]) AS bucket, COALESCE(u.model, u.requested_model, 'unknown') AS model,
+        COALESCE(u.key_id::text, '') AS key_name, u.agent_id, count(*) AS requests,
+        count(*) FILTER (WHERE u.status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(u.cost_micros), 0) AS spend
+      FROM unnest($5::timestamptz[]) AS cut(start)
+      JOIN usage_log u ON u.account_id = $1 AND u.created_at >= cut.start AND u.created_at < cut.start + interval '30 minutes' AND u.created_at >= $3
+      GROUP BY 1, 2, 3, 4
     ) grouped
     CROSS JOIN LATERAL (VALUES ('model', grouped.model), ('key', grouped.key_name), ('agent', grouped.agent_id)) AS d(dimension, name)
-    WHERE d.name IS NOT NULL`,
-};
+    WHERE d.name IS NOT NULL`;
 
 type Row = { bucket: number; dimension: 'model' | 'key' | 'agent'; name: string; requests: string | number; errors: string | number; spend: string | number };
 
@@ -52,21 +57,16 @@ type Row = { bucket: number; dimension: 'model' | 'key' | 'agent'; name: string;
  * name the days and the instants they begin, ascending; rows before the first day add to
  * `before`.
  */
-export async function localDailyUsage(
-  db: Queryable,
-  accountId: string,
-  days: { days: string[]; starts: Date[] },
-  from: Date,
-  source: UsageSource = usageSourceFor(days.starts, from),
-): Promise<LocalDailyUsage> {
+export async function localDailyUsage(db: Queryable, accountId: string, days: { days: string[]; starts: Date[] }, from: Date): Promise<LocalDailyUsage> {
+  const fromHalfHour = new Date(Math.floor(from.getTime() / HALF_HOUR_MS) * HALF_HOUR_MS);
   const result = await db.query<Row>(
     `SELECT g.bucket, g.dimension, CASE WHEN g.dimension = 'key' THEN COALESCE(k.name, '${NO_KEY_NAME}') ELSE g.name END AS name,
        sum(g.requests)::bigint AS requests, sum(g.errors)::bigint AS errors, sum(g.spend)::bigint AS spend
-     FROM (${GROUPED[source]}) g
+     FROM (${GROUPED}) g
      -- CASE keeps the cast away from model and agent names.
      LEFT JOIN api_keys k ON k.id = CASE WHEN g.dimension = 'key' AND g.name <> '' THEN g.name::uuid END
      GROUP BY 1, 2, 3`,
-    [accountId, days.starts.map((start) => start.toISOString()), from.toISOString()],
+    [accountId, days.starts.map((start) => start.toISOString()), from.toISOString(), fromHalfHour.toISOString(), cutHalfHours(days.starts, from).map((start) => start.toISOString())],
   );
   const spend = { model: new Map<string, number>(), key: new Map<string, number>(), agent: new Map<string, number>() };
   const requests = new Map<string, { requests: number; errors: number }>();

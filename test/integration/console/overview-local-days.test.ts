@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDays } from '../../../src/billing/local-days.ts';
-import { localDailyUsage, usageSourceFor } from '../../../src/billing/local-daily-usage.ts';
+import { cutHalfHours, type LocalDailyUsage, localDailyUsage } from '../../../src/billing/local-daily-usage.ts';
+import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
 import { issueSetupLink } from '../../../src/console/session-routes.ts';
 import type { Overview } from '../../../src/console/contract/overview.ts';
 import { type ConsoleSession, ORIGIN, sessionCookieOf, sessionFrom } from '../../support/console-session.ts';
@@ -8,8 +10,9 @@ import { startTestApp, type TestApp } from '../../support/test-app.ts';
 
 /**
  * The Overview in the browser's days: its charts, "today" and "this month" are the days
- * of the time zone the page sends. Zones a whole number of half hours off UTC read the
- * half-hour rollups, the others the log, with the same answer either way for the same rows.
+ * of the time zone the page sends, summed from the half-hour rollups (and, in zones a quarter
+ * hour off, the log's rows of the half hours their days' boundaries cut): the same answer as
+ * the log's rows themselves.
  */
 const NOW = new Date('2026-12-02T12:00:00Z');
 let app: TestApp;
@@ -49,6 +52,43 @@ afterAll(async () => app?.close());
 
 const overview = async (zone: string): Promise<Overview> => (await owner.request('GET', `/console/api/overview?time_zone=${encodeURIComponent(zone)}`)).json<Overview>();
 const usd = (micros: number) => micros / 1_000_000;
+
+type LoggedRow = { at: Date; model: string; key: string; agent: string | null; error: boolean; cost: number };
+
+/** The series computed row by row, apart from the SQL: each row in the last day begun at or before it. */
+function fromTheLog(rows: LoggedRow[], days: { days: string[]; starts: Date[] }, from: Date): LocalDailyUsage {
+  const spend = { model: new Map<string, number>(), key: new Map<string, number>(), agent: new Map<string, number>() };
+  const requests = new Map<string, { requests: number; errors: number }>();
+  let before = 0;
+  for (const row of rows) {
+    const at = new Date(row.at).getTime();
+    if (at < from.getTime()) continue;
+    const index = days.starts.findLastIndex((start) => start.getTime() <= at);
+    const day = days.days[index];
+    if (day === undefined) {
+      before += row.cost;
+      continue;
+    }
+    const add = (sums: Map<string, number>, name: string) => sums.set(`${day}|${name}`, (sums.get(`${day}|${name}`) ?? 0) + row.cost);
+    add(spend.model, row.model);
+    add(spend.key, row.key);
+    if (row.agent !== null) add(spend.agent, row.agent);
+    const counts = requests.get(day) ?? { requests: 0, errors: 0 };
+    requests.set(day, { requests: counts.requests + 1, errors: counts.errors + (row.error ? 1 : 0) });
+  }
+  const points = (sums: Map<string, number>) =>
+    [...sums]
+      .filter(([, total]) => total > 0)
+      .map(([id, total]) => ({ day: id.split('|')[0] as string, name: id.split('|')[1] as string, spend: total }))
+      .sort((a, b) => a.day.localeCompare(b.day) || a.name.localeCompare(b.name));
+  return {
+    byModel: points(spend.model),
+    byKey: points(spend.key),
+    byAgent: points(spend.agent),
+    requests: [...requests].map(([day, counts]) => ({ day, ...counts })).sort((a, b) => a.day.localeCompare(b.day)),
+    before,
+  };
+}
 
 describe('the Overview in the browser’s days', () => {
   it('groups by New York days, with its today and its month', async () => {
@@ -94,7 +134,7 @@ describe('the Overview in the browser’s days', () => {
       ['2026-12-02', 3],
     ]);
     expect([kolkata.spend_today_usd, kolkata.spend_month_usd]).toEqual([usd(700), usd(1_000)]);
-    // Kathmandu (+05:45) reads the log; 04:59:59Z on 1 December is 10:44:59 there.
+    // Kathmandu (+05:45): 04:59:59Z on 1 December is 10:44:59 there.
     const kathmandu = await overview('Asia/Kathmandu');
     expect(kathmandu.spend_by_model.map((point) => [point.day, point.name, point.spend_usd])).toEqual([
       ['2026-11-30', 'c/model', usd(50)],
@@ -105,18 +145,39 @@ describe('the Overview in the browser’s days', () => {
     expect(kathmandu.spend_by_agent).toEqual([{ day: '2026-12-02', name: 'support', spend_usd: usd(400) }]);
   });
 
-  it('sums the same series from the half-hour rollups as from the log', async () => {
-    const zones = ['UTC', 'America/New_York', 'Asia/Kolkata', 'Australia/Adelaide', 'America/St_Johns'];
+  it('sums the same series as the log itself in every kind of zone, quarter-hour ones too', async () => {
+    const other = randomUUID();
+    const keys = await Promise.all(
+      ['edge-a', 'edge-b'].map(async (name) => ((await runAdminCommand(app.services, { command: 'keys.create', kind: 'model', name })) as { data: { id: string } }).data.id),
+    );
+    // A row every 7 minutes and 13 seconds over 40 days: every half hour and every quarter-hour edge has rows.
+    await app.services.db.query(
+      `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, requested_model, model, status, input_tokens, output_tokens, cost_micros, agent_id, created_at)
+       SELECT 'edge-' || g, $1, CASE WHEN g % 3 = 0 THEN NULL ELSE ($2::uuid[])[1 + g % 2] END, 'req', 'chat.completions', 'asked-' || (g % 2),
+         CASE WHEN g % 5 = 0 THEN NULL ELSE 'model-' || (g % 4) END, (ARRAY['success', 'upstream_error', 'deferred_billing', 'rejected'])[1 + g % 4],
+         0, 0, (g * 37) % 900, CASE WHEN g % 2 = 0 THEN NULL ELSE 'agent-' || (g % 3) END, $3::timestamptz + g * interval '433 seconds'
+       FROM generate_series(0, 7980) g`,
+      [other, keys, '2026-10-23T00:00:00Z'],
+    );
+    const logged = await app.services.db.query<{ at: Date; model: string; key: string; agent: string | null; error: boolean; cost: number }>(
+      `SELECT u.created_at AS at, COALESCE(u.model, u.requested_model, 'unknown') AS model, COALESCE(k.name, 'console and operator') AS key, u.agent_id AS agent,
+         u.status NOT IN ('success', 'deferred_billing') AS error, u.cost_micros::int AS cost
+       FROM usage_log u LEFT JOIN api_keys k ON k.id = u.key_id WHERE u.account_id = $1`,
+      [other],
+    );
+    const zones = ['UTC', 'America/New_York', 'Asia/Kolkata', 'Australia/Adelaide', 'America/St_Johns', 'Asia/Kathmandu', 'Pacific/Chatham'];
     for (const zone of zones) {
-      const days = localDays(zone, new Date('2026-10-25T00:00:00Z'), NOW, 60);
-      const from = days.starts[0] as Date;
-      expect(usageSourceFor(days.starts, from)).toBe('half_hours');
-      const rolled = await localDailyUsage(app.services.db, app.services.defaultAccount.id, days, from, 'half_hours');
-      expect(rolled).toEqual(await localDailyUsage(app.services.db, app.services.defaultAccount.id, days, from, 'log'));
-      expect(rolled.requests.reduce((total, day) => total + day.requests, 0)).toBe(ROWS.length);
+      const days = localDays(zone, new Date('2026-10-30T00:00:00Z'), NOW, 60);
+      // From a quarter-hour zone's day before the first, as the Overview's month may begin before its 30 days.
+      const from = new Date((days.starts[0] as Date).getTime() - 86_400_000);
+      expect(await localDailyUsage(app.services.db, other, days, from)).toEqual(fromTheLog(logged.rows, days, from));
     }
-    const kathmandu = localDays('Asia/Kathmandu', new Date('2026-11-25T00:00:00Z'), NOW, 60);
-    expect(usageSourceFor(kathmandu.starts, kathmandu.starts[0] as Date)).toBe('log');
+    expect(cutHalfHours(localDays('UTC', new Date('2026-11-01T00:00:00Z'), NOW, 60).starts, new Date('2026-10-31T00:00:00Z'))).toEqual([]);
+    expect(cutHalfHours(localDays('Asia/Kathmandu', new Date('2026-11-30T00:00:00Z'), NOW, 60).starts, new Date('2026-11-29T18:15:00Z'))).toEqual([
+      new Date('2026-11-29T18:00:00Z'),
+      new Date('2026-11-30T18:00:00Z'),
+      new Date('2026-12-01T18:00:00Z'),
+    ]);
   });
 
   it('refuses a time zone it does not know, naming the field', async () => {
