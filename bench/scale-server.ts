@@ -94,8 +94,12 @@ for (let turn = 0; turn < turns; turn += 1) {
   if (otherUntil >= otherNext) await other(otherNext, otherUntil);
   otherNext = otherUntil + 1;
 }
-await services.db.query(services.db.engine === 'postgres' ? 'VACUUM ANALYZE usage_log' : 'ANALYZE usage_log');
+// Both engines as a log that grew over months is: vacuumed, analyzed, and its pages written
+// out, so no checkpoint of the load falls inside the timed reads.
+await services.db.query('VACUUM ANALYZE usage_log');
+await services.db.query('CHECKPOINT');
 await services.db.query('ANALYZE usage_daily_rollups');
+await services.db.query('ANALYZE usage_half_hour_rollups');
 const loadSeconds = (performance.now() - loadStarted) / 1000;
 
 const app = await buildApp(services);

@@ -3,7 +3,7 @@
  * (BENCH_SCALE_ROWS, default 1,000,000 on PGlite; BENCH_SCALE_ROWS_PG, default 5,000,000 on
  * PostgreSQL) among BENCH_SCALE_TOTAL_ROWS of 100 accounts (default: that account's alone), generated
  * in the database in batches, then
- * - Overview p50/p95, and p50/p95 of each Usage filter (console and `GET /v1/usage`) and group-by;
+ * - Overview p50/p95 (UTC, New York, Kathmandu), and p50/p95 of each Usage filter (console and `GET /v1/usage`) and group-by;
  * - a 30-day CSV export: rows received and time to the last byte;
  * - `GET /v1/key` and chat p95 unloaded, and again while three clients reload Overview
  *   for BENCH_SCALE_LOAD_SECONDS (60), with every answer that was not a 200 counted.
@@ -84,6 +84,9 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
   );
   const filters: ScaleResult['filters'] = [];
   const cases: Array<[string, () => Promise<{ ms: number; ok: boolean }>]> = [
+    // The Overview in the browser's days: half-hour rollups, and in a zone a quarter hour off the log's rows of the half hours its days' boundaries cut.
+    ['console: Overview, America/New_York', console('/overview?time_zone=America/New_York')],
+    ['console: Overview, Asia/Kathmandu', console('/overview?time_zone=Asia/Kathmandu')],
     ['console: first page', console('/usage')],
     ['console: a model', console('/usage?model=openai/model-7')],
     ['console: a model with no rows', console('/usage?model=openai/no-such-model')],
