@@ -191,8 +191,9 @@ describe('migration 0036 (the rollups by agent)', () => {
          FROM usage_daily_rollups GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4 NULLS FIRST`,
       )
     ).rows;
-  const onOrAfter = (rows: unknown[], day: string) => (rows as Array<{ day: string }>).filter((row) => row.day >= day);
-  const olderThan = (rows: unknown[], day: string) => (rows as Array<{ day: string }>).filter((row) => row.day < day);
+  type Rollup = { day: string; agent_id: string | null; requests: number; input_tokens: number; output_tokens: number };
+  const onOrAfter = (rows: unknown[], day: string) => (rows as Rollup[]).filter((row) => row.day >= day);
+  const olderThan = (rows: unknown[], day: string) => (rows as Rollup[]).filter((row) => row.day < day);
 
   it('splits the days the log holds whole by agent with their tokens, and keeps the days a retention cut', async () => {
     await migrate(db, earlier);
@@ -218,7 +219,7 @@ describe('migration 0036 (the rollups by agent)', () => {
     expect(onOrAfter(migrated.rollup, '2026-09-03').length).toBeGreaterThan(100);
     expect(onOrAfter(migrated.rollup, '2026-09-03')).toEqual(onOrAfter(migrated.log, '2026-09-03'));
     // The days it holds in part or not at all keep their rows as they were: no agent, no tokens.
-    const kept = olderThan(migrated.rollup, '2026-09-03') as Array<{ agent_id: string | null; input_tokens: number; output_tokens: number }>;
+    const kept = olderThan(migrated.rollup, '2026-09-03');
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.every((row) => row.agent_id === null && row.input_tokens === 0 && row.output_tokens === 0)).toBe(true);
 
