@@ -5,58 +5,8 @@ import type { Queryable } from '../store/database.ts';
  * agent, the requests, errors, spend and tokens of the usage log, kept exact with it in the
  * statements that write it. A month of one account is at most days × models × keys × agents
  * rows; the reads here sum over agents. The Usage page's group-by reads them too
- * (usage-groups.ts).
+ * (usage-groups.ts); the Overview reads the half-hour rollups (local-daily-usage.ts).
  */
-
-export type DailySpend = { day: string; name: string; spend: number };
-export type DailyRequests = { day: string; requests: number; errors: number };
-export type SpendTotals = { today: number; month: number };
-
-const DAY = `to_char(day, 'YYYY-MM-DD')`;
-
-/** Spend per day and model (the name the log's row gives, else its requested model) since `since`, days with spend only. */
-export async function dailySpendByModel(db: Queryable, accountId: string, since: Date): Promise<DailySpend[]> {
-  const result = await db.query<DailySpend>(
-    `SELECT ${DAY} AS day, model AS name, sum(spend_micros)::bigint AS spend
-     FROM usage_daily_rollups WHERE account_id = $1 AND day >= $2::date
-     GROUP BY day, model HAVING sum(spend_micros) > 0 ORDER BY 1, 2`,
-    [accountId, isoDay(since)],
-  );
-  return result.rows;
-}
-
-/** Spend per day and key name ("console and operator" for rows without a key) since `since`, days with spend only. */
-export async function dailySpendByKey(db: Queryable, accountId: string, since: Date): Promise<DailySpend[]> {
-  const result = await db.query<DailySpend>(
-    `SELECT ${DAY} AS day, COALESCE(k.name, 'console and operator') AS name, sum(r.spend_micros)::bigint AS spend
-     FROM usage_daily_rollups r LEFT JOIN api_keys k ON k.id = r.key_id
-     WHERE r.account_id = $1 AND r.day >= $2::date
-     GROUP BY 1, 2 HAVING sum(r.spend_micros) > 0 ORDER BY 1, 2`,
-    [accountId, isoDay(since)],
-  );
-  return result.rows;
-}
-
-/** Requests and errors per day since `since`, days with requests only. */
-export async function dailyRequests(db: Queryable, accountId: string, since: Date): Promise<DailyRequests[]> {
-  const result = await db.query<DailyRequests>(
-    `SELECT ${DAY} AS day, sum(requests)::int AS requests, sum(errors)::int AS errors
-     FROM usage_daily_rollups WHERE account_id = $1 AND day >= $2::date GROUP BY day ORDER BY 1`,
-    [accountId, isoDay(since)],
-  );
-  return result.rows;
-}
-
-/** Spend on the UTC day `today` and in the month from `monthStart`. */
-export async function spendTotals(db: Queryable, accountId: string, today: Date, monthStart: Date): Promise<SpendTotals> {
-  const result = await db.query<SpendTotals>(
-    `SELECT COALESCE(sum(spend_micros) FILTER (WHERE day >= $2::date), 0)::bigint AS today, COALESCE(sum(spend_micros), 0)::bigint AS month
-     FROM usage_daily_rollups WHERE account_id = $1 AND day >= $3::date`,
-    [accountId, isoDay(today), isoDay(monthStart)],
-  );
-  const row = result.rows[0];
-  return { today: Number(row?.today ?? 0), month: Number(row?.month ?? 0) };
-}
 
 /**
  * The model names (as the rollups name them: COALESCE(model, requested_model, 'unknown'))
