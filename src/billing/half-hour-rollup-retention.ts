@@ -6,13 +6,13 @@ import { deleteInBatches, type RetentionSweepOptions, retentionCutoff } from '..
  */
 export const HALF_HOUR_ROLLUP_DAYS = 62;
 
-/** Deletes the half hours older than `days` in bounded batches; returns how many rows went. */
+/** Deletes the UTC days older than `days` in bounded batches; returns how many rows went. */
 export async function sweepHalfHourRollups({ db, days, now }: RetentionSweepOptions): Promise<number> {
-  const before = retentionCutoff(now(), days);
+  const before = retentionCutoff(now(), days).toISOString().slice(0, 10);
   return deleteInBatches(async (limit) => {
     const result = await db.query(
-      `DELETE FROM usage_half_hour_rollups WHERE (account_id, period_start, dimension, name) IN (
-         SELECT account_id, period_start, dimension, name FROM usage_half_hour_rollups WHERE period_start < $1 ORDER BY period_start LIMIT $2)`,
+      `DELETE FROM usage_half_hour_rollups WHERE (account_id, day, dimension, name) IN (
+         SELECT account_id, day, dimension, name FROM usage_half_hour_rollups WHERE day < $1::date ORDER BY day LIMIT $2)`,
       [before, limit],
     );
     return result.rowCount;

@@ -16,8 +16,10 @@ export type LocalDailyUsage = {
 /** What rows without a key are called, as the console names them everywhere. */
 export const NO_KEY_NAME = 'console and operator';
 
-/** The length of a period of usage_half_hour_rollups (migration 0035). */
+/** A half hour, the step of usage_half_hour_rollups' running sums (migration 0035). */
 export const HALF_HOUR_MS = 1_800_000;
+const DAY_MS = 86_400_000;
+const HALF_HOURS_A_DAY = 48;
 
 /**
  * The half hours a day boundary (or `from`) falls inside rather than at their start: their
@@ -30,20 +32,63 @@ export function cutHalfHours(starts: readonly Date[], from: Date): Date[] {
   return [...new Set(cut.map((time) => Math.floor(time / HALF_HOUR_MS) * HALF_HOUR_MS))].map((time) => new Date(time));
 }
 
+/** Half hours `first` to `past` - 1 of one UTC day, all in the day numbered `bucket` (width_bucket's numbers: 0 before the first). */
+export type DaySegment = { day: string; first: number; past: number; bucket: number };
+
 /**
- * The account's rows since $3 grouped into model, key and agent totals (0035's dimensions and
- * names) by day ($2 the days' starts): the rollups' whole half hours from $4 (the half hour
- * holding $3) except the cut ones ($5), and the log's rows in the cut ones.
+ * The UTC days from the one holding `from` to the one after the last day's start, cut where
+ * the local days begin: each piece is whole half hours of one UTC day inside one local day.
+ * The cut half hours (cutHalfHours) are in no piece. Rows before `from` are in none either.
  */
-const GROUPED = `SELECT width_bucket(period_start, $2::timestamptz[]) AS bucket, dimension, name, requests, errors, spend_micros AS spend
-    FROM usage_half_hour_rollups WHERE account_id = $1 AND period_start >= $4 AND period_start <> ALL ($5::timestamptz[])
-  UNION ALL
-  SELECT bucket, d.dimension, d.name, requests, errors, spend FROM (
-      SELECT width_bucket(u.created_at, $2::timestamptz[]) AS bucket, COALESCE(u.model, u.requested_model, 'unknown') AS model,
+export function daySegments(starts: readonly Date[], from: Date): DaySegment[] {
+  // Each boundary opens its bucket: `from` bucket 0 (when before the first day), the days 1…n.
+  const boundaries = [
+    ...(from.getTime() < (starts[0]?.getTime() ?? Number.POSITIVE_INFINITY) ? [{ at: from.getTime(), bucket: 0 }] : []),
+    ...starts.map((start, index) => ({ at: start.getTime(), bucket: index + 1 })),
+  ];
+  const last = starts.at(-1)?.getTime() ?? from.getTime();
+  const segments: DaySegment[] = [];
+  let open: { bucket: number; half: number } | undefined;
+  const close = (dayStart: number, past: number) => {
+    if (open && past > open.half) segments.push({ day: new Date(dayStart).toISOString().slice(0, 10), first: open.half, past, bucket: open.bucket });
+  };
+  // A local day is at most 25 hours: nothing of the last one lies past the UTC day after its end.
+  for (let dayStart = Math.floor(from.getTime() / DAY_MS) * DAY_MS; dayStart <= last + 2 * DAY_MS; dayStart += DAY_MS) {
+    if (open) open.half = 0;
+    for (const boundary of boundaries) {
+      if (boundary.at < dayStart || boundary.at >= dayStart + DAY_MS) continue;
+      const position = (boundary.at - dayStart) / HALF_HOUR_MS;
+      close(dayStart, Math.floor(position));
+      // On a half hour the new day starts there; inside one it starts after it (the log has that one).
+      open = { bucket: boundary.bucket, half: Math.ceil(position) };
+    }
+    close(dayStart, HALF_HOURS_A_DAY);
+  }
+  return segments;
+}
+
+/** The rollups' pieces of UTC days ($2: days, $3…$5: first and past half hours, day numbers) in model, key and agent totals (0035's dimensions and names). */
+const FROM_ROLLUPS = `SELECT s.bucket, r.dimension, r.name, r.requests[s.past + 1] - r.requests[s.first + 1] AS requests,
+      r.errors[s.past + 1] - r.errors[s.first + 1] AS errors, r.spend_micros[s.past + 1] - r.spend_micros[s.first + 1] AS spend
+    FROM unnest($2::date[], $3::int[], $4::int[], $5::int[]) AS s(day, first, past, bucket)
+    JOIN usage_half_hour_rollups r ON r.account_id = $1 AND r.day = s.day
+    WHERE r.requests[s.past + 1] > r.requests[s.first + 1]`;
+
+/**
+ * The log's rows since $6 in the cut half hours ($8), numbered by the days' starts ($7), in
+ * the same totals: one index range of the log per cut half hour.
+ */
+const FROM_CUT_HALF_HOURS = `SELECT bucket, d.dimension, d.name, requests, errors, spend FROM (
+      SELECT width_bucket(u.created_at, $7::timestamptz[]) AS bucket, COALESCE(u.model, u.requested_model, 'unknown') AS model,
         COALESCE(u.key_id::text, '') AS key_name, u.agent_id, count(*) AS requests,
         count(*) FILTER (WHERE u.status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(u.cost_micros), 0) AS spend
-      FROM unnest($5::timestamptz[]) AS cut(start)
-      JOIN usage_log u ON u.account_id = $1 AND u.created_at >= cut.start AND u.created_at < cut.start + interval '30 minutes' AND u.created_at >= $3
+      FROM unnest($8::timestamptz[]) AS cut(start)
+      CROSS JOIN LATERAL (
+        SELECT created_at, model, requested_model, key_id, agent_id, status, cost_micros FROM usage_log
+        WHERE account_id = $1 AND created_at >= cut.start AND created_at < cut.start + interval '30 minutes' AND created_at >= $6
+        -- OFFSET 0 keeps the subquery apart, so it stays one index range per cut half hour.
+        OFFSET 0
+      ) u
       GROUP BY 1, 2, 3, 4
     ) grouped
     CROSS JOIN LATERAL (VALUES ('model', grouped.model), ('key', grouped.key_name), ('agent', grouped.agent_id)) AS d(dimension, name)
@@ -58,15 +103,30 @@ type Row = { bucket: number; dimension: 'model' | 'key' | 'agent'; name: string;
  * `before`.
  */
 export async function localDailyUsage(db: Queryable, accountId: string, days: { days: string[]; starts: Date[] }, from: Date): Promise<LocalDailyUsage> {
-  const fromHalfHour = new Date(Math.floor(from.getTime() / HALF_HOUR_MS) * HALF_HOUR_MS);
+  const segments = daySegments(days.starts, from);
+  const cut = cutHalfHours(days.starts, from);
+  const params: unknown[] = [
+    accountId,
+    segments.map((segment) => segment.day),
+    segments.map((segment) => segment.first),
+    segments.map((segment) => segment.past),
+    segments.map((segment) => segment.bucket),
+  ];
+  // Only zones a quarter hour off cut half hours: the others read the rollups alone.
+  const cutPart = cut.length > 0 ? ` UNION ALL ${FROM_CUT_HALF_HOURS}` : '';
+  if (cut.length > 0)
+    params.push(
+      from.toISOString(),
+      days.starts.map((start) => start.toISOString()),
+      cut.map((start) => start.toISOString()),
+    );
   const result = await db.query<Row>(
-    `SELECT g.bucket, g.dimension, CASE WHEN g.dimension = 'key' THEN COALESCE(k.name, '${NO_KEY_NAME}') ELSE g.name END AS name,
-       sum(g.requests)::bigint AS requests, sum(g.errors)::bigint AS errors, sum(g.spend)::bigint AS spend
-     FROM (${GROUPED}) g
+    // Not grouped again here: the pieces of a day (two UTC days' worth, a cut half hour) are summed below.
+    `SELECT g.bucket, g.dimension, CASE WHEN g.dimension = 'key' THEN COALESCE(k.name, '${NO_KEY_NAME}') ELSE g.name END AS name, g.requests, g.errors, g.spend
+     FROM (${FROM_ROLLUPS}${cutPart}) g
      -- CASE keeps the cast away from model and agent names.
-     LEFT JOIN api_keys k ON k.id = CASE WHEN g.dimension = 'key' AND g.name <> '' THEN g.name::uuid END
-     GROUP BY 1, 2, 3`,
-    [accountId, days.starts.map((start) => start.toISOString()), from.toISOString(), fromHalfHour.toISOString(), cutHalfHours(days.starts, from).map((start) => start.toISOString())],
+     LEFT JOIN api_keys k ON k.id = CASE WHEN g.dimension = 'key' AND g.name <> '' THEN g.name::uuid END`,
+    params,
   );
   const spend = { model: new Map<string, number>(), key: new Map<string, number>(), agent: new Map<string, number>() };
   const requests = new Map<string, { requests: number; errors: number }>();

@@ -11,7 +11,7 @@ import { freshStorage } from '../support/test-database.ts';
 
 /**
  * The half-hour rollups the Overview reads in most time zones (migration 0035) stay exact
- * with the usage log: backfilled from a log written before them (its last 62 days), kept
+ * with the usage log, half hour by half hour: backfilled from a log written before them (its last 62 days), kept
  * with every statement's rows after, concurrent ones too, and swept when older than their
  * retention. On PGlite, and on PostgreSQL with DATABASE_URL.
  */
@@ -33,24 +33,28 @@ afterAll(async () => {
   rmSync(earlier, { recursive: true, force: true });
 });
 
-/** The log's rows since `since` grouped as the rollups group them, next to the rollups since then, ordered alike. */
-async function rollupsAndLog(reads: Queryable, since: Date): Promise<{ rollups: unknown[]; log: unknown[] }> {
-  const order = 'ORDER BY account_id, period_start, dimension, name';
+/** Each half hour of the rollups since the UTC day `since` (its running sums differenced), next to the log's rows grouped the same way, ordered alike. */
+async function rollupsAndLog(reads: Queryable, since: string): Promise<{ rollups: unknown[]; log: unknown[] }> {
+  const order = 'ORDER BY account_id, day, half_hour, dimension, name';
   const rollups = await reads.query(
-    `SELECT account_id, period_start, dimension, name, requests::int AS requests, errors::int AS errors, spend_micros::float8 AS spend
-     FROM usage_half_hour_rollups WHERE period_start >= $1 ${order}`,
+    `SELECT account_id, day::text AS day, i AS half_hour, dimension, name, (requests[i + 2] - requests[i + 1])::int AS requests,
+       (errors[i + 2] - errors[i + 1])::int AS errors, (spend_micros[i + 2] - spend_micros[i + 1])::float8 AS spend
+     FROM usage_half_hour_rollups CROSS JOIN generate_series(0, 47) AS i
+     WHERE day >= $1::date AND requests[i + 2] > requests[i + 1] ${order}`,
     [since],
   );
   const log = await reads.query(
-    `SELECT account_id, period_start, dimension, name, count(*)::int AS requests,
-       (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors, sum(cost_micros)::float8 AS spend
-     FROM (SELECT *, date_bin('30 minutes', created_at, timestamptz '2000-01-01Z') AS period_start FROM usage_log WHERE created_at >= $1) rows
+    `SELECT account_id, (created_at AT TIME ZONE 'UTC')::date::text AS day, (floor(extract(epoch FROM created_at) / 1800)::bigint % 48)::int AS half_hour,
+       dimension, name, count(*)::int AS requests, (count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')))::int AS errors, sum(cost_micros)::float8 AS spend
+     FROM usage_log
      CROSS JOIN LATERAL (VALUES ('model', COALESCE(model, requested_model, 'unknown')), ('key', COALESCE(key_id::text, '')), ('agent', agent_id)) AS d(dimension, name)
-     WHERE name IS NOT NULL GROUP BY 1, 2, 3, 4 ${order}`,
+     WHERE name IS NOT NULL AND created_at >= $1::date::timestamp AT TIME ZONE 'UTC' GROUP BY 1, 2, 3, 4, 5 ${order}`,
     [since],
   );
   return { rollups: rollups.rows, log: log.rows };
 }
+
+const utcDay = (time: number): string => new Date(time).toISOString().slice(0, 10);
 
 /** `count` rows of both accounts, a row every `stepMinutes` from `start`: models (one unnamed), keys and none, agents and none, every status. */
 const insertRows = (prefix: string, count: number, start: Date, stepMinutes: number) =>
@@ -68,14 +72,14 @@ describe('the half-hour rollups', () => {
   it('are backfilled from the last 62 days of an older log, then kept with every statement', async () => {
     await migrate(db, earlier);
     const now = Date.now();
-    // 80 days of rows every 37 minutes: the backfill takes the newest 62 days, from a half hour's start.
+    // 80 days of rows every 37 minutes: the backfill takes the newest 62 whole UTC days.
     await insertRows('old-', Math.floor((80 * 24 * 60) / 37), new Date(now - 80 * DAY_MS), 37);
     expect(await migrate(db)).toContain('0035_usage_half_hour_rollups');
-    const cutoff = new Date(Math.floor((now - HALF_HOUR_ROLLUP_DAYS * DAY_MS) / 1_800_000 + 1) * 1_800_000);
+    const cutoff = utcDay(now - HALF_HOUR_ROLLUP_DAYS * DAY_MS);
     const backfilled = await rollupsAndLog(db, cutoff);
     expect(backfilled.rollups.length).toBeGreaterThan(1_000);
     expect(backfilled.rollups).toEqual(backfilled.log);
-    const older = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups WHERE period_start < $1', [new Date(now - 63 * DAY_MS)]);
+    const older = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups WHERE day < $1::date', [cutoff]);
     expect(older.rows[0]?.count).toBe(0);
 
     // Four statements at once, each into half hours the others write too.
@@ -88,13 +92,13 @@ describe('the half-hour rollups', () => {
     const now = new Date();
     await insertRows('swept-', 400, new Date(now.getTime() - 70 * DAY_MS), 30);
     const before = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups');
-    const cutoff = new Date(now.getTime() - HALF_HOUR_ROLLUP_DAYS * DAY_MS);
-    const old = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups WHERE period_start < $1', [cutoff]);
-    expect(old.rows[0]?.count).toBeGreaterThan(100);
+    const cutoff = utcDay(now.getTime() - HALF_HOUR_ROLLUP_DAYS * DAY_MS);
+    const old = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM usage_half_hour_rollups WHERE day < $1::date', [cutoff]);
+    expect(old.rows[0]?.count).toBeGreaterThan(20);
     const swept = await sweepHalfHourRollups({ db, days: HALF_HOUR_ROLLUP_DAYS, now: () => now });
     expect(swept).toBe(old.rows[0]?.count);
-    const after = await db.query<{ count: number; oldest: Date }>('SELECT count(*)::int AS count, min(period_start) AS oldest FROM usage_half_hour_rollups');
+    const after = await db.query<{ count: number; oldest: string }>('SELECT count(*)::int AS count, min(day)::text AS oldest FROM usage_half_hour_rollups');
     expect(after.rows[0]?.count).toBe((before.rows[0]?.count ?? 0) - swept);
-    expect(new Date(after.rows[0]?.oldest as Date).getTime()).toBeGreaterThanOrEqual(cutoff.getTime());
+    expect((after.rows[0]?.oldest ?? '') >= cutoff).toBe(true);
   });
 });
