@@ -31,32 +31,32 @@ CREATE FUNCTION usage_running_sums_add(a bigint[], b bigint[]) RETURNS bigint[] 
   SELECT array_agg(x + y ORDER BY n) FROM unnest(a, b) WITH ORDINALITY AS t(x, y, n)
 $$;
 
+-- The running sums of one half hour's value: 0 up to it, the value from its end on.
+CREATE FUNCTION usage_running_sums_step(sums bigint[], half_hour int, value bigint) RETURNS bigint[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN sums IS NULL THEN step ELSE usage_running_sums_add(sums, step) END
+  FROM (SELECT array_fill(0::bigint, ARRAY[half_hour + 1]) || array_fill(value, ARRAY[48 - half_hour]) AS step) s
+$$;
+
+-- The running sums of a group's half hours (half_hour, value), one array per group.
+CREATE AGGREGATE usage_running_sums(int, bigint) (SFUNC = usage_running_sums_step, STYPE = bigint[]);
+
 CREATE FUNCTION usage_log_roll_up_half_hours() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO usage_half_hour_rollups AS r (account_id, day, dimension, name, requests, errors, spend_micros)
-  SELECT account_id, day, dimension, name, array_agg(requests ORDER BY i), array_agg(errors ORDER BY i), array_agg(spend ORDER BY i)
+  SELECT account_id, day, dimension, name, usage_running_sums(half_hour, requests), usage_running_sums(half_hour, errors), usage_running_sums(half_hour, spend)
   FROM (
-    -- The running sums: before half hour i, for i from 0 to 48.
-    SELECT account_id, day, dimension, name, i,
-      COALESCE(sum(requests) FILTER (WHERE half_hour < i), 0)::bigint AS requests,
-      COALESCE(sum(errors) FILTER (WHERE half_hour < i), 0)::bigint AS errors,
-      COALESCE(sum(spend) FILTER (WHERE half_hour < i), 0)::bigint AS spend
+    -- Each half hour's totals per dimension and name.
+    SELECT account_id, day, half_hour, d.dimension, d.name, sum(requests)::bigint AS requests, sum(errors)::bigint AS errors, sum(spend)::bigint AS spend
     FROM (
-      -- Each half hour's totals per dimension and name.
-      SELECT account_id, day, half_hour, d.dimension, d.name, sum(requests) AS requests, sum(errors) AS errors, sum(spend) AS spend
-      FROM (
-        SELECT account_id, (created_at AT TIME ZONE 'UTC')::date AS day, (floor(extract(epoch FROM created_at) / 1800)::bigint % 48)::int AS half_hour,
-          COALESCE(model, requested_model, 'unknown') AS model, COALESCE(key_id::text, '') AS key_name, agent_id, count(*) AS requests,
-          count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(cost_micros), 0) AS spend
-        FROM usage_log_new_rows GROUP BY 1, 2, 3, 4, 5, 6
-      ) grouped
-      CROSS JOIN LATERAL (VALUES ('model', grouped.model), ('key', grouped.key_name), ('agent', grouped.agent_id)) AS d(dimension, name)
-      WHERE d.name IS NOT NULL
-      GROUP BY 1, 2, 3, 4, 5
-    ) per_half_hour
-    CROSS JOIN generate_series(0, 48) AS i
+      SELECT account_id, (created_at AT TIME ZONE 'UTC')::date AS day, (floor(extract(epoch FROM created_at) / 1800)::bigint % 48)::int AS half_hour,
+        COALESCE(model, requested_model, 'unknown') AS model, COALESCE(key_id::text, '') AS key_name, agent_id, count(*) AS requests,
+        count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(cost_micros), 0) AS spend
+      FROM usage_log_new_rows GROUP BY 1, 2, 3, 4, 5, 6
+    ) grouped
+    CROSS JOIN LATERAL (VALUES ('model', grouped.model), ('key', grouped.key_name), ('agent', grouped.agent_id)) AS d(dimension, name)
+    WHERE d.name IS NOT NULL
     GROUP BY 1, 2, 3, 4, 5
-  ) running
+  ) per_half_hour
   GROUP BY 1, 2, 3, 4
   -- One lock order for every batch, as 0021's.
   ORDER BY 1, 2, 3, 4
@@ -77,27 +77,18 @@ CREATE TRIGGER usage_log_roll_up_half_hours AFTER INSERT ON usage_log
 
 -- The last 62 whole UTC days of an existing log and today (what the retention sweep keeps).
 INSERT INTO usage_half_hour_rollups (account_id, day, dimension, name, requests, errors, spend_micros)
-SELECT account_id, day, dimension, name, array_agg(requests ORDER BY i), array_agg(errors ORDER BY i), array_agg(spend ORDER BY i)
+SELECT account_id, day, dimension, name, usage_running_sums(half_hour, requests), usage_running_sums(half_hour, errors), usage_running_sums(half_hour, spend)
 FROM (
-  -- The running sums: before half hour i, for i from 0 to 48.
-  SELECT account_id, day, dimension, name, i,
-    COALESCE(sum(requests) FILTER (WHERE half_hour < i), 0)::bigint AS requests,
-    COALESCE(sum(errors) FILTER (WHERE half_hour < i), 0)::bigint AS errors,
-    COALESCE(sum(spend) FILTER (WHERE half_hour < i), 0)::bigint AS spend
+  -- Each half hour's totals per dimension and name.
+  SELECT account_id, day, half_hour, d.dimension, d.name, sum(requests)::bigint AS requests, sum(errors)::bigint AS errors, sum(spend)::bigint AS spend
   FROM (
-    -- Each half hour's totals per dimension and name.
-    SELECT account_id, day, half_hour, d.dimension, d.name, sum(requests) AS requests, sum(errors) AS errors, sum(spend) AS spend
-    FROM (
-      SELECT account_id, (created_at AT TIME ZONE 'UTC')::date AS day, (floor(extract(epoch FROM created_at) / 1800)::bigint % 48)::int AS half_hour,
-        COALESCE(model, requested_model, 'unknown') AS model, COALESCE(key_id::text, '') AS key_name, agent_id, count(*) AS requests,
-        count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(cost_micros), 0) AS spend
-      FROM usage_log WHERE created_at >= ((now() AT TIME ZONE 'UTC')::date - 62)::timestamp AT TIME ZONE 'UTC' GROUP BY 1, 2, 3, 4, 5, 6
-    ) grouped
-    CROSS JOIN LATERAL (VALUES ('model', grouped.model), ('key', grouped.key_name), ('agent', grouped.agent_id)) AS d(dimension, name)
-    WHERE d.name IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5
-  ) per_half_hour
-  CROSS JOIN generate_series(0, 48) AS i
+    SELECT account_id, (created_at AT TIME ZONE 'UTC')::date AS day, (floor(extract(epoch FROM created_at) / 1800)::bigint % 48)::int AS half_hour,
+      COALESCE(model, requested_model, 'unknown') AS model, COALESCE(key_id::text, '') AS key_name, agent_id, count(*) AS requests,
+      count(*) FILTER (WHERE status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(cost_micros), 0) AS spend
+    FROM usage_log WHERE created_at >= ((now() AT TIME ZONE 'UTC')::date - 62)::timestamp AT TIME ZONE 'UTC' GROUP BY 1, 2, 3, 4, 5, 6
+  ) grouped
+  CROSS JOIN LATERAL (VALUES ('model', grouped.model), ('key', grouped.key_name), ('agent', grouped.agent_id)) AS d(dimension, name)
+  WHERE d.name IS NOT NULL
   GROUP BY 1, 2, 3, 4, 5
-) running
+) per_half_hour
 GROUP BY 1, 2, 3, 4;
