@@ -1,11 +1,9 @@
 import type { Queryable } from '../store/database.ts';
-import { type ChunkMatch, type MatchRow, type SearchScope, toMatch } from './knowledge-repository.ts';
+import { type ChunkMatch, type MatchRow, type SearchScope, SCOPE_SIZE_SQL, SMALL_SCOPE_CHUNKS, toMatch } from './knowledge-repository.ts';
 import { type LexemeFrequencies, lexemeFrequencies } from './lexeme-frequencies.ts';
 
 /** Question words full-text search considers (the first ones): tiers combine them in pairs and triples. */
 const MAX_QUERY_LEXEMES = 10;
-/** A scope of at most this many chunks (the knowledge of most agents) has every match ranked. */
-const SMALL_SCOPE_CHUNKS = 1000;
 /** Matches a tier ranks at most, besides the rows of the tier before it. */
 const TIER_SAMPLE = 100;
 /** Word combinations a tier tries at most, rarest first (of up to 120 triples and 45 pairs). */
@@ -21,16 +19,18 @@ const LEXEMES_SQL = `lexemes AS (
 
 /**
  * A scope of at most SMALL_SCOPE_CHUNKS: every match ranked, plain OR ranking, in a
- * statement small enough to plan and start quickly. For a larger scope it returns one
+ * statement small enough to plan and start quickly. Its chunks are read through its
+ * documents, as in searchByVector: a generic plan of this prepared statement cannot
+ * then look the question's words up in the GIN index over every account's chunks, or
+ * scan them all, for a scope of a few hundred. For a larger scope it returns one
  * row with the question's lexemes instead (in question order, raw and quoted into
  * tsquery syntax), and the tiers run.
  */
-const SMALL_SCOPE_SQL = `WITH ${LEXEMES_SQL}, scope_size AS (
-       SELECT coalesce(sum(chunk_count), 0) AS chunks FROM knowledge_documents WHERE account_id = $2 AND collection = ANY($3::text[])
-     ), query AS (SELECT (SELECT string_agg(quoted, ' | ')::tsquery FROM lexemes) AS any_word)
+const SMALL_SCOPE_SQL = `WITH ${LEXEMES_SQL}, ${SCOPE_SIZE_SQL}, query AS (SELECT (SELECT string_agg(quoted, ' | ')::tsquery FROM lexemes) AS any_word)
      (SELECT c.id, c.collection, c.path, c.title, c.heading, c.content, ts_rank(c.tsv, q.any_word) AS score, NULL::text[] AS lexemes, NULL::text[] AS quoted, false AS large
-      FROM knowledge_chunks c, query q
-      WHERE (SELECT chunks FROM scope_size) <= ${SMALL_SCOPE_CHUNKS} AND c.account_id = $2 AND c.collection = ANY($3::text[]) AND c.tsv @@ q.any_word
+      FROM knowledge_documents d, query q,
+        LATERAL (SELECT id, account_id, collection, path, title, heading, content, tsv FROM knowledge_chunks WHERE document_id = d.id OFFSET 0) c
+      WHERE (SELECT chunks FROM scope_size) <= ${SMALL_SCOPE_CHUNKS} AND d.account_id = $2 AND d.collection = ANY($3::text[]) AND c.account_id = $2 AND c.tsv @@ q.any_word
       ORDER BY score DESC, c.id LIMIT $4)
      UNION ALL
      SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL,

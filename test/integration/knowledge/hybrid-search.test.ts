@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../src/accounts/account-repository.ts';
 import { RRF_K, searchKnowledge } from '../../../src/knowledge/hybrid-search.ts';
 import { indexKnowledge } from '../../../src/knowledge/knowledge-indexer.ts';
-import { searchByVector } from '../../../src/knowledge/knowledge-repository.ts';
+import { SMALL_SCOPE_CHUNKS, searchByVector, vectorSearchSql } from '../../../src/knowledge/knowledge-repository.ts';
 import { toVectorLiteral } from '../../../src/knowledge/embedder.ts';
-import type { Database } from '../../../src/store/database.ts';
+import type { Database, Queryable } from '../../../src/store/database.ts';
 import { EXAMPLE_KNOWLEDGE_DIR, openKnowledgeDatabase } from '../../support/knowledge-fixtures.ts';
 import { createLexicalEmbedder } from '../../support/lexical-embedder.ts';
 import { engineName } from '../../support/test-database.ts';
@@ -64,6 +64,78 @@ describe(`hybrid search on ${engineName()}`, () => {
     const textScores = new Map(fromText.rows.map((row) => [Number(row.id), Number(row.score)]));
     for (const match of matches) expect(match.score).toBeCloseTo(textScores.get(match.id) ?? Number.NaN, 6);
     expect(matches.map((match) => match.score)).toEqual(matches.map((match) => match.score).sort((a, b) => a - b));
+  });
+
+  describe('the nearest chunks of a scope', () => {
+    type PlanNode = { 'Node Type': string; 'Parent Relationship'?: string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Loops': number; Plans?: PlanNode[] };
+    const ran = (node: PlanNode) => node['Actual Loops'] > 0;
+    const readsChunks = (node: PlanNode) => node['Relation Name'] === 'knowledge_chunks' || node['Index Name']?.startsWith('knowledge_chunks') === true;
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    const query = 'student discount on a hub bought for school';
+    let largeAccountId: string;
+
+    beforeAll(async () => {
+      // Another account with the same knowledge (the rows the scope's filter must not pay for),
+      // and one whose documents claim more than SMALL_SCOPE_CHUNKS chunks between them.
+      await indexKnowledge({ db, accountId: (await createAccount(db, 'neighbour')).id, rootDir: EXAMPLE_KNOWLEDGE_DIR, embedder });
+      largeAccountId = (await createAccount(db, 'large')).id;
+      await indexKnowledge({ db, accountId: largeAccountId, rootDir: EXAMPLE_KNOWLEDGE_DIR, embedder });
+      await db.query(`INSERT INTO knowledge_documents (account_id, collection, path, title, source_hash, chunk_count) VALUES ($1, 'handbook', 'bulk.md', 'Bulk', 'bulk', $2)`, [
+        largeAccountId,
+        SMALL_SCOPE_CHUNKS,
+      ]);
+    });
+
+    /**
+     * The executed plan of the search statement in its generic form (the one a prepared
+     * statement may settle on, planned without the scope's values), as the nodes of its two
+     * branches: the scope compared whole, and the index walk.
+     */
+    async function genericPlan(account: string): Promise<{ whole: PlanNode[]; walk: PlanNode[]; all: PlanNode[] }> {
+      const [vector = []] = await embedder.embed([query], 'query');
+      const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
+      return db.transaction(async (tx: Queryable) => {
+        await tx.query(`PREPARE nearest_probe AS ${vectorSearchSql(256, 8)}`);
+        try {
+          await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+          const explained = await tx.query<Record<string, unknown>>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE nearest_probe(${quote(toVectorLiteral(vector))}, ${quote(account)}, ${quote(`{${collections.join(',')}}`)}, ${quote(embedder.modelId)})`,
+          );
+          const cell = Object.values(explained.rows[0] ?? {})[0];
+          const [root] = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
+          if (!root) throw new Error('EXPLAIN returned no plan');
+          const [whole, walk] = (root.Plan.Plans ?? []).filter((node) => node['Parent Relationship'] === 'Member');
+          if (!whole || !walk) throw new Error('the statement is not two branches');
+          return { whole: nodes(whole), walk: nodes(walk), all: nodes(root.Plan) };
+        } finally {
+          await tx.query('DEALLOCATE nearest_probe');
+        }
+      });
+    }
+
+    it('compares every vector of a small scope, read through its documents even in a generic plan', async () => {
+      const plan = await genericPlan(accountId);
+      // The scope's documents, then each one's chunks by its key: no walk of the graph over every
+      // account's chunks, and no sequential scan of them.
+      expect(plan.whole.some((node) => ran(node) && node['Index Name'] === 'knowledge_chunks_document_id_chunk_index_key')).toBe(true);
+      expect(plan.walk.filter(readsChunks).some(ran)).toBe(false);
+      expect(plan.all.filter((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'knowledge_chunks')).toEqual([]);
+
+      // So the order is exact, whatever the graph would offer first.
+      const [vector = []] = await embedder.embed([query], 'query');
+      const nearest = await searchByVector(db, { accountId, collections, limit: 8, embeddingModel: embedder.modelId, vector });
+      const exact = await db.query<{ id: number }>(
+        'SELECT id FROM knowledge_chunks WHERE account_id = $2 AND collection = ANY($3::text[]) ORDER BY embedding::vector(256) <=> $1::vector(256), id LIMIT 8',
+        [toVectorLiteral(vector), accountId, collections],
+      );
+      expect(nearest.map((match) => match.id)).toEqual(exact.rows.map((row) => Number(row.id)));
+    });
+
+    it('walks the HNSW index for a scope larger than SMALL_SCOPE_CHUNKS', async () => {
+      const plan = await genericPlan(largeAccountId);
+      expect(plan.whole.filter(readsChunks).some(ran)).toBe(false);
+      expect(plan.walk.filter(readsChunks).some(ran)).toBe(true);
+    });
   });
 
   it('searches only the requested collections', async () => {
