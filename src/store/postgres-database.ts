@@ -45,8 +45,8 @@ export async function openPostgresDatabase(connectionString: string, poolSize = 
 
 /**
  * The reporting reads' own pool: its connections cancel long statements, and a full pool
- * refuses after READ_WAIT_MS. JIT is off on them: their statements read indexed ranges in
- * milliseconds, and a join the planner misjudges as large spent seconds compiling.
+ * refuses after READ_WAIT_MS. They start with the main pool's session settings (JIT off: a
+ * misjudged Overview join spent seconds compiling a statement that runs in milliseconds).
  */
 function openReadPool(connectionString: string): pg.Pool {
   const pool = new pg.Pool({
@@ -54,7 +54,9 @@ function openReadPool(connectionString: string): pg.Pool {
     max: READ_POOL_SIZE,
     connectionTimeoutMillis: READ_WAIT_MS,
     statement_timeout: READ_STATEMENT_TIMEOUT_MS,
-    options: '-c jit=off',
+    onConnect: async (client) => {
+      await client.query(VECTOR_SESSION_SETTINGS);
+    },
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   });
