@@ -29,6 +29,11 @@ export const ERROR_CODES = {
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', meaning: "The key's `rate_limit_rpm` is reached; `Retry-After` says when to retry." },
   deployment_limits_reached: { status: 429, type: 'rate_limit_error', meaning: 'Every deployment of the model has used its `rpm` or `tpm` for this minute; `Retry-After` says when one frees.' },
   upstream_rate_limited: { status: 429, type: 'rate_limit_error', meaning: 'The provider still answered 429 after the retries; `Retry-After` carries its wait.' },
+  reads_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    meaning: "The account's console and reporting reads are past 10 a second (after a burst of 20) by more than a 2 s wait; `Retry-After` says when to retry.",
+  },
   client_closed_request: { status: 499, type: 'api_error', meaning: 'The client went away before the answer (logged, never sent).' },
   internal_error: { status: 500, type: 'api_error', meaning: 'A bug: the request could not be served. Logged with its request id.' },
   upstream_error: { status: 502, type: 'api_error', meaning: 'The provider failed (5xx, refused or cut the connection) after the retries and fallbacks.' },

@@ -136,6 +136,12 @@ export class JunctionMetrics {
       "Console and reporting reads refused (503) because their account's earlier reads stayed in progress",
       () => accountTurnStats(services.db).busyRefusals,
     );
+    totalCounter(
+      this.registry,
+      'junction_db_read_account_rate_limited_total',
+      'Console and reporting reads refused (429) because their account read faster than its share',
+      () => accountTurnStats(services.db).rateRefusals,
+    );
     totalCounter(this.registry, 'junction_db_read_pool_busy_total', 'Console and reporting reads refused (503) because every reading connection stayed in use', () => reads.stats().busyRefusals);
   }
 

@@ -1,3 +1,4 @@
+import { JunctionError } from '../core/errors.ts';
 import { DatabaseUnavailableError } from './connection-errors.ts';
 import type { Database, Queryable } from './database.ts';
 
@@ -108,23 +109,70 @@ export class SlotLimitedReads implements ReportingReads {
 
 /** Reporting read sessions one account may hold at once. */
 export const ACCOUNT_READ_SESSIONS = 1;
+/** Reads (pages, exports, reports) one account may start a second, after a burst of ACCOUNT_READ_BURST: a person never comes near it. */
+export const ACCOUNT_READS_PER_SECOND = 10;
+export const ACCOUNT_READ_BURST = 20;
 
-/** The accounts' turns on one store's reporting reads, and how often an account's wait was refused. */
+/** Budgets kept before the full ones are forgotten. */
+const BUDGETS_KEPT = 10_000;
+
+/** An account's read budget: its tokens at `at`. */
+type ReadBudget = { tokens: number; at: number };
+
+/** The accounts' read budgets in one process: tokens refill at ACCOUNT_READS_PER_SECOND up to the burst; a read takes one, waiting when there is none. */
+export class AccountReadBudgets {
+  readonly #budgets = new Map<string, ReadBudget>();
+  refusals = 0;
+
+  /**
+   * How long the account's next read waits for its share (0: at once), taking it. A wait past
+   * READ_WAIT_MS is refused instead (429 with Retry-After): the account is reading in a loop.
+   */
+  take(accountId: string, now: number): number {
+    const budget = this.#budgets.get(accountId) ?? { tokens: ACCOUNT_READ_BURST, at: now };
+    const tokens = Math.min(ACCOUNT_READ_BURST, budget.tokens + ((now - budget.at) / 1_000) * ACCOUNT_READS_PER_SECOND);
+    const waitMs = tokens >= 1 ? 0 : ((1 - tokens) / ACCOUNT_READS_PER_SECOND) * 1_000;
+    if (waitMs > READ_WAIT_MS) {
+      this.refusals += 1;
+      this.#budgets.set(accountId, { tokens, at: now });
+      throw new JunctionError('reads_rate_limited', `This account's console and reporting reads are past ${ACCOUNT_READS_PER_SECOND} a second; retry shortly.`, {
+        headers: { 'retry-after': String(Math.ceil(waitMs / 1_000)) },
+      });
+    }
+    // Taken now, even when it is waited for: the reads after it queue behind.
+    this.#budgets.set(accountId, { tokens: tokens - 1, at: now });
+    if (this.#budgets.size > BUDGETS_KEPT) this.#forgetFull(now);
+    return waitMs;
+  }
+
+  /** A full budget is what an account without an entry has: those entries go. */
+  #forgetFull(now: number): void {
+    for (const [id, budget] of this.#budgets) {
+      if (budget.tokens + ((now - budget.at) / 1_000) * ACCOUNT_READS_PER_SECOND >= ACCOUNT_READ_BURST) this.#budgets.delete(id);
+    }
+  }
+}
+
+/** The accounts' turns and budgets on one store's reporting reads, and how often an account's wait was refused. */
 class AccountTurns {
   readonly turns = new Map<string, TimedSlots>();
+  readonly budgets = new AccountReadBudgets();
   busyRefusals = 0;
 }
 
 const accountTurns = new WeakMap<Database, AccountTurns>();
 
 /**
- * The reporting reads of one account: its sessions run one after another, each after the
- * account's earlier ones, then on the store's reading connections. However many browsers
- * or scripts of one account read at once, they hold one reading connection and one
- * database process, so an account's dashboards can neither fill the reads every other
- * account shares nor take the cores the gateway's own statements run on. A session that
- * waits past READ_WAIT_MS for its turn is refused as busy, like one that waits for a
- * connection.
+ * The reporting reads of one request of one account. Its first session takes a share of the
+ * account's read budget (ACCOUNT_READS_PER_SECOND after a burst), waiting for one when the
+ * account reads faster; an export's later pages take none. Every session then runs after
+ * the account's earlier ones, on the store's reading connections. However many browsers or
+ * scripts of one account read at once, in a loop or not, they hold one reading connection,
+ * one database process and a bounded share of the time, so an account's dashboards can
+ * neither fill the reads every other account shares nor take the cores the gateway's own
+ * statements run on. A session that waits past READ_WAIT_MS for its turn is refused as busy,
+ * like one that waits for a connection; one that would wait that long for its share, as
+ * reading too fast (429).
  */
 export function accountReadsOf(db: Database, accountId: string): ReportingReads {
   let all = accountTurns.get(db);
@@ -134,8 +182,14 @@ export function accountReadsOf(db: Database, accountId: string): ReportingReads 
   }
   const turns = all;
   const shared = reportingReadsOf(db);
+  let paced = false;
   return {
     async session<T>(work: (reads: Queryable) => Promise<T>): Promise<T> {
+      if (!paced) {
+        paced = true;
+        const waitMs = turns.budgets.take(accountId, Date.now());
+        if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
       let turn = turns.turns.get(accountId);
       if (turn === undefined) {
         turn = new TimedSlots(ACCOUNT_READ_SESSIONS, READ_WAIT_MS);
@@ -163,10 +217,10 @@ export function accountReadsOf(db: Database, accountId: string): ReportingReads 
   };
 }
 
-/** Sessions waiting for their account's turn now, and how many such waits were refused. */
-export function accountTurnStats(db: Database): { waiting: number; busyRefusals: number } {
+/** Sessions waiting for their account's turn now, how many such waits were refused, and how many reads were refused as too fast. */
+export function accountTurnStats(db: Database): { waiting: number; busyRefusals: number; rateRefusals: number } {
   const all = accountTurns.get(db);
   let waiting = 0;
   for (const turn of all?.turns.values() ?? []) waiting += turn.waiters.length;
-  return { waiting, busyRefusals: all?.busyRefusals ?? 0 };
+  return { waiting, busyRefusals: all?.busyRefusals ?? 0, rateRefusals: all?.budgets.refusals ?? 0 };
 }

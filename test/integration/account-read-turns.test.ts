@@ -10,7 +10,8 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
  * One account's console and reporting reads take turns: however many it sends at once,
  * they hold one reading connection, so an account reloading its dashboards in a loop can
  * neither fill the reads other accounts share nor load the database with more than one
- * statement. Its own reads that wait past the bound get a 503 (busy, Retry-After), counted.
+ * statement; past a burst they are spaced to their share. Its own reads that wait past the
+ * bound get a 503 (busy) or a 429 (too fast), with Retry-After, counted.
  */
 let app: TestApp;
 let owner: ConsoleSession;
@@ -87,5 +88,18 @@ describe("an account's reporting reads", () => {
       await holder;
     }
     expect((await owner.request('GET', '/console/api/overview')).statusCode).toBe(200);
+  });
+
+  it('make an account that reads in a loop wait for its share, and refuse it past 2 s with 429', async () => {
+    const refusedBefore = accountTurnStats(app.services.db).rateRefusals;
+    const answers = await Promise.all(Array.from({ length: 70 }, () => owner.request('GET', '/console/api/overview')));
+    const refused = answers.filter((answer) => answer.statusCode === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answers.filter((answer) => answer.statusCode === 200)).toHaveLength(answers.length - refused.length);
+    expect(refused[0]?.headers['retry-after']).toMatch(/^[1-9]$/);
+    expect(refused[0]?.json()).toMatchObject({ error: { code: 'reads_rate_limited', type: 'rate_limit_error' } });
+    expect(accountTurnStats(app.services.db).rateRefusals - refusedBefore).toBe(refused.length);
+    const metrics = await app.app.inject({ url: '/metrics' });
+    expect(metrics.body).toMatch(/^junction_db_read_account_rate_limited_total [1-9]/m);
   });
 });
