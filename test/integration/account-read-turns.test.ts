@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueSetupLink } from '../../src/console/session-routes.ts';
 import { ACCOUNT_READ_SESSIONS, accountReadsOf, accountTurnStats, reportingReadsOf } from '../../src/store/reporting-reads.ts';
-import { type ConsoleSession, ORIGIN, sessionCookieOf, sessionFrom } from '../support/console-session.ts';
+import { type ConsoleSession, setUpOwner } from '../support/console-session.ts';
 import { engineName } from '../support/test-database.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
@@ -18,15 +17,7 @@ let owner: ConsoleSession;
 
 beforeAll(async () => {
   app = await startTestApp({ JUNCTION_AGENTS_DIR: '/nonexistent', JUNCTION_TOOLS_DIR: '/nonexistent', JUNCTION_KNOWLEDGE_DIR: '/nonexistent' });
-  const link = await issueSetupLink(app.services.db, 'http://localhost', new Date());
-  const token = new URL(link as string).searchParams.get('token') as string;
-  const setup = await app.app.inject({
-    method: 'POST',
-    url: '/console/api/setup',
-    headers: { origin: ORIGIN, host: 'localhost:80' },
-    payload: { token, email: 'owner@example.com', password: 'correct horse battery' },
-  });
-  owner = await sessionFrom(app.app, sessionCookieOf(setup));
+  owner = await setUpOwner(app.app, app.services.db);
 }, 60_000);
 afterAll(async () => app?.close());
 

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { LightMyRequestResponse } from 'fastify';
+import { issueSetupLink } from '../../src/console/session-routes.ts';
+import type { Database } from '../../src/store/database.ts';
 
 /** A signed-in console user driven through inject(): keeps the session cookie and sends the CSRF token. */
 export type ConsoleSession = {
@@ -37,4 +39,12 @@ export async function sessionFrom(app: FastifyInstance, cookie: string): Promise
         ...(payload !== undefined && { payload: payload as object }),
       }),
   };
+}
+
+/** The first owner, made through the one-time setup link, signed in. */
+export async function setUpOwner(app: FastifyInstance, db: Database, email = 'owner@example.com'): Promise<ConsoleSession> {
+  const link = await issueSetupLink(db, 'http://localhost', new Date());
+  const token = new URL(link as string).searchParams.get('token') as string;
+  const setup = await app.inject({ method: 'POST', url: '/console/api/setup', headers: { origin: ORIGIN, host: 'localhost:80' }, payload: { token, email, password: 'correct horse battery' } });
+  return sessionFrom(app, sessionCookieOf(setup));
 }
