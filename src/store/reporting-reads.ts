@@ -163,16 +163,11 @@ class AccountTurns {
 const accountTurns = new WeakMap<Database, AccountTurns>();
 
 /**
- * The reporting reads of one request of one account. Its first session takes a share of the
- * account's read budget (ACCOUNT_READS_PER_SECOND after a burst), waiting for one when the
- * account reads faster; an export's later pages take none. Every session then runs after
- * the account's earlier ones, on the store's reading connections. However many browsers or
- * scripts of one account read at once, in a loop or not, they hold one reading connection,
- * one database process and a bounded share of the time, so an account's dashboards can
- * neither fill the reads every other account shares nor take the cores the gateway's own
- * statements run on. A session that waits past READ_WAIT_MS for its turn is refused as busy,
- * like one that waits for a connection; one that would wait that long for its share, as
- * reading too fast (429).
+ * Reads for one request of one account. The first session takes a share of the account's
+ * read budget (waiting for it, or 429 past READ_WAIT_MS), so an export's later pages are
+ * free; every session runs after the account's earlier ones (503 busy past READ_WAIT_MS).
+ * Why: one account's dashboards, however many, hold one reading connection and a bounded
+ * share of time, leaving the rest to other accounts and to the gateway's own statements.
  */
 export function accountReadsOf(db: Database, accountId: string): ReportingReads {
   let all = accountTurns.get(db);
