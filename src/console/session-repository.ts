@@ -31,12 +31,28 @@ export async function createSession(db: Queryable, userId: string, accountId: st
   return { token, session: toSession(result.rows[0] as SessionRow) };
 }
 
+/** A session in use is written at most this often: its idle expiry slides by the minute, not on every request. */
+export const SESSION_TOUCH_MS = 60_000;
+
 /**
  * The live session for a cookie token, its idle expiry slid forward (never past the
- * absolute limit). Expired sessions are deleted on sight.
+ * absolute limit) once SESSION_TOUCH_MS has passed since it last was. Expired sessions are
+ * deleted on sight. Why not on every request: a dashboard's every read would be a write,
+ * and on the embedded store the gateway's statements wait behind each one.
  */
 export async function touchSession(db: Queryable, token: string, now: Date): Promise<Session | undefined> {
   const tokenHash = hashToken(token);
+  const found = await db.query<SessionRow & { last_seen_at: Date }>(
+    'SELECT token_hash, user_id, account_id, csrf_token, created_at, expires_at, last_seen_at FROM console_sessions WHERE token_hash = $1',
+    [tokenHash],
+  );
+  const row = found.rows[0];
+  if (!row) return undefined;
+  if (row.expires_at.getTime() <= now.getTime()) {
+    await db.query('DELETE FROM console_sessions WHERE token_hash = $1', [tokenHash]);
+    return undefined;
+  }
+  if (now.getTime() - row.last_seen_at.getTime() < SESSION_TOUCH_MS) return toSession(row);
   const result = await db.query<SessionRow>(
     `UPDATE console_sessions SET last_seen_at = $2,
        expires_at = LEAST($2::timestamptz + make_interval(secs => $3), created_at + make_interval(secs => $4))
@@ -44,7 +60,7 @@ export async function touchSession(db: Queryable, token: string, now: Date): Pro
      RETURNING token_hash, user_id, account_id, csrf_token, created_at, expires_at`,
     [tokenHash, now, SESSION_IDLE_MS / 1000, SESSION_ABSOLUTE_MS / 1000],
   );
-  if (!result.rows[0]) await db.query('DELETE FROM console_sessions WHERE token_hash = $1', [tokenHash]);
+  // Gone in between (signed out on another tab): no session.
   return result.rows[0] ? toSession(result.rows[0]) : undefined;
 }
 
