@@ -2,7 +2,7 @@
  * Junction under benchmark runs compiled as `npm start` runs the server (esbuild, the
  * settings of scripts/server-bundle.mjs), not through tsx: tsx's transform keeps function
  * names (a helper call per closure made) and its loader stays in the process, which cost
- * about a quarter of the gateway's CPU per request in the measurements of 2026-11-26.
+ * about a quarter of the gateway's CPU per request when measured.
  * The scripts that host Junction are compiled together, once per bench run, into
  * bench-build/ (one level below the root, as src/ and bench/ are, so their paths from
  * `import.meta` still hold).

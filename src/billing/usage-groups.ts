@@ -35,33 +35,44 @@ const SUMS = 'sum(requests)::bigint AS requests, sum(input_tokens)::bigint AS in
  * days: `dayStarts` are the instants each begins, ascending, and a row falls in the last
  * day begun at or before it.
  *
- * Where the daily rollups can answer (filters of key, model and agent only; for days,
- * days that are UTC days), the whole UTC days of the range are summed from the rollups
- * and the part days at its edges from the log; otherwise, and for the days a retention may
- * have cut (up to the account's oldest row in the log), from the log alone. Both give the
- * same sums: the rollups count exactly the log's rows.
+ * Where the daily rollups can answer (filters of key, model and agent only), the whole
+ * UTC days of the range are summed from the rollups and the part days at its edges from
+ * the log; otherwise, and for the days a retention may have cut (up to the account's
+ * oldest row in the log), from the log alone. Both give the same sums: the rollups count
+ * exactly the log's rows. Local days that are not UTC days are served too (dayPieces).
  */
 export async function groupUsage(db: Queryable, accountId: string, filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[] = []): Promise<UsageGroups> {
   const match = await modelMatchOf(db, accountId, filters);
-  const whole = await rolledUpDays(db, accountId, filters, grouping, dayStarts);
+  const whole = await rolledUpDays(db, accountId, filters);
   const params: unknown[] = [accountId];
-  const starts = grouping === 'day' ? `$${params.push(dayStarts.map((start) => start.toISOString()))}::timestamptz[]` : '';
+  let startsParam: string | undefined;
+  // Added once a part numbers the log's rows by day: a parameter no part uses has no type.
+  const starts = () => (startsParam ??= `$${params.push(dayStarts.map((start) => start.toISOString()))}::timestamptz[]`);
   const fromLog = (range: UsageFilterValues): string => {
-    const group = { key: 'key_id::text', model: "COALESCE(model, requested_model, 'unknown')", agent: 'agent_id', day: `width_bucket(created_at, ${starts})::text` }[grouping];
-    return `SELECT ${group} AS key, count(*) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost_micros,
-      min(created_at) AS first_at FROM usage_log WHERE ${usageConditions(params, range, match)} GROUP BY 1`;
+    const group = grouping === 'day' ? `width_bucket(created_at, ${starts()})::text` : { key: 'key_id::text', model: "COALESCE(model, requested_model, 'unknown')", agent: 'agent_id' }[grouping];
+    return `SELECT ${group} AS key, count(*) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost_micros
+      FROM usage_log WHERE ${usageConditions(params, range, match)} GROUP BY 1`;
   };
   const parts: string[] = [];
   if (whole === undefined) parts.push(fromLog(filters));
   else {
     if (filters.from && filters.from < whole.from) parts.push(fromLog({ ...filters, to: whole.from }));
-    parts.push(fromRollups(params, filters, match, grouping, starts, whole));
+    const pieces = grouping === 'day' ? dayPieces(whole, dayStarts) : undefined;
+    parts.push(fromRollups(params, filters, match, grouping, pieces, whole));
+    for (const moved of pieces?.moved ?? []) {
+      // The piece's rows are in their own day, and out of the day its UTC day's rollup went to.
+      parts.push(`SELECT day.key, sum(day.sign) AS requests, sum(day.sign * input_tokens) AS input_tokens, sum(day.sign * output_tokens) AS output_tokens,
+        sum(day.sign * cost_micros) AS cost_micros
+        FROM usage_log CROSS JOIN LATERAL (VALUES (width_bucket(created_at, ${starts()})::text, 1), ($${params.push(String(moved.rollupDay))}::text, -1)) AS day(key, sign)
+        WHERE ${usageConditions(params, { ...filters, from: moved.from, to: moved.to }, match)} GROUP BY 1`);
+    }
     if (filters.to && whole.to < filters.to) parts.push(fromLog({ ...filters, from: whole.to }));
   }
   // A day's number (1 = the first), which the caller names; other groups largest spend first.
-  const order = grouping === 'day' ? 'min(first_at)' : 'sum(cost_micros) DESC, sum(requests) DESC, 1';
+  const order = grouping === 'day' ? 'key::int' : 'sum(cost_micros) DESC, sum(requests) DESC, 1';
   const union = parts.join(' UNION ALL ');
-  const groups = await db.query<TotalsRow & { key: string | null }>(`SELECT key, ${SUMS} FROM (${union}) parts GROUP BY 1 ORDER BY ${order} LIMIT ${GROUPS_MAX + 1}`, params);
+  // A day whose UTC days' rollups went elsewhere sums to no requests: it has no rows.
+  const groups = await db.query<TotalsRow & { key: string | null }>(`SELECT key, ${SUMS} FROM (${union}) parts GROUP BY 1 HAVING sum(requests) > 0 ORDER BY ${order} LIMIT ${GROUPS_MAX + 1}`, params);
   const listed = groups.rows.slice(0, GROUPS_MAX).map((row) => ({ key: row.key, ...totalsOf(row) }));
   const truncated = groups.rows.length > GROUPS_MAX;
   // Every group listed: their sums are the totals, without reading the rows a second time.
@@ -78,9 +89,8 @@ type WholeDays = { from: Date; to: Date };
  * partition's rows up to an instant, while the rollups keep them: only the days after the
  * one holding the account's oldest row are whole in the log.
  */
-async function rolledUpDays(db: Queryable, accountId: string, filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[]): Promise<WholeDays | undefined> {
+async function rolledUpDays(db: Queryable, accountId: string, filters: UsageFilterValues): Promise<WholeDays | undefined> {
   if (filters.status || filters.endpoint || !filters.from || !filters.to) return undefined;
-  if (grouping === 'day' && dayStarts.some((start) => start.getTime() % DAY_MS !== 0)) return undefined;
   const first = Math.ceil(filters.from.getTime() / DAY_MS) * DAY_MS;
   const end = Math.floor(filters.to.getTime() / DAY_MS) * DAY_MS;
   if (first >= end) return undefined;
@@ -91,16 +101,45 @@ async function rolledUpDays(db: Queryable, accountId: string, filters: UsageFilt
   return from < end ? { from: new Date(from), to: new Date(end) } : undefined;
 }
 
+/** A part of a UTC day that lies in another local day than the rest of it, and the day (its number) the rest is in. */
+type MovedPiece = { from: Date; to: Date; rollupDay: number };
+/** The whole UTC days, each with the local day its rollups count in; and the pieces of them to move out of it. */
+type DayPieces = { days: string[]; numbers: number[]; moved: MovedPiece[] };
+
+/**
+ * Local days from UTC days' rollups: a UTC day cut by local days' starts counts in the
+ * local day holding its largest piece, and its other pieces (at most half a day each) are
+ * read from the log, added to their own day and taken from that one. In UTC no day is cut;
+ * in Paris an hour a day is read, in the zones furthest from UTC half a day.
+ */
+export function dayPieces(whole: WholeDays, dayStarts: readonly Date[]): DayPieces {
+  // width_bucket's number: how many days have begun by `time`.
+  const dayAt = (time: number) => dayStarts.filter((start) => start.getTime() <= time).length;
+  const pieces: DayPieces = { days: [], numbers: [], moved: [] };
+  for (let midnight = whole.from.getTime(); midnight < whole.to.getTime(); midnight += DAY_MS) {
+    const cuts = dayStarts.map((start) => start.getTime()).filter((time) => time > midnight && time < midnight + DAY_MS);
+    const bounds = [midnight, ...cuts, midnight + DAY_MS];
+    const parts = bounds.slice(1).map((to, index) => ({ from: bounds[index] as number, to }));
+    const largest = parts.reduce((best, part) => (part.to - part.from > best.to - best.from ? part : best));
+    const rollupDay = dayAt(largest.from);
+    pieces.days.push(new Date(midnight).toISOString().slice(0, 10));
+    pieces.numbers.push(rollupDay);
+    for (const part of parts) if (part !== largest) pieces.moved.push({ from: new Date(part.from), to: new Date(part.to), rollupDay });
+  }
+  return pieces;
+}
+
 /** The rollups' part of the group-by: the filters' conditions over usage_daily_rollups, as the log's part names its columns. */
-function fromRollups(params: unknown[], filters: UsageFilterValues, match: ModelMatch | undefined, grouping: UsageGrouping, starts: string, whole: WholeDays): string {
+function fromRollups(params: unknown[], filters: UsageFilterValues, match: ModelMatch | undefined, grouping: UsageGrouping, pieces: DayPieces | undefined, whole: WholeDays): string {
   const conditions = ['account_id = $1', `day >= $${params.push(whole.from.toISOString().slice(0, 10))}::date`, `day < $${params.push(whole.to.toISOString().slice(0, 10))}::date`];
   if (filters.keyId) conditions.push(`key_id = $${params.push(filters.keyId)}`);
   // The rollups' model is the name a model search matches.
   if (match && 'text' in match) conditions.push(`strpos(lower(model), lower($${params.push(match.text)})) > 0`);
   else if (match) conditions.push(`model = ANY($${params.push(match.names)}::text[])`);
   if (filters.agentId) conditions.push(`agent_id = $${params.push(filters.agentId)}`);
-  const midnight = `(day::timestamp AT TIME ZONE 'UTC')`;
-  const group = { key: 'key_id::text', model: 'model', agent: 'agent_id', day: `width_bucket(${midnight}, ${starts})::text` }[grouping];
-  return `SELECT ${group} AS key, sum(requests) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(spend_micros) AS cost_micros,
-    min(${midnight}) AS first_at FROM usage_daily_rollups WHERE ${conditions.join(' AND ')} GROUP BY 1`;
+  // Days: each UTC day in the local day its pieces say.
+  const numbered = pieces ? ` JOIN unnest($${params.push(pieces.days)}::date[], $${params.push(pieces.numbers)}::int[]) AS utc(utc_day, number) ON utc.utc_day = day` : '';
+  const group = { key: 'key_id::text', model: 'model', agent: 'agent_id', day: 'utc.number::text' }[grouping];
+  return `SELECT ${group} AS key, sum(requests) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(spend_micros) AS cost_micros
+    FROM usage_daily_rollups${numbered} WHERE ${conditions.join(' AND ')} GROUP BY 1`;
 }

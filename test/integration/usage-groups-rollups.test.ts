@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDays } from '../../src/billing/local-days.ts';
 import type { UsageFilterValues, UsageGrouping } from '../../src/billing/usage-filter-schema.ts';
-import { groupUsage, type UsageGroups } from '../../src/billing/usage-groups.ts';
+import { dayPieces, groupUsage, type UsageGroups } from '../../src/billing/usage-groups.ts';
 import type { Database } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
@@ -135,6 +135,8 @@ async function compare(filters: UsageFilterValues, grouping: UsageGrouping, zone
 }
 
 const at = (iso: string) => new Date(iso);
+// West and east of UTC by whole hours, half and quarter hours, and the furthest both ways.
+const ZONES = ['America/New_York', 'Europe/Paris', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Adelaide', 'Pacific/Chatham', 'Pacific/Kiritimati', 'Pacific/Pago_Pago'];
 // The log's oldest day (3 October) is read from the log whatever the range: the edges lie after it.
 const EDGES = { from: at('2026-10-04T05:30:00Z'), to: at('2026-10-11T17:45:00Z') };
 
@@ -144,8 +146,8 @@ describe('the group-by over the daily rollups', () => {
       const result = await compare(EDGES, grouping);
       expect(result.groups.length).toBeGreaterThan(1);
     }
-    // Days of another zone are not UTC days: read from the log, still the same answer.
-    await compare(EDGES, 'day', 'America/New_York');
+    // Days of other zones are not UTC days: pieces of UTC days move between them, the same answer.
+    for (const zone of ZONES) await compare(EDGES, 'day', zone);
   });
 
   it('equals the log with key, model and agent filters, alone and together', async () => {
@@ -157,7 +159,10 @@ describe('the group-by over the daily rollups', () => {
       { model: 'no-such-model' },
       { model: 'unknown', keyId: KEYS[1] ?? '', agentId: 'support' },
     ];
-    for (const filter of filters) for (const grouping of ['key', 'model', 'agent', 'day'] as const) await compare({ ...EDGES, ...filter }, grouping);
+    for (const filter of filters) {
+      for (const grouping of ['key', 'model', 'agent', 'day'] as const) await compare({ ...EDGES, ...filter }, grouping);
+      await compare({ ...EDGES, ...filter }, 'day', 'Asia/Kolkata');
+    }
   });
 
   it('equals the log on ranges of whole days, within one day, and between two midnights and an instant', async () => {
@@ -168,7 +173,24 @@ describe('the group-by over the daily rollups', () => {
       { from: at('2026-09-01T00:00:00Z'), to: at('2026-11-01T00:00:00Z') },
     ]) {
       for (const grouping of ['key', 'agent', 'day'] as const) await compare(range, grouping);
+      for (const zone of ['Europe/Paris', 'Pacific/Chatham']) await compare(range, 'day', zone);
     }
+  });
+
+  it('sums local days from the rollups, moving only the pieces of UTC days other days hold', async () => {
+    const range = { from: at('2026-10-04T00:00:00Z'), to: at('2026-10-10T00:00:00Z') };
+    const dayStarts = localDays('Europe/Paris', range.from, range.to, 400).starts;
+    const before = await groupUsage(db, accountId, range, 'day', dayStarts);
+    // 7 October UTC is in the Paris day of 7 October but for its last two hours (CEST, +2).
+    const pieces = dayPieces({ from: range.from, to: range.to }, dayStarts);
+    expect(pieces.moved.map((piece) => piece.to.getTime() - piece.from.getTime())).toEqual(Array.from({ length: 6 }, () => 2 * 3_600_000));
+    await db.query("UPDATE usage_daily_rollups SET requests = requests + 1000 WHERE account_id = $1 AND day = '2026-10-07' AND agent_id = 'triage'", [accountId]);
+    const after = await groupUsage(db, accountId, range, 'day', dayStarts);
+    await db.query("UPDATE usage_daily_rollups SET requests = requests - 1000 WHERE account_id = $1 AND day = '2026-10-07' AND agent_id = 'triage'", [accountId]);
+    const seventh = 1 + dayStarts.findIndex((start) => start.toISOString() === '2026-10-06T22:00:00.000Z');
+    const changed = after.groups.filter((group, index) => group.requests !== before.groups[index]?.requests);
+    expect(changed.map((group) => group.key)).toEqual([String(seventh)]);
+    expect((changed[0]?.requests ?? 0) - (before.groups.find((group) => group.key === String(seventh))?.requests ?? 0)).toBeGreaterThanOrEqual(1000);
   });
 
   it('reads the whole days from the rollups and the edges from the log', async () => {
