@@ -114,8 +114,9 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
     ['console: group by agent, 30 days', console('/usage/summary?group_by=agent')],
     ['console: group by UTC day, 30 days', console('/usage/summary?group_by=day&time_zone=UTC')],
     ['console: group by agent, one agent, 30 days', console('/usage/summary?group_by=agent&agent_id=agent-1')],
-    // Days of another zone are no UTC days: summed from the log.
-    ['console: group by Paris day, 30 days (log)', console('/usage/summary?group_by=day&time_zone=Europe/Paris')],
+    // Days of another zone: UTC days' rollups, and from the log the pieces of them another local day holds (Paris 1 h a day, Tokyo 9 h).
+    ['console: group by Paris day, 30 days', console('/usage/summary?group_by=day&time_zone=Europe/Paris')],
+    ['console: group by Tokyo day, 30 days', console('/usage/summary?group_by=day&time_zone=Asia/Tokyo')],
   ];
   for (const [name, request] of cases) filters.push({ name, ...(await sample(SAMPLES, request, share)) });
 
