@@ -59,13 +59,7 @@ export async function groupUsage(db: Queryable, accountId: string, filters: Usag
     if (filters.from && filters.from < whole.from) parts.push(fromLog({ ...filters, to: whole.from }));
     const pieces = grouping === 'day' ? dayPieces(whole, dayStarts) : undefined;
     parts.push(fromRollups(params, filters, match, grouping, pieces, whole));
-    for (const moved of pieces?.moved ?? []) {
-      // The piece's rows are in their own day, and out of the day its UTC day's rollup went to.
-      parts.push(`SELECT day.key, sum(day.sign) AS requests, sum(day.sign * input_tokens) AS input_tokens, sum(day.sign * output_tokens) AS output_tokens,
-        sum(day.sign * cost_micros) AS cost_micros
-        FROM usage_log CROSS JOIN LATERAL (VALUES (width_bucket(created_at, ${starts()})::text, 1), ($${params.push(String(moved.rollupDay))}::text, -1)) AS day(key, sign)
-        WHERE ${usageConditions(params, { ...filters, from: moved.from, to: moved.to }, match)} GROUP BY 1`);
-    }
+    if (pieces && pieces.moved.length > 0) parts.push(fromMovedPieces(params, filters, match, pieces.moved));
     if (filters.to && whole.to < filters.to) parts.push(fromLog({ ...filters, from: whole.to }));
   }
   // A day's number (1 = the first), which the caller names; other groups largest spend first.
@@ -101,8 +95,8 @@ async function rolledUpDays(db: Queryable, accountId: string, filters: UsageFilt
   return from < end ? { from: new Date(from), to: new Date(end) } : undefined;
 }
 
-/** A part of a UTC day that lies in another local day than the rest of it, and the day (its number) the rest is in. */
-type MovedPiece = { from: Date; to: Date; rollupDay: number };
+/** A part of a UTC day that lies in another local day (ownDay) than the rest of it (rollupDay); days by number. */
+type MovedPiece = { from: Date; to: Date; ownDay: number; rollupDay: number };
 /** The whole UTC days, each with the local day its rollups count in; and the pieces of them to move out of it. */
 type DayPieces = { days: string[]; numbers: number[]; moved: MovedPiece[] };
 
@@ -124,9 +118,28 @@ export function dayPieces(whole: WholeDays, dayStarts: readonly Date[]): DayPiec
     const rollupDay = dayAt(largest.from);
     pieces.days.push(new Date(midnight).toISOString().slice(0, 10));
     pieces.numbers.push(rollupDay);
-    for (const part of parts) if (part !== largest) pieces.moved.push({ from: new Date(part.from), to: new Date(part.to), rollupDay });
+    for (const part of parts) if (part !== largest) pieces.moved.push({ from: new Date(part.from), to: new Date(part.to), ownDay: dayAt(part.from), rollupDay });
   }
   return pieces;
+}
+
+/**
+ * The moved pieces' rows, summed per piece: added to the day that holds the piece, taken
+ * from the day its UTC day's rollup went to. One index range of the log per piece.
+ */
+function fromMovedPieces(params: unknown[], filters: UsageFilterValues, match: ModelMatch | undefined, moved: MovedPiece[]): string {
+  const pieces = [moved.map((piece) => piece.from.toISOString()), moved.map((piece) => piece.to.toISOString()), moved.map((piece) => piece.ownDay), moved.map((piece) => piece.rollupDay)];
+  const [from, to, own, rollup] = pieces.map((values) => `$${params.push(values)}`);
+  const conditions = usageConditions(params, { ...filters, from: undefined, to: undefined }, match);
+  return `SELECT moved.key, moved.sign * t.requests AS requests, moved.sign * t.input_tokens AS input_tokens, moved.sign * t.output_tokens AS output_tokens,
+      moved.sign * t.cost_micros AS cost_micros
+    FROM (
+      SELECT piece.own_day, piece.rollup_day, count(*) AS requests, sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens, sum(u.cost_micros) AS cost_micros
+      FROM unnest(${from}::timestamptz[], ${to}::timestamptz[], ${own}::int[], ${rollup}::int[]) AS piece(from_at, to_at, own_day, rollup_day)
+      -- OFFSET 0 keeps the subquery apart, so it stays one index range per piece.
+      CROSS JOIN LATERAL (SELECT input_tokens, output_tokens, cost_micros FROM usage_log WHERE ${conditions} AND created_at >= piece.from_at AND created_at < piece.to_at OFFSET 0) u
+      GROUP BY 1, 2
+    ) t CROSS JOIN LATERAL (VALUES (t.own_day::text, 1), (t.rollup_day::text, -1)) AS moved(key, sign)`;
 }
 
 /** The rollups' part of the group-by: the filters' conditions over usage_daily_rollups, as the log's part names its columns. */
