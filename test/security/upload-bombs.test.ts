@@ -117,13 +117,13 @@ describe(`upload bombs on ${engineName()}`, () => {
   it('lets one account have two uploads in progress and answers 429 to a third, naming the reason', async () => {
     // Two uploads whose bodies are still arriving hold both of the account's places, whatever the timing of the machine.
     const held = [1, 2].map((index) => heldUpload(`parallel-${index}.pdf`, minimalPdf(`Document number ${index}`, `Doc ${index}`)));
-    await Promise.all(held.map((upload) => upload.reading));
+    await Promise.all(held.map((pending) => pending.reading));
     const refused = await upload('parallel-3.pdf', minimalPdf('Document number 3', 'Doc 3'));
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('5');
     expect(errorOf(refused).message).toMatch(/2 uploads in progress/);
-    for (const upload of held) upload.finish();
-    expect(await Promise.all(held.map(async (upload) => (await upload.response).statusCode))).toEqual([201, 201]);
+    for (const pending of held) pending.finish();
+    expect(await Promise.all(held.map(async (pending) => (await pending.response).statusCode))).toEqual([201, 201]);
     // Finished uploads give their places back.
     expect((await upload('parallel-3.pdf', minimalPdf('Document number 3', 'Doc 3'))).statusCode).toBe(201);
   }, 60_000);
