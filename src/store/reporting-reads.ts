@@ -163,11 +163,12 @@ class AccountTurns {
 const accountTurns = new WeakMap<Database, AccountTurns>();
 
 /**
- * Reads for one request of one account. The first session takes a share of the account's
- * read budget (waiting for it, or 429 past READ_WAIT_MS), so an export's later pages are
- * free; every session runs after the account's earlier ones (503 busy past READ_WAIT_MS).
- * Why: one account's dashboards, however many, hold one reading connection and a bounded
- * share of time, leaving the rest to other accounts and to the gateway's own statements.
+ * Reads for one request of one account. The request's opening read takes a share of the
+ * account's read budget (waiting for it, or 429 past READ_WAIT_MS), so an export's later
+ * pages are free; each read runs after the account's earlier ones (503 busy past
+ * READ_WAIT_MS). So one account's dashboards, however many, hold one reading connection and
+ * a bounded share of time, leaving the rest to other accounts and to the gateway's own
+ * statements.
  */
 export function accountReadsOf(db: Database, accountId: string): ReportingReads {
   let all = accountTurns.get(db);
