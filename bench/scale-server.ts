@@ -1,10 +1,10 @@
 /**
  * Junction under the scale bench (bench/scale.ts): the real app, as bench/gateway-server.ts
  * starts it, with one account's usage log loaded to SCALE_ROWS rows before it listens: rows
- * in time order over 90 days, 20 keys, 30 models, 1 in 4 of an agent (5 agents), 94.5% success, then analyzed, as issue 71
- * measured. With SCALE_TOTAL_ROWS, 99 other accounts' rows fill the log to that many,
- * generated in the database alongside. Prints its URL, a model key, a provisioning key, a console session cookie and
- * how long the load took.
+ * in time order over 90 days, 20 keys, 30 models, 1 in 4 of an agent (5 agents), 94.5%
+ * success, then analyzed. With SCALE_TOTAL_ROWS, 99 other accounts' rows fill the log to
+ * that many, generated in the database alongside. Prints its URL, a model key, a
+ * provisioning key, a console session cookie and how long the load took.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

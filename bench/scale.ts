@@ -1,5 +1,5 @@
 /**
- * The console's reads at scale (issue 71): one account's usage log loaded to N rows
+ * The console's reads at scale: one account's usage log loaded to N rows
  * (BENCH_SCALE_ROWS, default 1,000,000 on PGlite; BENCH_SCALE_ROWS_PG, default 5,000,000 on
  * PostgreSQL) among BENCH_SCALE_TOTAL_ROWS of 100 accounts (default: that account's alone), generated
  * in the database in batches, then
