@@ -190,8 +190,8 @@ const MATCH_COLUMNS = 'id, collection, path, title, heading, content';
  * a sequential scan of every account's chunks (and keeps the chunks' own account check
  * outside, where it cannot draw in the account's index). So even the generic plan of this
  * prepared statement (which guesses a scope's size from the table's average, not its rows)
- * reads only the scope's rows: a plain filtered ORDER BY here became a 980 ms sequential
- * scan at 1M chunks. The branch is chosen inside the statement, on the scope's size from
+ * reads only the scope's rows, where a plain filtered ORDER BY becomes a sequential scan of
+ * every chunk. The branch is chosen inside the statement, on the scope's size from
  * its documents' rows, so each size and limit stays one prepared statement.
  */
 export async function searchByVector(db: Database, scope: SearchScope & { embeddingModel: string; vector: readonly number[] }): Promise<ChunkMatch[]> {

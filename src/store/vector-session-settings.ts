@@ -8,8 +8,9 @@
  *
  * JIT is off: these sessions run short statements, and a prepared statement's generic
  * plan costs a branch it never runs (knowledge search's other-sized scope) as if it read
- * a third of the table, which is past jit_above_cost: at 1M chunks PostgreSQL then spent
- * 300-400 ms compiling a search that runs in 4 ms. PGlite has no JIT; the setting is a no-op there.
+ * a third of the table, which is past jit_above_cost: PostgreSQL would then spend far longer
+ * compiling a large store's search than running it. PGlite has no JIT; the setting is a no-op
+ * there.
  */
 export const VECTOR_SETTINGS: ReadonlyArray<readonly [name: string, value: string]> = [
   ['hnsw.iterative_scan', 'relaxed_order'],
