@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HALF_HOUR_ROLLUP_DAYS, sweepHalfHourRollups } from '../../src/billing/half-hour-rollup-retention.ts';
 import type { Database, Queryable } from '../../src/store/database.ts';
-import { migrate, MIGRATIONS_DIR } from '../../src/store/migrate.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
+import { migrationsBefore } from '../support/earlier-migrations.ts';
 import { freshStorage } from '../support/test-database.ts';
 
 /**
@@ -17,20 +15,19 @@ import { freshStorage } from '../support/test-database.ts';
  */
 let storage: Awaited<ReturnType<typeof freshStorage>>;
 let db: Database;
-let earlier: string;
+let earlier: ReturnType<typeof migrationsBefore>;
 const owners = [randomUUID(), randomUUID()];
 const DAY_MS = 86_400_000;
 
 beforeAll(async () => {
   storage = await freshStorage();
   db = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
-  earlier = mkdtempSync(join(tmpdir(), 'junction-migrations-'));
-  for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_/.test(name) && Number(name.slice(0, 4)) < 35)) copyFileSync(join(MIGRATIONS_DIR, file), join(earlier, file));
+  earlier = migrationsBefore(35);
 });
 afterAll(async () => {
   await db?.close();
   await storage?.drop();
-  rmSync(earlier, { recursive: true, force: true });
+  earlier?.remove();
 });
 
 /** Each half hour of the rollups since the UTC day `since` (its running sums differenced), next to the log's rows grouped the same way, ordered alike. */
@@ -70,7 +67,7 @@ const insertRows = (prefix: string, count: number, start: Date, stepMinutes: num
 
 describe('the half-hour rollups', () => {
   it('are backfilled from the last 62 days of an older log, then kept with every statement', async () => {
-    await migrate(db, earlier);
+    await migrate(db, earlier.dir);
     const now = Date.now();
     // 80 days of rows every 37 minutes: the backfill takes the newest 62 whole UTC days.
     await insertRows('old-', Math.floor((80 * 24 * 60) / 37), new Date(now - 80 * DAY_MS), 37);

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleAbandonedRunCalls } from '../../src/billing/lease-sql.ts';
 import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts';
@@ -11,9 +8,10 @@ import type { UsageRecord } from '../../src/billing/usage-record.ts';
 import { monthlySpend } from '../../src/billing/usage-rollups.ts';
 import { listUsage } from '../../src/billing/usage-repository.ts';
 import type { Database } from '../../src/store/database.ts';
-import { migrate, MIGRATIONS_DIR } from '../../src/store/migrate.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { migrationsBefore } from '../support/earlier-migrations.ts';
 import { freshStorage } from '../support/test-database.ts';
 import { usageRecordFixture } from '../support/usage-record-fixture.ts';
 
@@ -161,22 +159,21 @@ describe('the usage log by month', () => {
 describe('migration 0032', () => {
   let storage: Awaited<ReturnType<typeof freshStorage>>;
   let store: Database;
-  let earlier: string;
+  let earlier: ReturnType<typeof migrationsBefore>;
 
   beforeAll(async () => {
     storage = await freshStorage();
     store = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
-    earlier = mkdtempSync(join(tmpdir(), 'junction-migrations-'));
-    for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_/.test(name) && Number(name.slice(0, 4)) < 32)) copyFileSync(join(MIGRATIONS_DIR, file), join(earlier, file));
+    earlier = migrationsBefore(32);
   });
   afterAll(async () => {
     await store?.close();
     await storage?.drop();
-    rmSync(earlier, { recursive: true, force: true });
+    earlier?.remove();
   });
 
   it('moves every row into its month with the rollups unchanged, then keeps them with new rows', async () => {
-    await migrate(store, earlier);
+    await migrate(store, earlier.dir);
     const owner = randomUUID();
     await store.query(
       `INSERT INTO usage_log (id, account_id, request_id, endpoint, model, status, cost_micros, created_at)

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../src/admin/admin-commands.ts';
 import { releaseHolderLeases } from '../../src/billing/lease-sql.ts';
@@ -9,8 +6,9 @@ import { writeSettlementBatch } from '../../src/billing/settlement-batch-sql.ts'
 import type { Settlement } from '../../src/billing/settlement.ts';
 import type { UsageRecord } from '../../src/billing/usage-record.ts';
 import type { Database, Queryable } from '../../src/store/database.ts';
-import { migrate, MIGRATIONS_DIR } from '../../src/store/migrate.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { openDatabase } from '../../src/store/open-database.ts';
+import { migrationsBefore } from '../support/earlier-migrations.ts';
 import { freshStorage } from '../support/test-database.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { usageRecordFixture } from '../support/usage-record-fixture.ts';
@@ -125,22 +123,21 @@ describe('usage rollups of calls a stopped process left open', () => {
 describe('the rollup migration', () => {
   let storage: Awaited<ReturnType<typeof freshStorage>>;
   let db: Database;
-  let earlier: string;
+  let earlier: ReturnType<typeof migrationsBefore>;
 
   beforeAll(async () => {
     storage = await freshStorage();
     db = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
-    earlier = mkdtempSync(join(tmpdir(), 'junction-migrations-'));
-    for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_/.test(name) && Number(name.slice(0, 4)) < 21)) copyFileSync(join(MIGRATIONS_DIR, file), join(earlier, file));
+    earlier = migrationsBefore(21);
   });
   afterAll(async () => {
     await db?.close();
     await storage?.drop();
-    rmSync(earlier, { recursive: true, force: true });
+    earlier?.remove();
   });
 
   it('backfills the rollups from a log written before they existed, then keeps them with new rows', async () => {
-    await migrate(db, earlier);
+    await migrate(db, earlier.dir);
     const owners = [randomUUID(), randomUUID()];
     await db.query(
       `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, model, requested_model, status, cost_micros, created_at)
@@ -169,18 +166,17 @@ describe('the rollup migration', () => {
 describe('migration 0036 (the rollups by agent)', () => {
   let storage: Awaited<ReturnType<typeof freshStorage>>;
   let db: Database;
-  let earlier: string;
+  let earlier: ReturnType<typeof migrationsBefore>;
 
   beforeAll(async () => {
     storage = await freshStorage();
     db = await openDatabase({ databaseUrl: storage.databaseUrl, dataDir: storage.dataDir });
-    earlier = mkdtempSync(join(tmpdir(), 'junction-migrations-'));
-    for (const file of readdirSync(MIGRATIONS_DIR).filter((name) => /^\d{4}_/.test(name) && Number(name.slice(0, 4)) < 36)) copyFileSync(join(MIGRATIONS_DIR, file), join(earlier, file));
+    earlier = migrationsBefore(36);
   });
   afterAll(async () => {
     await db?.close();
     await storage?.drop();
-    rmSync(earlier, { recursive: true, force: true });
+    earlier?.remove();
   });
 
   /** The rollups summed over agents: what every reader before 0036 sums. */
@@ -196,7 +192,7 @@ describe('migration 0036 (the rollups by agent)', () => {
   const olderThan = (rows: unknown[], day: string) => (rows as Rollup[]).filter((row) => row.day < day);
 
   it('splits the days the log holds whole by agent with their tokens, and keeps the days a retention cut', async () => {
-    await migrate(db, earlier);
+    await migrate(db, earlier.dir);
     const owners = [randomUUID(), randomUUID()];
     await db.query(
       `INSERT INTO usage_log (id, account_id, key_id, request_id, endpoint, model, requested_model, status, cost_micros, input_tokens, output_tokens, agent_id, created_at)
