@@ -1,4 +1,5 @@
 import type { Queryable } from '../store/database.ts';
+import { cutHalfHours, daySegments } from './half-hour-segments.ts';
 
 /** Spend of one day under one name (a model, a key or an agent). */
 export type DailySpend = { day: string; name: string; spend: number };
@@ -15,57 +16,6 @@ export type LocalDailyUsage = {
 
 /** What rows without a key are called, as the console names them everywhere. */
 export const NO_KEY_NAME = 'console and operator';
-
-/** A half hour, the step of usage_half_hour_rollups' running sums (migration 0035). */
-export const HALF_HOUR_MS = 1_800_000;
-const DAY_MS = 86_400_000;
-const HALF_HOURS_A_DAY = 48;
-
-/**
- * The half hours a day boundary (or `from`) falls inside rather than at their start: their
- * rows are split between two days, so they are read from the log, and every other half hour
- * from the rollups. None in a zone whose offset is whole half hours (UTC included); one a
- * day in the zones a quarter hour off.
- */
-export function cutHalfHours(starts: readonly Date[], from: Date): Date[] {
-  const cut = [...starts, from].map((start) => start.getTime()).filter((time) => time % HALF_HOUR_MS !== 0);
-  return [...new Set(cut.map((time) => Math.floor(time / HALF_HOUR_MS) * HALF_HOUR_MS))].map((time) => new Date(time));
-}
-
-/** Half hours `first` to `past` - 1 of one UTC day, all in the day numbered `bucket` (width_bucket's numbers: 0 before the first). */
-export type DaySegment = { day: string; first: number; past: number; bucket: number };
-
-/**
- * The UTC days from the one holding `from` to the one after the last day's start, cut where
- * the local days begin: each piece is whole half hours of one UTC day inside one local day.
- * The cut half hours (cutHalfHours) are in no piece. Rows before `from` are in none either.
- */
-export function daySegments(starts: readonly Date[], from: Date): DaySegment[] {
-  // Each boundary opens its bucket: `from` bucket 0 (when before the first day), the days 1…n.
-  const boundaries = [
-    ...(from.getTime() < (starts[0]?.getTime() ?? Number.POSITIVE_INFINITY) ? [{ at: from.getTime(), bucket: 0 }] : []),
-    ...starts.map((start, index) => ({ at: start.getTime(), bucket: index + 1 })),
-  ];
-  const last = starts.at(-1)?.getTime() ?? from.getTime();
-  const segments: DaySegment[] = [];
-  let open: { bucket: number; half: number } | undefined;
-  const close = (dayStart: number, past: number) => {
-    if (open && past > open.half) segments.push({ day: new Date(dayStart).toISOString().slice(0, 10), first: open.half, past, bucket: open.bucket });
-  };
-  // A local day is at most 25 hours: nothing of the last one lies past the UTC day after its end.
-  for (let dayStart = Math.floor(from.getTime() / DAY_MS) * DAY_MS; dayStart <= last + 2 * DAY_MS; dayStart += DAY_MS) {
-    if (open) open.half = 0;
-    for (const boundary of boundaries) {
-      if (boundary.at < dayStart || boundary.at >= dayStart + DAY_MS) continue;
-      const position = (boundary.at - dayStart) / HALF_HOUR_MS;
-      close(dayStart, Math.floor(position));
-      // On a half hour the new day starts there; inside one it starts after it (the log has that one).
-      open = { bucket: boundary.bucket, half: Math.ceil(position) };
-    }
-    close(dayStart, HALF_HOURS_A_DAY);
-  }
-  return segments;
-}
 
 /** The rollups' pieces of UTC days ($2: days ascending, $3…$5: first and past half hours, day numbers) in model, key and agent totals (0035's dimensions and names). */
 const FROM_ROLLUPS = `SELECT s.bucket, r.dimension, r.name, r.requests[s.past + 1] - r.requests[s.first + 1] AS requests,

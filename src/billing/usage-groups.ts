@@ -1,5 +1,6 @@
 import type { Queryable } from '../store/database.ts';
 import type { UsageFilterValues, UsageGrouping } from './usage-filter-schema.ts';
+import { fromHalfHours, halfHourSelection, halfHoursSince } from './usage-day-groups.ts';
 import { type ModelMatch, modelMatchOf, usageConditions } from './usage-where.ts';
 
 /** Requests, tokens and spend of a set of rows. */
@@ -35,15 +36,18 @@ const SUMS = 'sum(requests)::bigint AS requests, sum(input_tokens)::bigint AS in
  * days: `dayStarts` are the instants each begins, ascending, and a row falls in the last
  * day begun at or before it.
  *
- * Where the daily rollups can answer (filters of key, model and agent only), the whole
- * UTC days of the range are summed from the rollups and the part days at its edges from
- * the log; otherwise, and for the days a retention may have cut (up to the account's
- * oldest row in the log), from the log alone. Both give the same sums: the rollups count
- * exactly the log's rows. Local days that are not UTC days are served too (dayPieces).
+ * Where the rollups can answer (filters of key, model and agent only), they do; where they
+ * cannot, and for the days a retention may have cut (up to the account's oldest row in the
+ * log), the log does. Both give the same sums: the rollups count exactly the log's rows.
+ * Days come from the half-hour rollups over the days those keep (usage-day-groups.ts);
+ * other groupings, and days beyond, from the daily rollups' whole UTC days, with the part
+ * days at the range's edges from the log, and for local days that are not UTC days the
+ * pieces of UTC days they take from others (dayPieces).
  */
-export async function groupUsage(db: Queryable, accountId: string, filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[] = []): Promise<UsageGroups> {
+export async function groupUsage(db: Queryable, accountId: string, filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[] = [], now = new Date()): Promise<UsageGroups> {
   const match = await modelMatchOf(db, accountId, filters);
-  const whole = await rolledUpDays(db, accountId, filters);
+  // Only the rollups need it: they answer for the days the log holds whole.
+  const oldest = filters.from && filters.to && !filters.status && !filters.endpoint ? await oldestRow(db, accountId) : undefined;
   const params: unknown[] = [accountId];
   let startsParam: string | undefined;
   // Added once a part numbers the log's rows by day: a parameter no part uses has no type.
@@ -54,7 +58,12 @@ export async function groupUsage(db: Queryable, accountId: string, filters: Usag
       FROM usage_log WHERE ${usageConditions(params, range, match)} GROUP BY 1`;
   };
   const parts: string[] = [];
-  if (whole === undefined) parts.push(fromLog(filters));
+  const halfHours = grouping === 'day' ? halfHourRange(filters, match, oldest, now) : undefined;
+  const whole = halfHours ? undefined : rolledUpDays(filters, oldest);
+  if (halfHours) {
+    if (halfHours.from > (filters.from as Date)) parts.push(fromLog({ ...filters, to: halfHours.from }));
+    parts.push(...fromHalfHours(params, { ...filters, ...halfHours }, match, halfHours.selection, dayStarts, starts));
+  } else if (whole === undefined) parts.push(fromLog(filters));
   else {
     if (filters.from && filters.from < whole.from) parts.push(fromLog({ ...filters, to: whole.from }));
     const pieces = grouping === 'day' ? dayPieces(whole, dayStarts) : undefined;
@@ -74,24 +83,36 @@ export async function groupUsage(db: Queryable, accountId: string, filters: Usag
   return { groups: listed, totals, truncated };
 }
 
+/** The instant of the account's oldest row in the log; undefined without rows. */
+async function oldestRow(db: Queryable, accountId: string): Promise<Date | undefined> {
+  const oldest = await db.query<{ oldest: Date | string | null }>('SELECT min(created_at) AS oldest FROM usage_log WHERE account_id = $1', [accountId]);
+  const at = oldest.rows[0]?.oldest;
+  return at === null || at === undefined ? undefined : new Date(at);
+}
+
+/** The part of the range the half-hour rollups answer for by day, with the rows they select; undefined when they answer for none of it. */
+function halfHourRange(filters: UsageFilterValues, match: ModelMatch | undefined, oldest: Date | undefined, now: Date) {
+  const selection = halfHourSelection(filters, match);
+  const since = halfHoursSince(oldest, now);
+  if (!selection || !since || !filters.from || !filters.to) return undefined;
+  const from = new Date(Math.max(since.getTime(), filters.from.getTime()));
+  return from < filters.to ? { from, to: filters.to, selection } : undefined;
+}
+
 /** UTC days as instants: the first day's midnight and the midnight after the last. */
 type WholeDays = { from: Date; to: Date };
 
 /**
- * The UTC days of the range the rollups answer for, or undefined when they answer for
+ * The UTC days of the range the daily rollups answer for, or undefined when they answer for
  * none. A retention drops the log's oldest rows, whole months and then the default
  * partition's rows up to an instant, while the rollups keep them: only the days after the
  * one holding the account's oldest row are whole in the log.
  */
-async function rolledUpDays(db: Queryable, accountId: string, filters: UsageFilterValues): Promise<WholeDays | undefined> {
-  if (filters.status || filters.endpoint || !filters.from || !filters.to) return undefined;
+function rolledUpDays(filters: UsageFilterValues, oldest: Date | undefined): WholeDays | undefined {
+  if (filters.status || filters.endpoint || !filters.from || !filters.to || oldest === undefined) return undefined;
   const first = Math.ceil(filters.from.getTime() / DAY_MS) * DAY_MS;
   const end = Math.floor(filters.to.getTime() / DAY_MS) * DAY_MS;
-  if (first >= end) return undefined;
-  const oldest = await db.query<{ oldest: Date | string | null }>('SELECT min(created_at) AS oldest FROM usage_log WHERE account_id = $1', [accountId]);
-  const at = oldest.rows[0]?.oldest;
-  if (at === null || at === undefined) return undefined;
-  const from = Math.max(first, Math.floor(new Date(at).getTime() / DAY_MS) * DAY_MS + DAY_MS);
+  const from = Math.max(first, Math.floor(oldest.getTime() / DAY_MS) * DAY_MS + DAY_MS);
   return from < end ? { from: new Date(from), to: new Date(end) } : undefined;
 }
 

@@ -52,7 +52,7 @@ export async function usageSummary(db: Queryable, accountId: string, query: unkn
     };
   }
   const days = localDays(input.time_zone, from, to, SUMMARY_MAX_DAYS + 1);
-  const result = await groupUsage(db, accountId, range, 'day', days.starts);
+  const result = await groupUsage(db, accountId, range, 'day', days.starts, now);
   const byNumber = new Map(result.groups.map((group) => [Number(group.key), group]));
   const empty: UsageTotals = { requests: 0, inputTokens: 0, outputTokens: 0, costMicros: 0 };
   return {

@@ -10,11 +10,11 @@ import { freshStorage } from '../support/test-database.ts';
 
 /**
  * The Usage page's group-by reads whole UTC days from the daily rollups and the part days
- * at the range's edges from the log: its answers equal the log's own, for every grouping
- * and every filter the rollups answer, including after a retention cut the log's oldest
- * day. The log's answer is the same call with an endpoint filter every row matches (the
- * rollups cannot answer it), and the seeds summed here. On PGlite, and on PostgreSQL with
- * DATABASE_URL.
+ * at the range's edges from the log, and local days from the half-hour rollups while they
+ * keep the range: its answers equal the log's own, for every grouping and every filter the
+ * rollups answer, including after a retention cut the log's oldest day. The log's answer is
+ * the same call with an endpoint filter every row matches (the rollups cannot answer it),
+ * and the seeds summed here. On PGlite, and on PostgreSQL with DATABASE_URL.
  */
 let storage: Awaited<ReturnType<typeof freshStorage>>;
 let db: Database;
@@ -31,15 +31,28 @@ const MODELS: Array<[string | null, string | null]> = [
 ];
 const STATUSES = ['success', 'success', 'upstream_error', 'deferred_billing', 'rejected', 'client_closed'];
 const DAY_MS = 86_400_000;
+const at = (iso: string) => new Date(iso);
 const FIRST = Date.UTC(2026, 9, 3);
+// While the half-hour rollups keep every day of the seeds, and once they keep none of them.
+const SOON = at('2026-10-20T12:00:00Z');
+const LATER = at('2027-06-01T00:00:00Z');
+// And once they keep the days from 8 October only: the days before come from the log.
+const MIDWAY = new Date(Date.UTC(2026, 9, 8) + 61 * DAY_MS + 3_600_000);
 
 type Seed = { id: string; at: Date; keyId: string | null; agentId: string | null; model: string | null; requested: string | null; status: string; input: number; output: number; cost: number };
 
-/** Rows every 53 minutes over ten UTC days, and rows on each midnight and the instant before it. */
+/**
+ * Rows every 53 minutes over ten UTC days, and rows on each midnight and the instant before
+ * it, and on both sides of Kathmandu's midnight (18:15 UTC) and of the end of its half hour.
+ */
 function seeds(): Seed[] {
   const instants: number[] = [];
   for (let at = FIRST; at < FIRST + 10 * DAY_MS; at += 53 * 60_000) instants.push(at);
-  for (let day = 1; day < 10; day += 1) instants.push(FIRST + day * DAY_MS, FIRST + day * DAY_MS - 1);
+  const minutes = (count: number) => count * 60_000;
+  for (let day = 1; day < 10; day += 1) {
+    const midnight = FIRST + day * DAY_MS;
+    instants.push(midnight, midnight - 1, midnight + minutes(18 * 60 + 15) - 1, midnight + minutes(18 * 60 + 15), midnight + minutes(18 * 60 + 30) - 1);
+  }
   return instants.map((at, index) => {
     const [model, requested] = MODELS[index % MODELS.length] ?? [null, null];
     return {
@@ -124,17 +137,17 @@ function expected(filters: UsageFilterValues, grouping: UsageGrouping, dayStarts
 
 const asMap = (result: UsageGroups) => new Map(result.groups.map((group) => [group.key, [group.requests, group.inputTokens, group.outputTokens, group.costMicros]]));
 
-/** The group-by as the page asks it, the same rows from the log alone, and the seeds' sums: one answer. */
+/**
+ * The group-by as the page asks it, the same rows from the log alone, and the seeds' sums:
+ * one answer. Days are asked while the half-hour rollups keep them, part of them and none.
+ */
 async function compare(filters: UsageFilterValues, grouping: UsageGrouping, zone = 'UTC'): Promise<UsageGroups> {
   const dayStarts = grouping === 'day' && filters.from && filters.to ? localDays(zone, filters.from, filters.to, 400).starts : [];
-  const served = await groupUsage(db, accountId, filters, grouping, dayStarts);
-  const logged = await groupUsage(db, accountId, { ...filters, endpoint: 'chat.completions' }, grouping, dayStarts);
-  expect(served).toEqual(logged);
-  expect(asMap(served)).toEqual(expected(filters, grouping, dayStarts));
-  return served;
+  const logged = await groupUsage(db, accountId, { ...filters, endpoint: 'chat.completions' }, grouping, dayStarts, SOON);
+  expect(asMap(logged)).toEqual(expected(filters, grouping, dayStarts));
+  for (const now of grouping === 'day' ? [SOON, MIDWAY, LATER] : [SOON]) expect(await groupUsage(db, accountId, filters, grouping, dayStarts, now)).toEqual(logged);
+  return logged;
 }
-
-const at = (iso: string) => new Date(iso);
 // West and east of UTC by whole hours, half and quarter hours, and the furthest both ways.
 const ZONES = ['America/New_York', 'Europe/Paris', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Adelaide', 'Pacific/Chatham', 'Pacific/Kiritimati', 'Pacific/Pago_Pago'];
 // The log's oldest day (3 October) is read from the log whatever the range: the edges lie after it.
@@ -177,20 +190,40 @@ describe('the group-by over the daily rollups', () => {
     }
   });
 
-  it('sums local days from the rollups, moving only the pieces of UTC days other days hold', async () => {
+  it('sums local days from the daily rollups, moving only the pieces of UTC days other days hold', async () => {
     const range = { from: at('2026-10-04T00:00:00Z'), to: at('2026-10-10T00:00:00Z') };
     const dayStarts = localDays('Europe/Paris', range.from, range.to, 400).starts;
-    const before = await groupUsage(db, accountId, range, 'day', dayStarts);
+    const before = await groupUsage(db, accountId, range, 'day', dayStarts, LATER);
     // 7 October UTC is in the Paris day of 7 October but for its last two hours (CEST, +2).
     const pieces = dayPieces({ from: range.from, to: range.to }, dayStarts);
     expect(pieces.moved.map((piece) => piece.to.getTime() - piece.from.getTime())).toEqual(Array.from({ length: 6 }, () => 2 * 3_600_000));
     await db.query("UPDATE usage_daily_rollups SET requests = requests + 1000 WHERE account_id = $1 AND day = '2026-10-07' AND agent_id = 'triage'", [accountId]);
-    const after = await groupUsage(db, accountId, range, 'day', dayStarts);
+    const after = await groupUsage(db, accountId, range, 'day', dayStarts, LATER);
     await db.query("UPDATE usage_daily_rollups SET requests = requests - 1000 WHERE account_id = $1 AND day = '2026-10-07' AND agent_id = 'triage'", [accountId]);
     const seventh = 1 + dayStarts.findIndex((start) => start.toISOString() === '2026-10-06T22:00:00.000Z');
     const changed = after.groups.filter((group, index) => group.requests !== before.groups[index]?.requests);
     expect(changed.map((group) => group.key)).toEqual([String(seventh)]);
     expect((changed[0]?.requests ?? 0) - (before.groups.find((group) => group.key === String(seventh))?.requests ?? 0)).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('sums local days from the half-hour rollups while they keep the days', async () => {
+    const range = { from: at('2026-10-04T00:00:00Z'), to: at('2026-10-10T00:00:00Z') };
+    const dayStarts = localDays('Asia/Tokyo', range.from, range.to, 400).starts;
+    const before = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    // One model's rows of 7 October UTC from 20:00 on (half hour 40: running sums 42 to 49), in Tokyo the morning of 8 October.
+    const change = (by: number) =>
+      db.query(
+        `UPDATE usage_half_hour_rollups SET requests = (SELECT array_agg(CASE WHEN n >= 42 THEN x + $2 ELSE x END ORDER BY n) FROM unnest(requests) WITH ORDINALITY AS t(x, n))
+         WHERE account_id = $1 AND day = '2026-10-07' AND dimension = 'model' AND name = 'openai/gpt-4o'`,
+        [accountId, by],
+      );
+    await change(1_000);
+    const after = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    await change(-1_000);
+    const eighth = String(1 + dayStarts.findIndex((start) => start.toISOString() === '2026-10-07T15:00:00.000Z'));
+    const changed = after.groups.filter((group, index) => group.requests !== before.groups[index]?.requests);
+    expect(changed.map((group) => [group.key, group.requests - (before.groups.find((one) => one.key === group.key)?.requests ?? 0)])).toEqual([[eighth, 1_000]]);
+    expect(await groupUsage(db, accountId, range, 'day', dayStarts, SOON)).toEqual(before);
   });
 
   it('reads the whole days from the rollups and the edges from the log', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDays } from '../../../src/billing/local-days.ts';
-import { cutHalfHours, type LocalDailyUsage, localDailyUsage } from '../../../src/billing/local-daily-usage.ts';
+import { cutHalfHours } from '../../../src/billing/half-hour-segments.ts';
+import { type LocalDailyUsage, localDailyUsage } from '../../../src/billing/local-daily-usage.ts';
 import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
 import { issueSetupLink } from '../../../src/console/session-routes.ts';
 import type { Overview } from '../../../src/console/contract/overview.ts';
