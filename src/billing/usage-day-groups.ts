@@ -22,16 +22,17 @@ export function halfHourSelection(filters: UsageFilterValues, match: ModelMatch 
 }
 
 /**
- * The first instant the half-hour rollups answer for: the UTC day after the one holding
- * the account's oldest row in the log (a retention may have cut the log inside that day),
- * and no earlier than the days their retention keeps. Undefined when the account has no rows.
+ * The first instant the half-hour rollups answer for: the range's start, or the UTC day
+ * after the one holding the account's oldest row in the log (a retention may have cut the
+ * log inside that day) when later. Undefined when that lies before the days their retention
+ * keeps (the daily rollups answer then), or the account has no rows.
  */
-export function halfHoursSince(oldest: Date | undefined, now: Date): Date | undefined {
+export function halfHoursSince(from: Date, oldest: Date | undefined, now: Date): Date | undefined {
   if (oldest === undefined) return undefined;
-  const afterOldest = Math.floor(oldest.getTime() / DAY_MS) * DAY_MS + DAY_MS;
+  const since = Math.max(from.getTime(), Math.floor(oldest.getTime() / DAY_MS) * DAY_MS + DAY_MS);
   // A day more than the sweep keeps, so a sweep at midnight never takes a day being read.
   const kept = Math.floor(now.getTime() / DAY_MS) * DAY_MS - (HALF_HOUR_ROLLUP_DAYS - 1) * DAY_MS;
-  return new Date(Math.max(afterOldest, kept));
+  return since >= kept ? new Date(since) : undefined;
 }
 
 /**

@@ -93,10 +93,9 @@ async function oldestRow(db: Queryable, accountId: string): Promise<Date | undef
 /** The part of the range the half-hour rollups answer for by day, with the rows they select; undefined when they answer for none of it. */
 function halfHourRange(filters: UsageFilterValues, match: ModelMatch | undefined, oldest: Date | undefined, now: Date) {
   const selection = halfHourSelection(filters, match);
-  const since = halfHoursSince(oldest, now);
-  if (!selection || !since || !filters.from || !filters.to) return undefined;
-  const from = new Date(Math.max(since.getTime(), filters.from.getTime()));
-  return from < filters.to ? { from, to: filters.to, selection } : undefined;
+  if (!selection || !filters.from || !filters.to) return undefined;
+  const since = halfHoursSince(filters.from, oldest, now);
+  return since && since < filters.to ? { from: since, to: filters.to, selection } : undefined;
 }
 
 /** UTC days as instants: the first day's midnight and the midnight after the last. */

@@ -36,8 +36,6 @@ const FIRST = Date.UTC(2026, 9, 3);
 // While the half-hour rollups keep every day of the seeds, and once they keep none of them.
 const SOON = at('2026-10-20T12:00:00Z');
 const LATER = at('2027-06-01T00:00:00Z');
-// And once they keep the days from 8 October only: the days before come from the log.
-const MIDWAY = new Date(Date.UTC(2026, 9, 8) + 61 * DAY_MS + 3_600_000);
 
 type Seed = { id: string; at: Date; keyId: string | null; agentId: string | null; model: string | null; requested: string | null; status: string; input: number; output: number; cost: number };
 
@@ -139,13 +137,13 @@ const asMap = (result: UsageGroups) => new Map(result.groups.map((group) => [gro
 
 /**
  * The group-by as the page asks it, the same rows from the log alone, and the seeds' sums:
- * one answer. Days are asked while the half-hour rollups keep them, part of them and none.
+ * one answer. Days are asked while the half-hour rollups keep them and once they do not.
  */
 async function compare(filters: UsageFilterValues, grouping: UsageGrouping, zone = 'UTC'): Promise<UsageGroups> {
   const dayStarts = grouping === 'day' && filters.from && filters.to ? localDays(zone, filters.from, filters.to, 400).starts : [];
   const logged = await groupUsage(db, accountId, { ...filters, endpoint: 'chat.completions' }, grouping, dayStarts, SOON);
   expect(asMap(logged)).toEqual(expected(filters, grouping, dayStarts));
-  for (const now of grouping === 'day' ? [SOON, MIDWAY, LATER] : [SOON]) expect(await groupUsage(db, accountId, filters, grouping, dayStarts, now)).toEqual(logged);
+  for (const now of grouping === 'day' ? [SOON, LATER] : [SOON]) expect(await groupUsage(db, accountId, filters, grouping, dayStarts, now)).toEqual(logged);
   return logged;
 }
 // West and east of UTC by whole hours, half and quarter hours, and the furthest both ways.
@@ -206,10 +204,13 @@ describe('the group-by over the daily rollups', () => {
     expect((changed[0]?.requests ?? 0) - (before.groups.find((group) => group.key === String(seventh))?.requests ?? 0)).toBeGreaterThanOrEqual(1000);
   });
 
-  it('sums local days from the half-hour rollups while they keep the days', async () => {
+  it('sums local days from the half-hour rollups while they keep every day of the range', async () => {
     const range = { from: at('2026-10-04T00:00:00Z'), to: at('2026-10-10T00:00:00Z') };
     const dayStarts = localDays('Asia/Tokyo', range.from, range.to, 400).starts;
-    const before = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    // The last instant they keep 4 October (a day more than their sweep), and the first they may not.
+    const keeping = new Date(range.from.getTime() + 62 * DAY_MS - 1);
+    const beyond = new Date(range.from.getTime() + 62 * DAY_MS);
+    const before = await groupUsage(db, accountId, range, 'day', dayStarts, keeping);
     // One model's rows of 7 October UTC from 20:00 on (half hour 40: running sums 42 to 49), in Tokyo the morning of 8 October.
     const change = (by: number) =>
       db.query(
@@ -218,12 +219,14 @@ describe('the group-by over the daily rollups', () => {
         [accountId, by],
       );
     await change(1_000);
-    const after = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    const changed = await groupUsage(db, accountId, range, 'day', dayStarts, keeping);
+    const unchanged = await groupUsage(db, accountId, range, 'day', dayStarts, beyond);
     await change(-1_000);
     const eighth = String(1 + dayStarts.findIndex((start) => start.toISOString() === '2026-10-07T15:00:00.000Z'));
-    const changed = after.groups.filter((group, index) => group.requests !== before.groups[index]?.requests);
-    expect(changed.map((group) => [group.key, group.requests - (before.groups.find((one) => one.key === group.key)?.requests ?? 0)])).toEqual([[eighth, 1_000]]);
-    expect(await groupUsage(db, accountId, range, 'day', dayStarts, SOON)).toEqual(before);
+    const differences = changed.groups.filter((group, index) => group.requests !== before.groups[index]?.requests);
+    expect(differences.map((group) => [group.key, group.requests - (before.groups.find((one) => one.key === group.key)?.requests ?? 0)])).toEqual([[eighth, 1_000]]);
+    expect(unchanged).toEqual(before);
+    expect(await groupUsage(db, accountId, range, 'day', dayStarts, keeping)).toEqual(before);
   });
 
   it('reads the whole days from the rollups and the edges from the log', async () => {
