@@ -114,9 +114,12 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
     ['console: group by agent, 30 days', console('/usage/summary?group_by=agent')],
     ['console: group by UTC day, 30 days', console('/usage/summary?group_by=day&time_zone=UTC')],
     ['console: group by agent, one agent, 30 days', console('/usage/summary?group_by=agent&agent_id=agent-1')],
-    // Days of another zone: UTC days' rollups, and from the log the pieces of them another local day holds (Paris 1 h a day, Tokyo 9 h).
+    // Days of another zone: half-hour rollups; in a zone a quarter hour off, the log's rows of the half hours its midnights cut.
     ['console: group by Paris day, 30 days', console('/usage/summary?group_by=day&time_zone=Europe/Paris')],
     ['console: group by Tokyo day, 30 days', console('/usage/summary?group_by=day&time_zone=Asia/Tokyo')],
+    ['console: group by Kathmandu day, 30 days', console('/usage/summary?group_by=day&time_zone=Asia/Kathmandu')],
+    // Two filters at once: UTC days' rollups, and from the log the pieces of them another local day holds (Tokyo 9 h a day).
+    ['console: group by Tokyo day, a key and an agent', console(`/usage/summary?group_by=day&time_zone=Asia/Tokyo&key_id=${server.keyId}&agent_id=agent-0`)],
   ];
   for (const [name, request] of cases) filters.push({ name, ...(await sample(SAMPLES, request, share)) });
 
