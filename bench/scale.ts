@@ -108,7 +108,7 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
     ['console: a page deep in that day', console(`/usage?${window}&cursor=${deep.next_cursor ?? ''}`)],
     ['/v1/usage: a model with no rows', reports('/usage?model=openai/no-such-model')],
     ['/v1/usage: a key', reports(`/usage?key_id=${server.keyId}`)],
-    // The Usage page's group-bys over its default 30 days: whole UTC days from the daily rollups, the edges from the log.
+    // The Usage page's group-bys over its default 30 days: half-hour rollups, the range's ends' half hours from the log.
     ['console: group by key, 30 days', console('/usage/summary?group_by=key')],
     ['console: group by model, 30 days', console('/usage/summary?group_by=model')],
     ['console: group by agent, 30 days', console('/usage/summary?group_by=agent')],

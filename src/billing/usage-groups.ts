@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/database.ts';
 import type { UsageFilterValues, UsageGrouping } from './usage-filter-schema.ts';
-import { fromHalfHours, halfHourSelection, halfHoursSince } from './usage-day-groups.ts';
+import { fromHalfHours, halfHourSelection, halfHoursSince } from './usage-half-hour-groups.ts';
 import { type ModelMatch, modelMatchOf, usageConditions } from './usage-where.ts';
 
 /** Requests, tokens and spend of a set of rows. */
@@ -39,10 +39,10 @@ const SUMS = 'sum(requests)::bigint AS requests, sum(input_tokens)::bigint AS in
  * Where the rollups can answer (filters of key, model and agent only), they do; where they
  * cannot, and for the days a retention may have cut (up to the account's oldest row in the
  * log), the log does. Both give the same sums: the rollups count exactly the log's rows.
- * Days come from the half-hour rollups over the days those keep (usage-day-groups.ts);
- * other groupings, and days beyond, from the daily rollups' whole UTC days, with the part
- * days at the range's edges from the log, and for local days that are not UTC days the
- * pieces of UTC days they take from others (dayPieces).
+ * The half-hour rollups answer over the days they keep, to the half hour, where their
+ * separate dimensions suffice (usage-half-hour-groups.ts); otherwise the daily rollups'
+ * whole UTC days, with the part days at the range's edges from the log, and for local days
+ * that are not UTC days the pieces of UTC days they take from others (dayPieces).
  */
 export async function groupUsage(db: Queryable, accountId: string, filters: UsageFilterValues, grouping: UsageGrouping, dayStarts: Date[] = [], now = new Date()): Promise<UsageGroups> {
   const match = await modelMatchOf(db, accountId, filters);
@@ -52,17 +52,18 @@ export async function groupUsage(db: Queryable, accountId: string, filters: Usag
   let startsParam: string | undefined;
   // Added once a part numbers the log's rows by day: a parameter no part uses has no type.
   const starts = () => (startsParam ??= `$${params.push(dayStarts.map((start) => start.toISOString()))}::timestamptz[]`);
-  const fromLog = (range: UsageFilterValues): string => {
-    const group = grouping === 'day' ? `width_bucket(created_at, ${starts()})::text` : { key: 'key_id::text', model: "COALESCE(model, requested_model, 'unknown')", agent: 'agent_id' }[grouping];
-    return `SELECT ${group} AS key, count(*) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost_micros
+  // A log row's group, over the log's columns.
+  const logGroup = () =>
+    grouping === 'day' ? `width_bucket(created_at, ${starts()})::text` : { key: 'key_id::text', model: "COALESCE(model, requested_model, 'unknown')", agent: 'agent_id' }[grouping];
+  const fromLog = (range: UsageFilterValues): string =>
+    `SELECT ${logGroup()} AS key, count(*) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost_micros
       FROM usage_log WHERE ${usageConditions(params, range, match)} GROUP BY 1`;
-  };
   const parts: string[] = [];
-  const halfHours = grouping === 'day' ? halfHourRange(filters, match, oldest, now) : undefined;
+  const halfHours = halfHourRange(filters, match, grouping, oldest, now);
   const whole = halfHours ? undefined : rolledUpDays(filters, oldest);
   if (halfHours) {
     if (halfHours.from > (filters.from as Date)) parts.push(fromLog({ ...filters, to: halfHours.from }));
-    parts.push(...fromHalfHours(params, { ...filters, ...halfHours }, match, halfHours.selection, dayStarts, starts));
+    parts.push(...fromHalfHours(params, { ...filters, ...halfHours }, match, halfHours.selection, grouping, dayStarts, logGroup));
   } else if (whole === undefined) parts.push(fromLog(filters));
   else {
     if (filters.from && filters.from < whole.from) parts.push(fromLog({ ...filters, to: whole.from }));
@@ -90,9 +91,9 @@ async function oldestRow(db: Queryable, accountId: string): Promise<Date | undef
   return at === null || at === undefined ? undefined : new Date(at);
 }
 
-/** The part of the range the half-hour rollups answer for by day, with the rows they select; undefined when they answer for none of it. */
-function halfHourRange(filters: UsageFilterValues, match: ModelMatch | undefined, oldest: Date | undefined, now: Date) {
-  const selection = halfHourSelection(filters, match);
+/** The part of the range the half-hour rollups answer for, with the rows they select; undefined when they answer for none of it. */
+function halfHourRange(filters: UsageFilterValues, match: ModelMatch | undefined, grouping: UsageGrouping, oldest: Date | undefined, now: Date) {
+  const selection = halfHourSelection(filters, match, grouping);
   if (!selection || !filters.from || !filters.to) return undefined;
   const since = halfHoursSince(filters.from, oldest, now);
   return since && since < filters.to ? { from: since, to: filters.to, selection } : undefined;

@@ -143,7 +143,7 @@ async function compare(filters: UsageFilterValues, grouping: UsageGrouping, zone
   const dayStarts = grouping === 'day' && filters.from && filters.to ? localDays(zone, filters.from, filters.to, 400).starts : [];
   const logged = await groupUsage(db, accountId, { ...filters, endpoint: 'chat.completions' }, grouping, dayStarts, SOON);
   expect(asMap(logged)).toEqual(expected(filters, grouping, dayStarts));
-  for (const now of grouping === 'day' ? [SOON, LATER] : [SOON]) expect(await groupUsage(db, accountId, filters, grouping, dayStarts, now)).toEqual(logged);
+  for (const now of [SOON, LATER]) expect(await groupUsage(db, accountId, filters, grouping, dayStarts, now)).toEqual(logged);
   return logged;
 }
 // West and east of UTC by whole hours, half and quarter hours, and the furthest both ways.
@@ -229,8 +229,26 @@ describe('the group-by over the daily rollups', () => {
     expect(await groupUsage(db, accountId, range, 'day', dayStarts, keeping)).toEqual(before);
   });
 
+  it('sums keys, models and agents from the half-hour rollups, to the half hour', async () => {
+    const before = await groupUsage(db, accountId, EDGES, 'agent', [], SOON);
+    // Triage's rows of the range's last UTC day before its end (17:45), a few more: rows without an agent are all rows but the agents', a few fewer.
+    const change = (by: number) =>
+      db.query(
+        `UPDATE usage_half_hour_rollups SET requests = (SELECT array_agg(CASE WHEN n >= 30 THEN x + $2 ELSE x END ORDER BY n) FROM unnest(requests) WITH ORDINALITY AS t(x, n))
+         WHERE account_id = $1 AND day = '2026-10-11' AND dimension = 'agent' AND name = 'triage'`,
+        [accountId, by],
+      );
+    await change(5);
+    const after = await groupUsage(db, accountId, EDGES, 'agent', [], SOON);
+    await change(-5);
+    const requestsOf = (groups: UsageGroups, key: string | null) => groups.groups.find((group) => group.key === key)?.requests ?? 0;
+    expect(requestsOf(after, 'triage') - requestsOf(before, 'triage')).toBe(5);
+    expect(requestsOf(after, null) - requestsOf(before, null)).toBe(-5);
+    expect(after.totals.requests).toBe(before.totals.requests);
+  });
+
   it('reads the whole days from the rollups and the edges from the log', async () => {
-    const before = await groupUsage(db, accountId, EDGES, 'agent');
+    const before = await groupUsage(db, accountId, EDGES, 'agent', [], LATER);
     // A whole day's rollup and an edge day's rollup changed by hand: only the first shows.
     const change = (day: string, by: number) =>
       db.query(
@@ -242,7 +260,7 @@ describe('the group-by over the daily rollups', () => {
     await change('2026-10-07', 1_000);
     await change('2026-10-04', 1_000);
     await change('2026-10-11', 1_000);
-    const after = await groupUsage(db, accountId, EDGES, 'agent');
+    const after = await groupUsage(db, accountId, EDGES, 'agent', [], LATER);
     await change('2026-10-07', -1_000);
     await change('2026-10-04', -1_000);
     await change('2026-10-11', -1_000);
