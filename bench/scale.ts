@@ -114,6 +114,8 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
     ['console: group by agent, 30 days', console('/usage/summary?group_by=agent')],
     ['console: group by UTC day, 30 days', console('/usage/summary?group_by=day&time_zone=UTC')],
     ['console: group by agent, one agent, 30 days', console('/usage/summary?group_by=agent&agent_id=agent-1')],
+    // A filter of another kind: whole UTC days from the daily rollups, the part days at the edges from the log.
+    ['console: group by key, a model, 30 days', console('/usage/summary?group_by=key&model=openai/model-7')],
     // Days of another zone: half-hour rollups; in a zone a quarter hour off, the log's rows of the half hours its midnights cut.
     ['console: group by Paris day, 30 days', console('/usage/summary?group_by=day&time_zone=Europe/Paris')],
     ['console: group by Tokyo day, 30 days', console('/usage/summary?group_by=day&time_zone=Asia/Tokyo')],
