@@ -10,7 +10,7 @@
 // @ts-expect-error: a plain ES module of the build scripts, without type declarations
 import { bundleServer } from '../scripts/server-bundle.mjs';
 
-const HOSTS = ['bench/gateway-server.ts', 'bench/agent-turn.ts', 'bench/scale-server.ts'] as const;
+const HOSTS = ['bench/gateway-server.ts', 'bench/agent-turn.ts', 'bench/scale-server.ts', 'bench/runs-scale-server.ts'] as const;
 let compiled: Promise<void> | undefined;
 
 /** The compiled form of one of the scripts that host Junction; startScript and runScript run a .js without tsx. */

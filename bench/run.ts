@@ -8,6 +8,7 @@
  * - soak (only with BENCH_SOAK_REQUESTS): RSS and latency after 100k requests and at the end (bench/soak.ts);
  * - scale (only with BENCH_ONLY=scale): console Overview, Usage filters, a 30-day export and gateway calls under Overview load at N usage rows (bench/scale.ts);
  *   and knowledge indexing throughput, the bulk build and search p50/p95 at N chunks (bench/knowledge-scale.ts; alone with BENCH_ONLY=knowledge-scale);
+ *   and the lists of runs and conversations at N of each (bench/runs-scale.ts; alone with BENCH_ONLY=runs-scale);
  * - compare (only with BENCH_BASELINE, a git revision): this tree's gateway against that revision's, in rounds turn about (bench/compare-builds.ts).
  *
  * PGlite always; PostgreSQL too when DATABASE_URL is set (each part makes a scratch
@@ -15,7 +16,7 @@
  * BENCH_SECONDS (3: one throughput round), BENCH_ROUNDS (5), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000), KNOWLEDGE_BENCH_CHUNKS
  * (100000), BENCH_SOAK_REQUESTS, BENCH_BASELINE, BENCH_SCALE_ROWS (1000000, PGlite), BENCH_SCALE_ROWS_PG (5000000),
  * BENCH_SCALE_LOAD_SECONDS (60), BENCH_SCALE_CHUNKS (1000000, PostgreSQL), BENCH_SCALE_CHUNKS_PGLITE (100000),
- * BENCH_SCALE_INGEST_CHUNKS (30000). BENCH_JSON=1 prints everything as one JSON object on the
+ * BENCH_SCALE_INGEST_CHUNKS (30000), BENCH_SCALE_RUNS and BENCH_SCALE_CONVERSATIONS (1000000 on PostgreSQL, 100000 on PGlite). BENCH_JSON=1 prints everything as one JSON object on the
  * last line. A run of the first four parts together rewrites the table in docs/benchmarks.md
  * (BENCH_PAGE=0 leaves it), so the page always shows one run whole.
  */
@@ -32,6 +33,7 @@ import { type FootprintResult, measureFootprint, printFootprint } from './server
 import { type CompareResult, compareBuilds, printComparison } from './compare-builds.ts';
 import { printScale, scale, type ScaleResult } from './scale.ts';
 import { type KnowledgeScaleResult, printKnowledgeScale } from './knowledge-scale.ts';
+import { printRunsScale, runsScale, runsScaleSizes, type RunsScaleResult } from './runs-scale.ts';
 import { printSoak, soak, type SoakResult } from './soak.ts';
 import { measureThroughput, printThroughput, type ThroughputRow } from './throughput.ts';
 
@@ -67,6 +69,7 @@ const results: {
   compare?: CompareResult;
   scale?: ScaleResult[];
   knowledgeScale?: KnowledgeScaleResult[];
+  runsScale?: RunsScaleResult[];
 } = { date: new Date().toISOString(), machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version } };
 
 /** The commit measured, marked when the tree has changes not committed. */
@@ -127,6 +130,14 @@ try {
       const result = await runScript<KnowledgeScaleResult>('bench/knowledge-scale.ts', env);
       results.knowledgeScale.push(result);
       printKnowledgeScale(result);
+    }
+  }
+  if (wanted('scale') || only?.includes('runs-scale')) {
+    results.runsScale = [];
+    for (const { engine } of engines) {
+      const result = await runsScale({ databaseUrl: engine === 'postgres' ? databaseUrl : undefined, ...runsScaleSizes(engine) });
+      results.runsScale.push(result);
+      printRunsScale(result);
     }
   }
 } finally {
