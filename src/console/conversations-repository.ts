@@ -67,8 +67,10 @@ export async function playgroundKeyId(db: Queryable, accountId: string, userId: 
 }
 
 /**
- * One agent's conversations, newest first (index conversations_agent, migration 0025);
- * `after` is the id of the last conversation of the previous page. A conversation made
+ * One agent's conversations, newest first (index conversations_agent, migration 0025; of
+ * one key, conversations_agent_key, 0038, which the planner takes once the key parameter is
+ * known, as it is in these unprepared statements); `after` is the id of the last
+ * conversation of the previous page. A conversation made
  * empty takes the agent of its first agent turn.
  */
 export async function listAgentConversations(
