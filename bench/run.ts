@@ -119,7 +119,8 @@ try {
     const loadSeconds = Number(process.env.BENCH_SCALE_LOAD_SECONDS ?? 60);
     for (const { engine } of engines) {
       const rows = Number((engine === 'postgres' ? process.env.BENCH_SCALE_ROWS_PG : process.env.BENCH_SCALE_ROWS) ?? (engine === 'postgres' ? 5_000_000 : 1_000_000));
-      const result = await scale({ databaseUrl: engine === 'postgres' ? databaseUrl : undefined, rows, loadSeconds });
+      const totalRows = Number((engine === 'postgres' ? process.env.BENCH_SCALE_TOTAL_ROWS_PG : process.env.BENCH_SCALE_TOTAL_ROWS) ?? rows);
+      const result = await scale({ databaseUrl: engine === 'postgres' ? databaseUrl : undefined, rows, totalRows, loadSeconds });
       results.scale.push(result);
       printScale(result);
     }

@@ -1,8 +1,8 @@
 /**
  * The console's reads at scale: one account's usage log loaded to N rows
  * (BENCH_SCALE_ROWS, default 1,000,000 on PGlite; BENCH_SCALE_ROWS_PG, default 5,000,000 on
- * PostgreSQL) among BENCH_SCALE_TOTAL_ROWS of 100 accounts (default: that account's alone), generated
- * in the database in batches, then
+ * PostgreSQL) among BENCH_SCALE_TOTAL_ROWS (BENCH_SCALE_TOTAL_ROWS_PG on PostgreSQL) of 100
+ * accounts (default: that account's alone), generated in the database in batches, then
  * - Overview p50/p95 (UTC, New York, Kathmandu), and p50/p95 of each Usage filter (console and `GET /v1/usage`) and group-by;
  * - a 30-day CSV export: rows received and time to the last byte;
  * - `GET /v1/key` and chat p95 unloaded, and again while three clients reload Overview
@@ -158,8 +158,8 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
   return { overview, filters, export30Days, gateway: { unloaded, underOverviewLoad: { key: timing(keyTimes, keyFailures), chat: timing(chatTimes, chatFailures), overviews, overviewFailures } } };
 }
 
-export async function scale(options: { databaseUrl: string | undefined; rows: number; loadSeconds: number }): Promise<ScaleResult> {
-  const totalRows = Math.max(options.rows, Number(process.env.BENCH_SCALE_TOTAL_ROWS ?? options.rows));
+export async function scale(options: { databaseUrl: string | undefined; rows: number; totalRows: number; loadSeconds: number }): Promise<ScaleResult> {
+  const totalRows = Math.max(options.rows, options.totalRows);
   const scratch = options.databaseUrl ? await createScratchDatabase(options.databaseUrl, 'junction_bench_scale') : undefined;
   try {
     const upstream = await startScript('bench/fake-upstream.ts', {});
