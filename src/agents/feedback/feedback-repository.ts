@@ -84,7 +84,7 @@ export type FeedbackFilter = {
 
 export type FeedbackPage = { entries: FeedbackEntry[]; hasMore: boolean };
 
-/** Newest first, `limit` at a time after the entry `after`. */
+/** Newest first, `limit` at a time after the entry `after`; an agent's, or a version's of it, are an index range (migration 0038). */
 export async function listFeedback(db: Queryable, accountId: string, filter: FeedbackFilter, page: { limit: number; after: string | null }): Promise<FeedbackPage> {
   const params: unknown[] = [accountId];
   const where = ['account_id = $1'];
