@@ -113,7 +113,7 @@ export async function listFeedback(db: Queryable, accountId: string, filter: Fee
 
 export type VersionFeedback = { version: string | null; count: number; meanScore: number; up: number; down: number; lastAt: Date };
 
-/** An agent's feedback summed per version, the version most recently rated first. */
+/** An agent's feedback summed per version, the version most recently rated first; migration 0038's index holds every column it reads. */
 export async function feedbackByVersion(db: Queryable, accountId: string, agentId: string): Promise<VersionFeedback[]> {
   const result = await db.query<{ agent_version: string | null; count: number; mean_score: number; up: number; down: number; last_at: Date }>(
     `SELECT agent_version, count(*)::int AS count, avg(score)::float8 AS mean_score,
