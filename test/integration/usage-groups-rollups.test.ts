@@ -151,6 +151,17 @@ const ZONES = ['America/New_York', 'Europe/Paris', 'Asia/Kolkata', 'Asia/Kathman
 // The log's oldest day (3 October) is read from the log whatever the range: the edges lie after it.
 const EDGES = { from: at('2026-10-04T05:30:00Z'), to: at('2026-10-11T17:45:00Z') };
 
+/**
+ * Adds `by` requests by hand to one half-hour rollup row from half hour `halfHour` on: its
+ * running sums from element halfHour + 2 (element i + 1 holds the rows before half hour i).
+ */
+const addRequests = (row: { day: string; dimension: string; name: string; halfHour: number }, by: number) =>
+  db.query(
+    `UPDATE usage_half_hour_rollups SET requests = (SELECT array_agg(CASE WHEN n >= $5 + 2 THEN x + $6 ELSE x END ORDER BY n) FROM unnest(requests) WITH ORDINALITY AS t(x, n))
+     WHERE account_id = $1 AND day = $2::date AND dimension = $3 AND name = $4`,
+    [accountId, row.day, row.dimension, row.name, row.halfHour, by],
+  );
+
 describe('the group-by over the daily rollups', () => {
   it('equals the log for every grouping, with part days at both edges', async () => {
     for (const grouping of ['key', 'model', 'agent', 'day'] as const) {
@@ -211,13 +222,8 @@ describe('the group-by over the daily rollups', () => {
     const keeping = new Date(range.from.getTime() + 62 * DAY_MS - 1);
     const beyond = new Date(range.from.getTime() + 62 * DAY_MS);
     const before = await groupUsage(db, accountId, range, 'day', dayStarts, keeping);
-    // One model's rows of 7 October UTC from 20:00 on (half hour 40: running sums 42 to 49), in Tokyo the morning of 8 October.
-    const change = (by: number) =>
-      db.query(
-        `UPDATE usage_half_hour_rollups SET requests = (SELECT array_agg(CASE WHEN n >= 42 THEN x + $2 ELSE x END ORDER BY n) FROM unnest(requests) WITH ORDINALITY AS t(x, n))
-         WHERE account_id = $1 AND day = '2026-10-07' AND dimension = 'model' AND name = 'openai/gpt-4o'`,
-        [accountId, by],
-      );
+    // One model's rows of 7 October UTC from 20:00 on (half hour 40), in Tokyo the morning of 8 October.
+    const change = (by: number) => addRequests({ day: '2026-10-07', dimension: 'model', name: 'openai/gpt-4o', halfHour: 40 }, by);
     await change(1_000);
     const changed = await groupUsage(db, accountId, range, 'day', dayStarts, keeping);
     const unchanged = await groupUsage(db, accountId, range, 'day', dayStarts, beyond);
@@ -231,13 +237,8 @@ describe('the group-by over the daily rollups', () => {
 
   it('sums keys, models and agents from the half-hour rollups, to the half hour', async () => {
     const before = await groupUsage(db, accountId, EDGES, 'agent', [], SOON);
-    // Triage's rows of the range's last UTC day before its end (17:45), a few more: rows without an agent are all rows but the agents', a few fewer.
-    const change = (by: number) =>
-      db.query(
-        `UPDATE usage_half_hour_rollups SET requests = (SELECT array_agg(CASE WHEN n >= 30 THEN x + $2 ELSE x END ORDER BY n) FROM unnest(requests) WITH ORDINALITY AS t(x, n))
-         WHERE account_id = $1 AND day = '2026-10-11' AND dimension = 'agent' AND name = 'triage'`,
-        [accountId, by],
-      );
+    // Triage's rows of the range's last UTC day from 14:00 (half hour 28) to its end (17:45), a few more: rows without an agent are all rows but the agents', a few fewer.
+    const change = (by: number) => addRequests({ day: '2026-10-11', dimension: 'agent', name: 'triage', halfHour: 28 }, by);
     await change(5);
     const after = await groupUsage(db, accountId, EDGES, 'agent', [], SOON);
     await change(-5);
