@@ -17,11 +17,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
-import { buildApp } from '../src/app.ts';
 import { keepUsagePartitions } from '../src/billing/usage-partitions.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
-import { issueSetupLink } from '../src/console/session-routes.ts';
 import { createServices } from '../src/assembly/services.ts';
+import { listenSignedIn } from './listen-signed-in.ts';
 
 const runs = Number(process.env.SCALE_RUNS ?? 100_000);
 const conversations = Number(process.env.SCALE_CONVERSATIONS ?? runs);
@@ -197,17 +196,7 @@ for (const table of ['run_steps', 'agent_runs', 'usage_log', 'conversations', 'c
 await db.query('CHECKPOINT');
 const loadSeconds = (performance.now() - loadStarted) / 1000;
 
-const app = await buildApp(services);
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
-const link = await issueSetupLink(db, url, new Date());
-const token = new URL(link as string).searchParams.get('token') ?? '';
-const setup = await app.inject({
-  method: 'POST',
-  url: '/console/api/setup',
-  headers: { origin: url, host: new URL(url).host },
-  payload: { token, email: 'runs-scale@example.com', password: 'correct horse battery' },
-});
-const cookie = /junction_session=[^;]+/.exec(String(setup.headers['set-cookie']))?.[0] ?? '';
+const { url, cookie } = await listenSignedIn(services, 'runs-scale@example.com');
 /** The number nearest `at` that is `rest` modulo `modulus`: a run or conversation of a given agent and key. */
 const near = (at: number, modulus: number, rest: number) => Math.max(rest, at - (at % modulus) + rest);
 const middleRun = near(Math.round(runs / 2), 10, 3);

@@ -10,10 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAdminCommand } from '../src/admin/admin-commands.ts';
-import { buildApp } from '../src/app.ts';
 import { readEnvConfig } from '../src/config/env-config.ts';
-import { issueSetupLink } from '../src/console/session-routes.ts';
 import { createServices } from '../src/assembly/services.ts';
+import { listenSignedIn } from './listen-signed-in.ts';
 import { keepUsagePartitions } from '../src/billing/usage-partitions.ts';
 
 const rows = Number(process.env.SCALE_ROWS ?? 1_000_000);
@@ -102,17 +101,7 @@ await services.db.query('ANALYZE usage_daily_rollups');
 await services.db.query('ANALYZE usage_half_hour_rollups');
 const loadSeconds = (performance.now() - loadStarted) / 1000;
 
-const app = await buildApp(services);
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
-const link = await issueSetupLink(services.db, url, new Date());
-const token = new URL(link as string).searchParams.get('token') ?? '';
-const setup = await app.inject({
-  method: 'POST',
-  url: '/console/api/setup',
-  headers: { origin: url, host: new URL(url).host },
-  payload: { token, email: 'scale@example.com', password: 'correct horse battery' },
-});
-const cookie = /junction_session=[^;]+/.exec(String(setup.headers['set-cookie']))?.[0] ?? '';
+const { url, cookie } = await listenSignedIn(services, 'scale@example.com');
 process.stdout.write(`${JSON.stringify({ url, key: created.key, provisioningKey: provisioning.key, cookie, keyId: keyIds[0], loadSeconds: loadSeconds.toFixed(1), engine: services.db.engine })}\n`);
 const stop = () => {
   rmSync(configDir, { recursive: true, force: true });
