@@ -99,6 +99,7 @@ await services.db.query('VACUUM ANALYZE usage_log');
 await services.db.query('CHECKPOINT');
 await services.db.query('ANALYZE usage_daily_rollups');
 await services.db.query('ANALYZE usage_half_hour_rollups');
+await services.db.query('ANALYZE usage_quarter_hour_rollups');
 const loadSeconds = (performance.now() - loadStarted) / 1000;
 
 const { url, cookie } = await listenSignedIn(services, 'scale@example.com');

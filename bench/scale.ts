@@ -94,7 +94,7 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
   );
   const filters: ScaleResult['filters'] = [];
   const cases: Array<[string, () => Promise<{ ms: number; ok: boolean }>]> = [
-    // The Overview in the browser's days: half-hour rollups, and in a zone a quarter hour off the log's rows of the half hours its days' boundaries cut.
+    // The Overview in the browser's days: half-hour rollups, and in a zone a quarter hour off the quarter hours of the half hours its days' boundaries cut.
     ['console: Overview, America/New_York', console('/overview?time_zone=America/New_York')],
     ['console: Overview, Asia/Kathmandu', console('/overview?time_zone=Asia/Kathmandu')],
     ['console: first page', console('/usage')],
@@ -116,7 +116,7 @@ async function measure(server: Server, loadSeconds: number): Promise<Omit<ScaleR
     ['console: group by agent, one agent, 30 days', console('/usage/summary?group_by=agent&agent_id=agent-1')],
     // A filter of another kind: whole UTC days from the daily rollups, the part days at the edges from the log.
     ['console: group by key, a model, 30 days', console('/usage/summary?group_by=key&model=openai/model-7')],
-    // Days of another zone: half-hour rollups; in a zone a quarter hour off, the log's rows of the half hours its midnights cut.
+    // Days of another zone: half-hour rollups; in a zone a quarter hour off, the quarter hours of the half hours its midnights cut.
     ['console: group by Paris day, 30 days', console('/usage/summary?group_by=day&time_zone=Europe/Paris')],
     ['console: group by Tokyo day, 30 days', console('/usage/summary?group_by=day&time_zone=Asia/Tokyo')],
     ['console: group by Kathmandu day, 30 days', console('/usage/summary?group_by=day&time_zone=Asia/Kathmandu')],

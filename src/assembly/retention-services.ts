@@ -1,5 +1,5 @@
 import { sweepFinishedRuns } from '../agents/durable/finished-run-retention.ts';
-import { HALF_HOUR_ROLLUP_DAYS, sweepHalfHourRollups } from '../billing/half-hour-rollup-retention.ts';
+import { HALF_HOUR_ROLLUP_DAYS, sweepHalfHourRollups, sweepQuarterHourRollups } from '../billing/half-hour-rollup-retention.ts';
 import { conversationRetentionDays, sweepConversations } from '../conversations/conversation-retention.ts';
 import { runRetentionDays, sweepRunSteps } from '../runs/run-retention.ts';
 import type { RetentionSweepOptions } from '../store/retention-sweep.ts';
@@ -13,7 +13,7 @@ type Sweep = { what: string; days: number; run: (options: RetentionSweepOptions)
 
 /**
  * Retention of what runs and conversations leave: every hour, run steps and finished runs
- * older than JUNCTION_RUN_RETENTION_DAYS, the Overview's half-hour usage rollups older than
+ * older than JUNCTION_RUN_RETENTION_DAYS, the half-hour and quarter-hour usage rollups older than
  * HALF_HOUR_ROLLUP_DAYS, and conversations idle longer than
  * JUNCTION_CONVERSATION_RETENTION_DAYS when set. The sweeps run one after another, so they
  * never take more than one connection at a time.
@@ -26,6 +26,7 @@ export function retentionServices(build: ServiceBuild): void {
     { what: 'run steps', days: runDays, run: sweepRunSteps },
     { what: 'finished runs', days: runDays, run: sweepFinishedRuns },
     { what: 'half-hour usage rollups', days: HALF_HOUR_ROLLUP_DAYS, run: sweepHalfHourRollups },
+    { what: 'quarter-hour usage rollups', days: HALF_HOUR_ROLLUP_DAYS, run: sweepQuarterHourRollups },
     ...(conversationDays === undefined ? [] : [{ what: 'conversations', days: conversationDays, run: sweepConversations }]),
   ];
   const sweepAll = async () => {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../store/database.ts';
-import { cutHalfHours, daySegments } from './half-hour-segments.ts';
+import { cutQuarterHours, daySegments, quarterHourAt } from './half-hour-segments.ts';
 
 /** Spend of one day under one name (a model, a key or an agent). */
 export type DailySpend = { day: string; name: string; spend: number };
@@ -25,25 +25,35 @@ const FROM_ROLLUPS = `SELECT s.bucket, r.dimension, r.name, r.requests[s.past + 
     JOIN usage_half_hour_rollups r ON r.account_id = $1 AND r.day = s.day AND r.day BETWEEN ($2::date[])[1] AND ($2::date[])[array_length($2::date[], 1)]
     WHERE r.requests[s.past + 1] > r.requests[s.first + 1]`;
 
-/**
- * The log's rows since $6 in the cut half hours ($8), numbered by the days' starts ($7), in
- * the same totals: one index range of the log per cut half hour.
- */
-const FROM_CUT_HALF_HOURS = `SELECT bucket, d.dimension, d.name, requests, errors, spend FROM (
-      SELECT width_bucket(u.created_at, $7::timestamptz[]) AS bucket, COALESCE(u.model, u.requested_model, 'unknown') AS model,
-        COALESCE(u.key_id::text, '') AS key_name, u.agent_id, count(*) AS requests,
-        count(*) FILTER (WHERE u.status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(u.cost_micros), 0) AS spend
-      FROM unnest($8::timestamptz[]) AS cut(start)
-      CROSS JOIN LATERAL (
-        SELECT created_at, model, requested_model, key_id, agent_id, status, cost_micros FROM usage_log
-        WHERE account_id = $1 AND created_at >= cut.start AND created_at < cut.start + interval '30 minutes' AND created_at >= $6
-        -- OFFSET 0 keeps the subquery apart, so it stays one index range per cut half hour.
-        OFFSET 0
-      ) u
-      GROUP BY 1, 2, 3, 4
-    ) grouped
+/** Totals per day number, model, key name ('' for none) and agent, under each of 0035's dimensions and names. */
+const perDimension = (grouped: string) => `SELECT bucket, d.dimension, d.name, requests, errors, spend FROM (${grouped}) grouped
     CROSS JOIN LATERAL (VALUES ('model', grouped.model), ('key', grouped.key_name), ('agent', grouped.agent_id)) AS d(dimension, name)
     WHERE d.name IS NOT NULL`;
+
+/** The quarter-hour rollups' rows of the cut half hours' whole quarter hours (`quarters`), numbered by the days' starts (`starts`). */
+const fromWholeQuarterHours = (quarters: string, starts: string) =>
+  perDimension(`SELECT width_bucket(q.start, ${starts}) AS bucket, r.model, r.key_name, NULLIF(r.agent_name, '') AS agent_id,
+      sum(r.requests) AS requests, sum(r.errors) AS errors, sum(r.spend_micros) AS spend
+    FROM unnest(${quarters}) AS q(start)
+    JOIN usage_quarter_hour_rollups r ON r.account_id = $1 AND ${quarterHourAt('q.start')}
+    GROUP BY 1, 2, 3, 4`);
+
+/**
+ * The log's rows since `from` in the quarter hours it cuts (`quarters`), numbered by the days'
+ * starts: one index range of the log per quarter hour.
+ */
+const fromPartialQuarterHours = (quarters: string, starts: string, from: string) =>
+  perDimension(`SELECT width_bucket(u.created_at, ${starts}) AS bucket, COALESCE(u.model, u.requested_model, 'unknown') AS model,
+      COALESCE(u.key_id::text, '') AS key_name, u.agent_id, count(*) AS requests,
+      count(*) FILTER (WHERE u.status NOT IN ('success', 'deferred_billing')) AS errors, COALESCE(sum(u.cost_micros), 0) AS spend
+    FROM unnest(${quarters}) AS cut(start)
+    CROSS JOIN LATERAL (
+      SELECT created_at, model, requested_model, key_id, agent_id, status, cost_micros FROM usage_log
+      WHERE account_id = $1 AND created_at >= cut.start AND created_at < cut.start + interval '15 minutes' AND created_at >= ${from}
+      -- OFFSET 0 keeps the subquery apart, so it stays one index range per quarter hour.
+      OFFSET 0
+    ) u
+    GROUP BY 1, 2, 3, 4`);
 
 /** One day's total under one name: [day number, dimension, name, requests, errors, spend]. */
 type Total = [number, 'model' | 'key' | 'agent', string, number, number, number];
@@ -56,7 +66,7 @@ type Total = [number, 'model' | 'key' | 'agent', string, number, number, number]
  */
 export async function localDailyUsage(db: Queryable, accountId: string, days: { days: string[]; starts: Date[] }, from: Date): Promise<LocalDailyUsage> {
   const segments = daySegments(days.starts, from);
-  const cut = cutHalfHours(days.starts, from);
+  const cut = cutQuarterHours(days.starts, from);
   const params: unknown[] = [
     accountId,
     segments.map((segment) => segment.day),
@@ -64,14 +74,13 @@ export async function localDailyUsage(db: Queryable, accountId: string, days: { 
     segments.map((segment) => segment.past),
     segments.map((segment) => segment.bucket),
   ];
-  // Only zones a quarter hour off cut half hours: the others read the rollups alone.
-  const cutPart = cut.length > 0 ? ` UNION ALL ${FROM_CUT_HALF_HOURS}` : '';
-  if (cut.length > 0)
-    params.push(
-      from.toISOString(),
-      days.starts.map((start) => start.toISOString()),
-      cut.map((start) => start.toISOString()),
-    );
+  // Only zones a quarter hour off cut half hours: the others read the running sums alone.
+  const parts = [FROM_ROLLUPS];
+  let startsParam: string | undefined;
+  const starts = () => (startsParam ??= `$${params.push(days.starts.map((start) => start.toISOString()))}::timestamptz[]`);
+  const instants = (quarters: Date[]) => `$${params.push(quarters.map((start) => start.toISOString()))}::timestamptz[]`;
+  if (cut.whole.length > 0) parts.push(fromWholeQuarterHours(instants(cut.whole), starts()));
+  if (cut.partial.length > 0) parts.push(fromPartialQuarterHours(instants(cut.partial), starts(), `$${params.push(from.toISOString())}::timestamptz`));
   // One JSON value, not a row per total: on the embedded engine, handing over two thousand
   // rows took several times as long as computing them, and the gateway's statements wait
   // behind it.
@@ -79,7 +88,7 @@ export async function localDailyUsage(db: Queryable, accountId: string, days: { 
     `SELECT COALESCE(json_agg(json_build_array(bucket, dimension, name, requests, errors, spend)), '[]')::text AS totals FROM (
        SELECT g.bucket, g.dimension, CASE WHEN g.dimension = 'key' THEN COALESCE(k.name, '${NO_KEY_NAME}') ELSE g.name END AS name,
          sum(g.requests) AS requests, sum(g.errors) AS errors, sum(g.spend) AS spend
-       FROM (${FROM_ROLLUPS}${cutPart}) g
+       FROM (${parts.join(' UNION ALL ')}) g
        -- CASE keeps the cast away from model and agent names.
        LEFT JOIN api_keys k ON k.id = CASE WHEN g.dimension = 'key' AND g.name <> '' THEN g.name::uuid END
        GROUP BY 1, 2, 3

@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/database.ts';
 import type { UsageFilterValues, UsageGrouping } from './usage-filter-schema.ts';
-import { fromHalfHours, halfHourSelection, halfHoursSince } from './usage-half-hour-groups.ts';
+import { fromHalfHours, type GroupColumns, halfHourSelection, halfHoursSince, LOG_COLUMNS } from './usage-half-hour-groups.ts';
 import { type ModelMatch, modelMatchOf, usageConditions } from './usage-where.ts';
 
 /** Requests, tokens and spend of a set of rows. */
@@ -40,7 +40,7 @@ const SUMS = 'sum(requests)::bigint AS requests, sum(input_tokens)::bigint AS in
  * cannot, and for the days a retention may have cut (up to the account's oldest row in the
  * log), the log does. Both give the same sums: the rollups count exactly the log's rows.
  * The half-hour rollups answer over the days they keep, to the half hour, where their
- * separate dimensions suffice (usage-half-hour-groups.ts); otherwise the daily rollups'
+ * dimensions or quarter hours suffice (usage-half-hour-groups.ts); otherwise the daily rollups'
  * whole UTC days, with the part days at the range's edges from the log, and for local days
  * that are not UTC days the pieces of UTC days they take from others (dayPieces).
  */
@@ -52,9 +52,9 @@ export async function groupUsage(db: Queryable, accountId: string, filters: Usag
   let startsParam: string | undefined;
   // Added once a part numbers the log's rows by day: a parameter no part uses has no type.
   const starts = () => (startsParam ??= `$${params.push(dayStarts.map((start) => start.toISOString()))}::timestamptz[]`);
-  // A log row's group, over the log's columns.
-  const logGroup = () =>
-    grouping === 'day' ? `width_bucket(created_at, ${starts()})::text` : { key: 'key_id::text', model: "COALESCE(model, requested_model, 'unknown')", agent: 'agent_id' }[grouping];
+  // A row's group, over a table's columns.
+  const groupOver = (columns: GroupColumns) => (grouping === 'day' ? `width_bucket(${columns.at}, ${starts()})::text` : columns[grouping]);
+  const logGroup = () => groupOver(LOG_COLUMNS);
   const fromLog = (range: UsageFilterValues): string =>
     `SELECT ${logGroup()} AS key, count(*) AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cost_micros) AS cost_micros
       FROM usage_log WHERE ${usageConditions(params, range, match)} GROUP BY 1`;
@@ -63,7 +63,7 @@ export async function groupUsage(db: Queryable, accountId: string, filters: Usag
   const whole = halfHours ? undefined : rolledUpDays(filters, oldest);
   if (halfHours) {
     if (halfHours.from > (filters.from as Date)) parts.push(fromLog({ ...filters, to: halfHours.from }));
-    parts.push(...fromHalfHours(params, { ...filters, ...halfHours }, match, halfHours.selection, grouping, dayStarts, logGroup));
+    parts.push(...fromHalfHours(params, { ...filters, ...halfHours }, match, halfHours.selection, grouping, dayStarts, groupOver));
   } else if (whole === undefined) parts.push(fromLog(filters));
   else {
     if (filters.from && filters.from < whole.from) parts.push(fromLog({ ...filters, to: whole.from }));

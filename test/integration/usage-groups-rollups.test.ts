@@ -162,6 +162,14 @@ const addRequests = (row: { day: string; dimension: string; name: string; halfHo
     [accountId, row.day, row.dimension, row.name, row.halfHour, by],
   );
 
+/** Adds a quarter-hour rollup row by hand, of a model no seed has, with `requests` requests. */
+const addQuarterHour = (row: { day: string; quarterHour: number; keyName: string; agentName: string }, requests = 1_000) =>
+  db.query(
+    `INSERT INTO usage_quarter_hour_rollups (account_id, day, quarter_hour, key_name, model, agent_name, requests, errors, spend_micros, input_tokens, output_tokens)
+     VALUES ($1, $2::date, $3, $4, 'by-hand', $5, $6, 0, 0, 0, 0)`,
+    [accountId, row.day, row.quarterHour, row.keyName, row.agentName, requests],
+  );
+
 describe('the group-by over the daily rollups', () => {
   it('equals the log for every grouping, with part days at both edges', async () => {
     for (const grouping of ['key', 'model', 'agent', 'day'] as const) {
@@ -184,6 +192,21 @@ describe('the group-by over the daily rollups', () => {
     for (const filter of filters) {
       for (const grouping of ['key', 'model', 'agent', 'day'] as const) await compare({ ...EDGES, ...filter }, grouping);
       await compare({ ...EDGES, ...filter }, 'day', 'Asia/Kolkata');
+    }
+  });
+
+  it('equals the log by local day under filters of two and three kinds, in every zone', async () => {
+    const filters: UsageFilterValues[] = [
+      { keyId: KEYS[0] ?? '', agentId: 'triage' },
+      { model: 'gpt', agentId: 'support' },
+      { model: 'claude', keyId: KEYS[1] ?? '' },
+      { model: 'unknown', keyId: KEYS[1] ?? '', agentId: 'support' },
+      { model: 'no-such-model', keyId: KEYS[0] ?? '' },
+    ];
+    for (const filter of filters) {
+      const days = await compare({ ...EDGES, ...filter }, 'day', 'Asia/Tokyo');
+      if (filter.model !== 'no-such-model') expect(days.groups.length).toBeGreaterThan(3);
+      for (const zone of ['UTC', ...ZONES]) await compare({ ...EDGES, ...filter }, 'day', zone);
     }
   });
 
@@ -233,6 +256,38 @@ describe('the group-by over the daily rollups', () => {
     expect(differences.map((group) => [group.key, group.requests - (before.groups.find((one) => one.key === group.key)?.requests ?? 0)])).toEqual([[eighth, 1_000]]);
     expect(unchanged).toEqual(before);
     expect(await groupUsage(db, accountId, range, 'day', dayStarts, keeping)).toEqual(before);
+  });
+
+  it('sums local days under a key and an agent from the quarter hours', async () => {
+    const range = { ...EDGES, keyId: KEYS[0] ?? '', agentId: 'triage' };
+    const dayStarts = localDays('Asia/Tokyo', range.from, range.to, 400).starts;
+    const before = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    // Rows of the key and the agent on 7 October UTC from 20:00 (quarter hour 80), in Tokyo the morning of 8 October; and of the key and another agent.
+    await addQuarterHour({ day: '2026-10-07', quarterHour: 80, keyName: range.keyId, agentName: 'triage' });
+    await addQuarterHour({ day: '2026-10-07', quarterHour: 80, keyName: range.keyId, agentName: 'support' });
+    const after = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    await db.query("DELETE FROM usage_quarter_hour_rollups WHERE account_id = $1 AND model = 'by-hand'", [accountId]);
+    const eighth = String(1 + dayStarts.findIndex((start) => start.toISOString() === '2026-10-07T15:00:00.000Z'));
+    const differences = after.groups.filter((group, index) => group.requests !== before.groups[index]?.requests);
+    expect(differences.map((group) => [group.key, group.requests - (before.groups.find((one) => one.key === group.key)?.requests ?? 0)])).toEqual([[eighth, 1_000]]);
+    expect(await groupUsage(db, accountId, range, 'day', dayStarts, SOON)).toEqual(before);
+  });
+
+  it("sums the quarter hours of the half hours a quarter-hour zone's midnight cuts", async () => {
+    const range = { from: at('2026-10-04T00:00:00Z'), to: at('2026-10-10T00:00:00Z') };
+    const dayStarts = localDays('Asia/Kathmandu', range.from, range.to, 400).starts;
+    const before = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    // 7 October UTC from 18:00 to 18:15 (quarter hour 72) ends Kathmandu's 7 October; from 18:15 (73) begins its 8 October.
+    await addQuarterHour({ day: '2026-10-07', quarterHour: 72, keyName: '', agentName: '' });
+    await addQuarterHour({ day: '2026-10-07', quarterHour: 73, keyName: '', agentName: '' }, 10);
+    const after = await groupUsage(db, accountId, range, 'day', dayStarts, SOON);
+    await db.query("DELETE FROM usage_quarter_hour_rollups WHERE account_id = $1 AND model = 'by-hand'", [accountId]);
+    const dayOf = (iso: string) => String(1 + dayStarts.findIndex((start) => start.toISOString() === iso));
+    const moved = after.groups.map((group) => [group.key, group.requests - (before.groups.find((one) => one.key === group.key)?.requests ?? 0)]).filter(([, by]) => by !== 0);
+    expect(moved).toEqual([
+      [dayOf('2026-10-06T18:15:00.000Z'), 1_000],
+      [dayOf('2026-10-07T18:15:00.000Z'), 10],
+    ]);
   });
 
   it('sums keys, models and agents from the half-hour rollups, to the half hour', async () => {

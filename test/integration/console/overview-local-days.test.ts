@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDays } from '../../../src/billing/local-days.ts';
-import { cutHalfHours } from '../../../src/billing/half-hour-segments.ts';
+import { cutQuarterHours } from '../../../src/billing/half-hour-segments.ts';
 import { type LocalDailyUsage, localDailyUsage } from '../../../src/billing/local-daily-usage.ts';
 import { runAdminCommand } from '../../../src/admin/admin-commands.ts';
 import { issueSetupLink } from '../../../src/console/session-routes.ts';
@@ -173,12 +173,19 @@ describe('the Overview in the browser’s days', () => {
       const from = new Date((days.starts[0] as Date).getTime() - 86_400_000);
       expect(await localDailyUsage(app.services.db, other, days, from)).toEqual(fromTheLog(logged.rows, days, from));
     }
-    expect(cutHalfHours(localDays('UTC', new Date('2026-11-01T00:00:00Z'), NOW, 60).starts, new Date('2026-10-31T00:00:00Z'))).toEqual([]);
-    expect(cutHalfHours(localDays('Asia/Kathmandu', new Date('2026-11-30T00:00:00Z'), NOW, 60).starts, new Date('2026-11-29T18:15:00Z'))).toEqual([
-      new Date('2026-11-29T18:00:00Z'),
-      new Date('2026-11-30T18:00:00Z'),
-      new Date('2026-12-01T18:00:00Z'),
-    ]);
+    // From inside a quarter hour: the rows of its rest come from the log.
+    const kathmanduDays = localDays('Asia/Kathmandu', new Date('2026-10-30T00:00:00Z'), NOW, 60);
+    const inside = new Date((kathmanduDays.starts[0] as Date).getTime() - 86_400_000 + 7 * 60_000);
+    expect(await localDailyUsage(app.services.db, other, kathmanduDays, inside)).toEqual(fromTheLog(logged.rows, kathmanduDays, inside));
+    expect(cutQuarterHours(localDays('UTC', new Date('2026-11-01T00:00:00Z'), NOW, 60).starts, new Date('2026-10-31T00:00:00Z'))).toEqual({ whole: [], partial: [] });
+    // Kathmandu's days begin at 18:15 UTC, inside the half hour from 18:00: its quarter hours are whole, but the one before `from`.
+    const kathmandu = localDays('Asia/Kathmandu', new Date('2026-11-30T00:00:00Z'), NOW, 60).starts;
+    expect(cutQuarterHours(kathmandu, new Date('2026-11-29T18:15:00Z'))).toEqual({
+      whole: ['2026-11-29T18:15', '2026-11-30T18:00', '2026-11-30T18:15', '2026-12-01T18:00', '2026-12-01T18:15'].map((at) => new Date(`${at}:00Z`)),
+      partial: [],
+    });
+    // A `from` inside a quarter hour leaves that one to the log.
+    expect(cutQuarterHours(kathmandu, new Date('2026-11-29T18:20:00Z')).partial).toEqual([new Date('2026-11-29T18:15:00Z')]);
   });
 
   it('refuses a time zone it does not know, naming the field', async () => {
