@@ -160,6 +160,8 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
   const out = new RawStreamWriter(reply, responseHeaders(response.headers), response.statusCode);
   let status: UsageStatus = response.statusCode < 400 ? 'success' : 'upstream_error';
   try {
+    // Forgotten before any byte of the answer: a client may act on a body whose length it knows before the reply ends.
+    if (method === 'DELETE' && target.isObject && target.objectId !== undefined && response.statusCode < 300) await forgetObject(deps.db, accountId, target.objectId);
     for await (const chunk of response.body) {
       if (out.closed) throw new JunctionError('client_closed_request', 'The client closed the connection.');
       // An object's id reaches the client only once it is recorded as the caller's.
@@ -173,7 +175,6 @@ async function passThrough(deps: PassthroughDeps, request: FastifyRequest, reply
       await recordFound(deps.db, owner, last);
       for (const piece of last.rest) await out.write(piece);
     }
-    if (method === 'DELETE' && target.isObject && target.objectId !== undefined && response.statusCode < 300) await forgetObject(deps.db, accountId, target.objectId);
     out.end();
   } catch (error) {
     status = context.signal.aborted ? 'client_closed' : 'upstream_error';
