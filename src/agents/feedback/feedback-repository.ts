@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { randomHex } from '../../core/random-hex.ts';
 import { storableJson } from '../../core/storable-text.ts';
 import type { Queryable } from '../../store/database.ts';
-import { type FeedbackEntry, type FeedbackInput, type FeedbackRating, UP_FROM } from './feedback-schemas.ts';
+import type { FeedbackEntry, FeedbackInput, FeedbackRating } from './feedback-schemas.ts';
 import type { FeedbackTarget } from './feedback-target.ts';
 
 type FeedbackRow = {
@@ -104,7 +104,7 @@ export async function listFeedback(db: Queryable, accountId: string, filter: Fee
   }
   if (filter.agentId !== undefined) add((p) => `agent_id = ${p}`, filter.agentId);
   if (filter.agentVersion !== undefined) add((p) => `agent_version = ${p}`, filter.agentVersion);
-  if (filter.rating !== undefined) where.push(filter.rating === 'up' ? `score >= ${UP_FROM}` : `score < ${UP_FROM}`);
+  if (filter.rating !== undefined) where.push(filter.rating === 'up' ? 'agent_feedback_is_up(score)' : 'NOT agent_feedback_is_up(score)');
   if (page.after !== null) add((p) => `position < (SELECT position FROM agent_feedback WHERE account_id = $1 AND id = ${p})`, page.after);
   params.push(page.limit + 1);
   const result = await db.query<FeedbackRow>(`SELECT ${COLUMNS} FROM agent_feedback WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT $${params.length}`, params);
@@ -113,13 +113,26 @@ export async function listFeedback(db: Queryable, accountId: string, filter: Fee
 
 export type VersionFeedback = { version: string | null; count: number; meanScore: number; up: number; down: number; lastAt: Date };
 
-/** An agent's feedback summed per version, the version most recently rated first; migration 0038's index holds every column it reads. */
+/**
+ * An agent's feedback summed per version, the version most recently rated first: the sums
+ * are kept per version as entries are written (migration 0040), and each version's newest
+ * entry (whose time is `lastAt`) is one step down migration 0038's index.
+ */
 export async function feedbackByVersion(db: Queryable, accountId: string, agentId: string): Promise<VersionFeedback[]> {
   const result = await db.query<{ agent_version: string | null; count: number; mean_score: number; up: number; down: number; last_at: Date }>(
-    `SELECT agent_version, count(*)::int AS count, avg(score)::float8 AS mean_score,
-            count(*) FILTER (WHERE score >= ${UP_FROM})::int AS up, count(*) FILTER (WHERE score < ${UP_FROM})::int AS down, max(created_at) AS last_at
-       FROM agent_feedback WHERE account_id = $1 AND agent_id = $2
-      GROUP BY agent_version ORDER BY max(position) DESC`,
+    `SELECT t.agent_version, t.entries::int AS count, (t.score_sum / t.entries)::float8 AS mean_score, t.up::int AS up, t.down::int AS down, newest.created_at AS last_at
+       FROM agent_feedback_version_totals t
+       CROSS JOIN LATERAL (
+         (SELECT position, created_at FROM agent_feedback f
+           WHERE t.agent_version IS NOT NULL AND f.account_id = t.account_id AND f.agent_id = t.agent_id AND f.agent_version = t.agent_version
+           ORDER BY position DESC LIMIT 1)
+         UNION ALL
+         (SELECT position, created_at FROM agent_feedback f
+           WHERE t.agent_version IS NULL AND f.account_id = t.account_id AND f.agent_id = t.agent_id AND f.agent_version IS NULL
+           ORDER BY position DESC LIMIT 1)
+       ) newest
+      WHERE t.account_id = $1 AND t.agent_id = $2 AND t.entries > 0
+      ORDER BY newest.position DESC`,
     [accountId, agentId],
   );
   return result.rows.map((row) => ({ version: row.agent_version, count: row.count, meanScore: Number(row.mean_score), up: row.up, down: row.down, lastAt: row.last_at }));

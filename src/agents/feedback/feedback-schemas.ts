@@ -61,7 +61,6 @@ export const FeedbackListSchema = z.object({
 });
 export type FeedbackList = z.infer<typeof FeedbackListSchema>;
 
-/** Rated "up" (0.5 or more) or "down" (below 0.5), as the sums and the runs filter count it. */
+/** Rated "up" (0.5 or more) or "down" (below 0.5): the database decides, in agent_feedback_is_up (migration 0040). */
 export const FEEDBACK_RATINGS = ['up', 'down'] as const;
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
-export const UP_FROM = 0.5;
