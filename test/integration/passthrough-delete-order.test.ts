@@ -1,9 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../src/admin/admin-commands.ts';
-import { TEST_CONFIG } from '../support/gateway-harness.ts';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
+import { type PassthroughApp, startPassthroughApp } from '../support/passthrough-app.ts';
+import { bearer, type TestApp } from '../support/test-app.ts';
 
 /**
  * A client that has read a deleted object's answer may ask for the object at once: by
@@ -26,18 +24,13 @@ const upstream = createServer((incoming, response) => {
   });
 });
 
+let passthrough: PassthroughApp | undefined;
 beforeAll(async () => {
-  await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done));
-  const env = { OPENAI_API_KEY: 'sk-provider', OPENAI_BASE_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, JUNCTION_CONFIG: TEST_CONFIG };
-  app = await startTestApp(env, { env });
-  await runAdminCommand(app.services, { command: 'credits.grant', amount: '1', currency: 'USD' });
-  key = await app.key('model');
+  passthrough = await startPassthroughApp(upstream);
+  ({ app, key } = passthrough);
   baseUrl = await app.app.listen({ port: 0, host: '127.0.0.1' });
 });
-afterAll(async () => {
-  await app.close();
-  await new Promise<void>((done) => upstream.close(() => done()));
-});
+afterAll(async () => passthrough?.close());
 
 /** Resolves at the answer's status line, before its body. */
 const answerStarts = (method: string, path: string): Promise<IncomingMessage> =>

@@ -1,10 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../src/admin/admin-commands.ts';
-import { TEST_CONFIG } from '../support/gateway-harness.ts';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
+import { type PassthroughApp, startPassthroughApp } from '../support/passthrough-app.ts';
+import { bearer, type TestApp } from '../support/test-app.ts';
 
 /**
  * The pass-through's edges against a bare upstream that records what reached it and
@@ -29,17 +27,12 @@ const upstream = createServer((request, response) => {
   });
 });
 
+let passthrough: PassthroughApp | undefined;
 beforeAll(async () => {
-  await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done));
-  const env = { OPENAI_API_KEY: 'sk-provider', OPENAI_BASE_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, JUNCTION_CONFIG: TEST_CONFIG };
-  app = await startTestApp(env, { env });
-  await runAdminCommand(app.services, { command: 'credits.grant', amount: '1', currency: 'USD' });
-  key = await app.key('model');
+  passthrough = await startPassthroughApp(upstream);
+  ({ app, key } = passthrough);
 });
-afterAll(async () => {
-  await app.close();
-  await new Promise<void>((done) => upstream.close(() => done()));
-});
+afterAll(async () => passthrough?.close());
 beforeEach(() => {
   reached.length = 0;
 });

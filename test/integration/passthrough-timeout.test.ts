@@ -1,9 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../../src/admin/admin-commands.ts';
-import { TEST_CONFIG } from '../support/gateway-harness.ts';
-import { bearer, startTestApp, type TestApp } from '../support/test-app.ts';
+import { type PassthroughApp, startPassthroughApp } from '../support/passthrough-app.ts';
+import { bearer, type TestApp } from '../support/test-app.ts';
 
 /**
  * The pass-through under a request's `x-junction-timeout-ms`: against a bare upstream that
@@ -20,18 +18,12 @@ const upstream = createServer((request, response) => {
   request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'asst_1', object: 'assistant' })));
 });
 
+let passthrough: PassthroughApp | undefined;
 beforeAll(async () => {
-  await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done));
-  const env = { OPENAI_API_KEY: 'sk-provider', OPENAI_BASE_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, JUNCTION_CONFIG: TEST_CONFIG };
-  app = await startTestApp(env, { env });
-  await runAdminCommand(app.services, { command: 'credits.grant', amount: '1', currency: 'USD' });
-  key = await app.key('model');
+  passthrough = await startPassthroughApp(upstream);
+  ({ app, key } = passthrough);
 });
-afterAll(async () => {
-  await app.close();
-  upstream.closeAllConnections();
-  await new Promise<void>((done) => upstream.close(() => done()));
-});
+afterAll(async () => passthrough?.close());
 
 const create = (timeout: string) =>
   app.app.inject({ method: 'POST', url: '/v1/assistants', headers: { ...bearer(key), 'content-type': 'application/json', 'x-junction-timeout-ms': timeout }, payload: '{}' });
