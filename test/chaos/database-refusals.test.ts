@@ -42,8 +42,8 @@ async function asSuperuser(sql: string, database = 'postgres'): Promise<void> {
   }
 }
 
-/** Cuts the gateway's open connections, so the refusal applies to the new ones it must make. */
-const cutConnections = (database = DATABASE) => asSuperuser(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
+/** Cuts the gateway's open connections and waits for each to end, so the refusal applies to the new ones it must make. */
+const cutConnections = (database = DATABASE) => asSuperuser(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
 
 /** `journalWithinMs`: how soon the calls served must be in the file journal (a hung server first has its statements time out). */
 type Refusal = { name: string; refuse(): Promise<void>; restore(): Promise<void>; journalWithinMs?: number };

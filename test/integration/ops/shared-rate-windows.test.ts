@@ -145,7 +145,8 @@ describe.skipIf(!onPostgres)('rate windows on PostgreSQL without Redis', () => {
       const keyId = randomUUID();
       expect(await limiter.consume(keyId, 5)).toMatchObject({ remaining: 4 });
       await superuser.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-      await superuser.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      // Each cut connection ends before this returns, so none is still in the pool when the database is back.
+      await superuser.query('SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1', [name]);
       const refused = await limiter.consume(keyId, 5).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(JunctionError);
       expect(refused).toMatchObject({ code: 'service_unavailable', status: 503 });

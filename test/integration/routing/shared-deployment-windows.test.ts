@@ -214,7 +214,8 @@ describe.skipIf(!onPostgres)('deployment windows while PostgreSQL refuses', () =
       const window = deploymentQuotas(undefined, db, Date.now)?.({ adapterKey: `outage#${run}`, rpm: 5, tpm: undefined } as ModelDeployment) as DeploymentQuota;
       expect((await window.reserve(Date.now(), 0)).placed).toBe(true);
       await superuser.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-      await superuser.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      // Each cut connection ends before this returns, so none is still in the pool when the database is back.
+      await superuser.query('SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1', [name]);
       const refused = await Promise.resolve(window.reserve(Date.now(), 0)).catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: 'service_unavailable', status: 503 });
       expect(Number((refused as JunctionError).headers?.['retry-after'])).toBeGreaterThan(0);

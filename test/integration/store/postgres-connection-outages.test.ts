@@ -73,7 +73,7 @@ describe.skipIf(!baseUrl)('PostgreSQL connection outages', () => {
 
   it('fails a statement on a database that refuses connections (55000) as "unreachable", and recovers when it accepts them again', async () => {
     await onServer(`ALTER DATABASE ${databaseName()} ALLOW_CONNECTIONS false`);
-    await onServer(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${databaseName()}'`);
+    await onServer(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = '${databaseName()}'`);
     // The pooled connection was cut: the first statement may find it dead, the next must connect anew and be refused.
     await db.query('SELECT 1').catch(() => undefined);
     const error = await db.query('SELECT 1').catch((failure: unknown) => failure);
