@@ -54,16 +54,21 @@ describe('a pass-through delete', () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     let holding: Promise<void> | undefined;
+    let lockTaken = () => {};
+    const taken = new Promise<void>((resolve) => (lockTaken = resolve));
     beforeDeleteAnswer = () =>
       new Promise<void>((locked) => {
         holding = app.services.db.transaction(async (tx) => {
           await tx.query("SELECT 1 FROM passthrough_objects WHERE upstream_id = 'file-delete-order' FOR UPDATE");
           locked();
+          lockTaken();
           await gate;
         });
       });
 
     const answer = answerStarts('DELETE', '/v1/files/file-delete-order');
+    // Watched from the moment the upstream answers: nothing may reach the client while the forgetting waits.
+    await taken;
     const first = await Promise.race([answer.then(() => 'answered'), new Promise((done) => setTimeout(() => done('still waiting'), 400))]);
     release();
     await holding;
